@@ -1,0 +1,65 @@
+# MixDNN — PGXS build of the extension, plus the simulator, the benchmark,
+# the reference launcher and the core's unit tests.
+
+EXTENSION   = mixdnn
+EXTVERSION  = 0.1.0
+
+MODULE_big  = mixdnn
+CORE_SRCS   = $(sort $(wildcard src/core/*.c))
+PG_SRCS     = $(sort $(wildcard src/pg/*.c))
+CORE_OBJS   = $(CORE_SRCS:.c=.o)
+OBJS        = $(PG_SRCS:.c=.o) $(CORE_OBJS)
+PG_CPPFLAGS = -Isrc/core -Isrc/pg
+SHLIB_LINK  = -lglpk -lm
+
+# The install script is assembled from sql/install/ in file-name order.
+DATA_built  = $(EXTENSION)--$(EXTVERSION).sql
+INSTALL_SQL = $(sort $(wildcard sql/install/*.sql))
+
+REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/[0-9]*.sql)))
+REGRESS_OPTS = --inputdir=. --outputdir=build/regress
+
+BINS          = bin/mixdnn-sim bin/mixdnn-bench bin/mixdnn-launcher
+SCRIPTS_built = $(BINS)
+UNIT_TESTS    = $(patsubst test/unit/%.c,build/unit/%,$(sort $(wildcard test/unit/test_*.c)))
+EXTRA_CLEAN   = $(BINS) build src/sim/*.o src/bench/*.o src/launcher/*.o
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+override CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+
+all: $(BINS)
+
+$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_SQL)
+	cat $^ > $@
+
+# Stand-alone programs share the core objects the extension is built from.
+TOOL_CFLAGS = $(CFLAGS) -Isrc/core -Isrc/sim
+bin/mixdnn-sim: $(patsubst %.c,%.o,$(wildcard src/sim/*.c)) $(CORE_OBJS)
+	@mkdir -p bin
+	$(CC) $(TOOL_CFLAGS) -o $@ $^ -lglpk -lm
+
+bin/mixdnn-bench: $(patsubst %.c,%.o,$(wildcard src/bench/*.c)) $(filter-out src/sim/main.o,$(patsubst %.c,%.o,$(wildcard src/sim/*.c))) $(CORE_OBJS)
+	@mkdir -p bin
+	$(CC) $(TOOL_CFLAGS) -o $@ $^ -lglpk -lm
+
+bin/mixdnn-launcher: $(patsubst %.c,%.o,$(wildcard src/launcher/*.c))
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $^ -L$(shell $(PG_CONFIG) --libdir) -lpq
+
+src/sim/%.o: src/sim/%.c
+	$(CC) $(TOOL_CFLAGS) -c -o $@ $<
+src/bench/%.o: src/bench/%.c
+	$(CC) $(TOOL_CFLAGS) -c -o $@ $<
+src/launcher/%.o: src/launcher/%.c
+	$(CC) $(CFLAGS) -I$(shell $(PG_CONFIG) --includedir) -c -o $@ $<
+
+build/unit/%: test/unit/%.c test/unit/unit.h $(CORE_OBJS)
+	@mkdir -p build/unit
+	$(CC) $(CFLAGS) -Isrc/core -Itest/unit -o $@ $< $(CORE_OBJS) -lglpk -lm
+
+.PHONY: unitcheck
+unitcheck: $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do $$t; done

@@ -1,0 +1,178 @@
+-- Validation of submissions and status changes (SPEC §7). Runs as the
+-- invoker, so it sees who is asking; every error leaves the tables as they were.
+
+-- Who may move a job where. "system" transitions are made by the scheduler
+-- (rounds, mixdnn.launch_due) and the launcher functions, which run as the
+-- extension's owner; people get "cancel" and, for admins, "finish".
+CREATE TABLE mixdnn.status_transitions (
+	from_status	text NOT NULL,
+	to_status	text NOT NULL,
+	by_whom		text NOT NULL CHECK (by_whom IN ('user', 'admin', 'system')),
+	PRIMARY KEY (from_status, to_status)
+);
+COMMENT ON TABLE mixdnn.status_transitions IS 'the allowed job status changes and who may make them (user < admin < system)';
+INSERT INTO mixdnn.status_transitions VALUES
+	('pending',   'planned',   'system'),
+	('pending',   'cancelled', 'user'),
+	('planned',   'pending',   'system'),
+	('planned',   'launching', 'system'),
+	('planned',   'cancelled', 'user'),
+	('launching', 'running',   'system'),
+	('launching', 'planned',   'system'),
+	('launching', 'completed', 'admin'),
+	('launching', 'failed',    'admin'),
+	('launching', 'cancelled', 'user'),
+	('running',   'planned',   'system'),
+	('running',   'completed', 'admin'),
+	('running',   'failed',    'admin'),
+	('running',   'cancelled', 'user');
+
+-- 'system' for superusers (the scheduler runs as the extension owner),
+-- 'admin' for members of mixdnn_admin, else 'user'.
+CREATE FUNCTION mixdnn._caller_level() RETURNS text
+	LANGUAGE sql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT CASE
+		WHEN (SELECT rolsuper FROM pg_catalog.pg_roles WHERE rolname = current_user) THEN 'system'
+		WHEN pg_catalog.pg_has_role(current_user, 'mixdnn_admin', 'MEMBER') THEN 'admin'
+		ELSE 'user' END
+	$$;
+COMMENT ON FUNCTION mixdnn._caller_level() IS 'internal: the caller''s level for mixdnn.status_transitions';
+
+CREATE FUNCTION mixdnn._job_before_write() RETURNS trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	cap_total	bigint;
+	bad_type	text;
+	rule_level	text;
+	caller		text;
+BEGIN
+	IF TG_OP = 'INSERT' THEN
+		IF NEW.status IS DISTINCT FROM 'pending' THEN
+			RAISE EXCEPTION 'a new job must have status pending, not %', coalesce(NEW.status, 'NULL')
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF NEW.planned_gpu_type IS NOT NULL OR NEW.planned_gpus IS NOT NULL OR NEW.planned_start IS NOT NULL
+		   OR NEW.planned_end IS NOT NULL OR NEW.started_at IS NOT NULL OR NEW.finished_at IS NOT NULL
+		   OR NEW.exit_code IS NOT NULL OR NEW.attempt <> 0 THEN
+			RAISE EXCEPTION 'plan and run columns of a job are written by the scheduler'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = 'Leave planned_*, started_at, finished_at, exit_code and attempt unset when submitting.';
+		END IF;
+		NEW.reason := NULL;
+	ELSE
+		IF OLD.status IN ('completed', 'failed', 'cancelled') THEN
+			RAISE EXCEPTION 'job % is % and can no longer change', OLD.job_id, OLD.status
+				USING ERRCODE = 'object_not_in_prerequisite_state';
+		END IF;
+		IF NEW.owner IS DISTINCT FROM OLD.owner AND mixdnn._caller_level() = 'user' THEN
+			RAISE EXCEPTION 'only an admin can change the owner of job %', OLD.job_id
+				USING ERRCODE = 'insufficient_privilege';
+		END IF;
+		IF NEW.status IS DISTINCT FROM OLD.status THEN
+			SELECT t.by_whom INTO rule_level FROM mixdnn.status_transitions t
+				WHERE t.from_status = OLD.status AND t.to_status = NEW.status;
+			IF NOT FOUND THEN
+				RAISE EXCEPTION 'job % cannot go from % to %', OLD.job_id, OLD.status, coalesce(NEW.status, 'NULL')
+					USING ERRCODE = 'object_not_in_prerequisite_state',
+						  HINT = 'The allowed changes are listed in mixdnn.status_transitions.';
+			END IF;
+			caller := mixdnn._caller_level();
+			IF (rule_level = 'system' AND caller <> 'system')
+			   OR (rule_level = 'admin' AND caller = 'user') THEN
+				RAISE EXCEPTION 'only the scheduler can move job % from % to %', OLD.job_id, OLD.status, NEW.status
+					USING ERRCODE = 'insufficient_privilege',
+						  HINT = CASE WHEN rule_level = 'admin' THEN 'Launchers report results with mixdnn.finish().'
+									  ELSE 'Cancel a job with status = ''cancelled''.' END;
+			END IF;
+			IF NEW.status IN ('completed', 'failed', 'cancelled') THEN
+				NEW.finished_at := coalesce(NEW.finished_at, mixdnn.now());
+			END IF;
+		END IF;
+		-- A launched job keeps the shape it was launched with.
+		IF OLD.status NOT IN ('pending', 'planned')
+		   AND (NEW.model_class, NEW.gpu_type, NEW.gpus, NEW.min_gpus, NEW.max_gpus, NEW.allowed_types,
+				NEW.duration, NEW.model, NEW.command)
+			IS DISTINCT FROM (OLD.model_class, OLD.gpu_type, OLD.gpus, OLD.min_gpus, OLD.max_gpus,
+							  OLD.allowed_types, OLD.duration, OLD.model, OLD.command) THEN
+			RAISE EXCEPTION 'job % is % and its request can no longer change', OLD.job_id, OLD.status
+				USING ERRCODE = 'object_not_in_prerequisite_state';
+		END IF;
+		IF (NEW.gpus, NEW.min_gpus, NEW.max_gpus, NEW.allowed_types, NEW.gpu_type, NEW.model_class)
+		   IS NOT DISTINCT FROM (OLD.gpus, OLD.min_gpus, OLD.max_gpus, OLD.allowed_types, OLD.gpu_type, OLD.model_class) THEN
+			RETURN NEW;
+		END IF;
+	END IF;
+
+	-- The request's shape: defaults, then what no cluster could satisfy.
+	IF NEW.model_class = 'hard' THEN
+		IF NEW.gpu_type IS NULL THEN
+			RAISE EXCEPTION 'a hard-model job needs a gpu_type'
+				USING ERRCODE = 'not_null_violation',
+					  DETAIL = 'Hard-model jobs run exactly on (gpu_type, gpus).';
+		END IF;
+		IF NEW.allowed_types IS NOT NULL THEN
+			RAISE EXCEPTION 'allowed_types is for soft-model jobs only'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF coalesce(NEW.min_gpus, NEW.gpus) <> NEW.gpus OR coalesce(NEW.max_gpus, NEW.gpus) <> NEW.gpus THEN
+			RAISE EXCEPTION 'a hard-model job runs on exactly gpus = % GPUs', NEW.gpus
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = 'Leave min_gpus and max_gpus unset, or submit it as a soft-model job.';
+		END IF;
+		NEW.min_gpus := NEW.gpus;
+		NEW.max_gpus := NEW.gpus;
+	ELSIF NEW.model_class = 'soft' AND NEW.gpus IS NOT NULL THEN
+		NEW.max_gpus := coalesce(NEW.max_gpus, greatest(NEW.gpus, NEW.min_gpus));
+		NEW.min_gpus := coalesce(NEW.min_gpus, least(greatest(1, NEW.gpus / 2), NEW.max_gpus));
+		IF NEW.min_gpus > NEW.max_gpus THEN
+			RAISE EXCEPTION 'min_gpus (%) is greater than max_gpus (%)', NEW.min_gpus, NEW.max_gpus
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NEW.allowed_types IS NOT NULL THEN
+			IF cardinality(NEW.allowed_types) = 0 OR array_position(NEW.allowed_types, NULL) IS NOT NULL THEN
+				RAISE EXCEPTION 'allowed_types must name at least one GPU type and no NULL'
+					USING ERRCODE = 'invalid_parameter_value',
+						  HINT = 'Leave allowed_types NULL to allow every registered type.';
+			END IF;
+			SELECT a INTO bad_type FROM unnest(NEW.allowed_types) a
+				WHERE NOT EXISTS (SELECT FROM mixdnn.gpu_types t WHERE t.gpu_type = a) LIMIT 1;
+			IF FOUND THEN
+				RAISE EXCEPTION 'unknown gpu type "%" in allowed_types', bad_type
+					USING ERRCODE = 'foreign_key_violation',
+						  HINT = 'Registered types are listed in mixdnn.gpu_types.';
+			END IF;
+		END IF;
+	END IF;
+
+	-- "Ever": every registered node counts, whatever its status.
+	IF NEW.model_class = 'hard' THEN
+		SELECT coalesce(sum(n.gpus), 0) INTO cap_total FROM mixdnn.gpu_nodes n WHERE n.gpu_type = NEW.gpu_type;
+		IF cap_total < NEW.gpus THEN
+			RAISE EXCEPTION 'no configuration of the cluster can run this job'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It needs %s GPUs of type %s; the cluster has %s.', NEW.gpus, NEW.gpu_type, cap_total);
+		END IF;
+	ELSIF NEW.model_class = 'soft' THEN
+		SELECT coalesce(max(s.total), 0) INTO cap_total FROM (
+			SELECT sum(n.gpus) AS total FROM mixdnn.gpu_nodes n
+			WHERE NEW.allowed_types IS NULL OR n.gpu_type = ANY (NEW.allowed_types)
+			GROUP BY n.gpu_type) s;
+		IF cap_total < NEW.min_gpus THEN
+			RAISE EXCEPTION 'no configuration of the cluster can run this job'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It needs at least %s GPUs of one allowed type; the largest allowed type has %s.',
+									  NEW.min_gpus, cap_total);
+		END IF;
+	END IF;
+	RETURN NEW;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._job_before_write() IS 'internal trigger: defaults and validation of job submissions and status changes';
+
+CREATE TRIGGER jobs_before_write
+	BEFORE INSERT OR UPDATE ON mixdnn.jobs
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._job_before_write();

@@ -1,0 +1,156 @@
+-- Event triggers: the scheduler lock, bookkeeping of status changes and
+-- nodes, and the C triggers that run a round at commit (src/pg/triggers.c).
+
+-- Every writer takes the scheduler's transaction lock before it touches a
+-- row, so a round never waits for a row held by a writer that waits for it.
+CREATE FUNCTION mixdnn._lock_scheduler() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'mixdnn_lock_scheduler_trigger'
+	LANGUAGE C;
+COMMENT ON FUNCTION mixdnn._lock_scheduler() IS 'internal trigger: takes the scheduler lock before a statement writes jobs or nodes';
+
+CREATE FUNCTION mixdnn._lock_scheduler_now() RETURNS void
+	AS 'MODULE_PATHNAME', 'mixdnn_lock_scheduler'
+	LANGUAGE C;
+COMMENT ON FUNCTION mixdnn._lock_scheduler_now() IS 'internal: takes the scheduler lock until the end of the transaction';
+REVOKE ALL ON FUNCTION mixdnn._lock_scheduler_now() FROM PUBLIC;
+
+CREATE TRIGGER jobs_lock BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.jobs
+	FOR EACH STATEMENT EXECUTE FUNCTION mixdnn._lock_scheduler();
+CREATE TRIGGER gpu_nodes_lock BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.gpu_nodes
+	FOR EACH STATEMENT EXECUTE FUNCTION mixdnn._lock_scheduler();
+CREATE TRIGGER profiles_lock BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.profiles
+	FOR EACH STATEMENT EXECUTE FUNCTION mixdnn._lock_scheduler();
+CREATE TRIGGER gpu_types_lock BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.gpu_types
+	FOR EACH STATEMENT EXECUTE FUNCTION mixdnn._lock_scheduler();
+
+-- Status history, GPU release and cancel notices. Runs as the owner because
+-- a user who cancels its job may not write these tables itself.
+CREATE FUNCTION mixdnn._job_after_write() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF TG_OP = 'INSERT' THEN
+		INSERT INTO mixdnn.job_events (job_id, at, old_status, new_status, reason)
+			VALUES (NEW.job_id, NEW.submitted_at, NULL, NEW.status, NULL);
+		RETURN NULL;
+	END IF;
+	IF NEW.status IS NOT DISTINCT FROM OLD.status THEN
+		RETURN NULL;
+	END IF;
+	INSERT INTO mixdnn.job_events (job_id, at, old_status, new_status, reason)
+		VALUES (NEW.job_id, mixdnn.now(), OLD.status, NEW.status,
+				CASE WHEN NEW.status IN ('pending', 'planned', 'launching') AND OLD.status IN ('pending', 'planned')
+					 THEN NULL ELSE NEW.reason END);
+	IF OLD.status IN ('launching', 'running') AND NEW.status NOT IN ('launching', 'running') THEN
+		IF NEW.status = 'cancelled' THEN
+			PERFORM pg_catalog.pg_notify('mixdnn_cancel',
+					json_build_object('job_id', p.job_id, 'node', p.node)::text)
+				FROM mixdnn.job_parts p
+				WHERE p.job_id = OLD.job_id AND p.attempt = OLD.attempt AND p.state IN ('launching', 'running');
+		END IF;
+		UPDATE mixdnn.job_parts p
+			SET state = CASE NEW.status WHEN 'cancelled' THEN 'cancelled'
+										WHEN 'planned' THEN 'lost'
+										WHEN 'completed' THEN 'completed'
+										ELSE 'failed' END,
+				finished_at = coalesce(p.finished_at, mixdnn.now())
+			WHERE p.job_id = OLD.job_id AND p.attempt = OLD.attempt AND p.state IN ('launching', 'running');
+		DELETE FROM mixdnn.gpu_holds h WHERE h.job_id = OLD.job_id;
+	END IF;
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._job_after_write() IS 'internal trigger: status history, GPU release and cancel notices';
+
+CREATE TRIGGER jobs_after_write AFTER INSERT OR UPDATE OF status ON mixdnn.jobs
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._job_after_write();
+
+-- Keeps mixdnn.gpus in step with gpu_nodes, and deals with a node that goes down.
+CREATE FUNCTION mixdnn._node_after_write() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	held	record;
+	retries	int := coalesce(nullif(current_setting('mixdnn.max_retries', true), '')::int, 3);
+BEGIN
+	IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.gpus > OLD.gpus) THEN
+		INSERT INTO mixdnn.gpus (node, gpu_index)
+			SELECT NEW.node, i FROM generate_series(CASE WHEN TG_OP = 'INSERT' THEN 0 ELSE OLD.gpus END,
+													NEW.gpus - 1) i;
+	ELSIF TG_OP = 'UPDATE' AND NEW.gpus < OLD.gpus THEN
+		SELECT h.gpu_index, h.job_id INTO held FROM mixdnn.gpu_holds h
+			WHERE h.node = NEW.node AND h.gpu_index >= NEW.gpus LIMIT 1;
+		IF FOUND THEN
+			RAISE EXCEPTION 'node % cannot shrink to % GPUs: GPU % is held by job %',
+					NEW.node, NEW.gpus, held.gpu_index, held.job_id
+				USING ERRCODE = 'object_in_use',
+					  HINT = 'Drain the node and wait for its jobs to finish first.';
+		END IF;
+		DELETE FROM mixdnn.gpus g WHERE g.node = NEW.node AND g.gpu_index >= NEW.gpus;
+	END IF;
+
+	IF TG_OP = 'UPDATE' AND NEW.status = 'down' AND OLD.status <> 'down' THEN
+		-- Its jobs cannot go on: re-queue them while retries remain.
+		UPDATE mixdnn.jobs j
+			SET status = CASE WHEN j.attempt <= retries THEN 'planned' ELSE 'failed' END,
+				reason = CASE WHEN j.attempt <= retries
+							  THEN format('node %s went down; re-queued after attempt %s', NEW.node, j.attempt)
+							  ELSE format('node %s went down; failed after %s attempts', NEW.node, j.attempt) END
+			WHERE j.status IN ('launching', 'running')
+			  AND EXISTS (SELECT FROM mixdnn.job_parts p
+						  WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.node = NEW.node
+							AND p.state IN ('launching', 'running'));
+	END IF;
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._node_after_write() IS 'internal trigger: keeps mixdnn.gpus in step and re-queues the jobs of a node that goes down';
+
+CREATE TRIGGER gpu_nodes_after_write AFTER INSERT OR UPDATE ON mixdnn.gpu_nodes
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._node_after_write();
+
+-- Round requests (immediate) and rounds at commit (deferred), in C.
+CREATE FUNCTION mixdnn._note_event() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'mixdnn_note_event'
+	LANGUAGE C;
+COMMENT ON FUNCTION mixdnn._note_event() IS 'internal trigger: notes that the transaction needs a scheduling round';
+
+CREATE FUNCTION mixdnn._round_at_commit() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'mixdnn_round_at_commit'
+	LANGUAGE C;
+COMMENT ON FUNCTION mixdnn._round_at_commit() IS 'internal trigger: runs the transaction''s scheduling round when it commits';
+
+CREATE TRIGGER jobs_note_event AFTER INSERT OR UPDATE OR DELETE ON mixdnn.jobs
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._note_event();
+CREATE TRIGGER gpu_nodes_note_event AFTER INSERT OR UPDATE OR DELETE ON mixdnn.gpu_nodes
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._note_event();
+CREATE TRIGGER profiles_note_event AFTER INSERT OR UPDATE OR DELETE ON mixdnn.profiles
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._note_event();
+CREATE TRIGGER gpu_types_note_event AFTER UPDATE ON mixdnn.gpu_types
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._note_event();
+
+CREATE CONSTRAINT TRIGGER jobs_round AFTER INSERT OR UPDATE OR DELETE ON mixdnn.jobs
+	DEFERRABLE INITIALLY DEFERRED
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._round_at_commit();
+CREATE CONSTRAINT TRIGGER gpu_nodes_round AFTER INSERT OR UPDATE OR DELETE ON mixdnn.gpu_nodes
+	DEFERRABLE INITIALLY DEFERRED
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._round_at_commit();
+CREATE CONSTRAINT TRIGGER profiles_round AFTER INSERT OR UPDATE OR DELETE ON mixdnn.profiles
+	DEFERRABLE INITIALLY DEFERRED
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._round_at_commit();
+CREATE CONSTRAINT TRIGGER gpu_types_round AFTER UPDATE ON mixdnn.gpu_types
+	DEFERRABLE INITIALLY DEFERRED
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._round_at_commit();
+
+-- Rounds and launches on demand.
+CREATE FUNCTION mixdnn.run_round(event text DEFAULT 'manual') RETURNS bigint
+	AS 'MODULE_PATHNAME', 'mixdnn_run_round'
+	LANGUAGE C STRICT;
+COMMENT ON FUNCTION mixdnn.run_round(text) IS 'runs a scheduling round now and returns its round_id';
+
+CREATE FUNCTION mixdnn.launch_due() RETURNS int
+	AS 'MODULE_PATHNAME', 'mixdnn_launch_due'
+	LANGUAGE C;
+COMMENT ON FUNCTION mixdnn.launch_due() IS 'allocates GPUs to planned jobs whose start has come (gang: all or nothing) and notifies their launchers; returns how many it launched';

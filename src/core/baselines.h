@@ -1,0 +1,16 @@
+/*
+ * baselines.h — the comparison policies of SPEC §6 (k8s, static, backfill).
+ * All three use the requested configuration only.
+ */
+#ifndef MIXDNN_BASELINES_H
+#define MIXDNN_BASELINES_H
+
+#include "snapshot.h"
+#include "plan.h"
+#include "planner.h"
+#include "capacity.h"
+
+/* Fill p for every job of s under policy o->policy (not MX_POLICY_MIXDNN). */
+void		mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, mx_plan *p);
+
+#endif

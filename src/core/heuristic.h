@@ -1,0 +1,52 @@
+/*
+ * heuristic.h — greedy list scheduling: the MILP's incumbent and fallback,
+ * and the planner for jobs beyond the MILP's window.
+ */
+#ifndef MIXDNN_HEURISTIC_H
+#define MIXDNN_HEURISTIC_H
+
+#include "snapshot.h"
+#include "plan.h"
+#include "planner.h"
+#include "capacity.h"
+#include "utility.h"
+
+/* Job weight from priority and waiting time (docs/model.md). */
+double		mx_job_weight(const mx_snapshot *s, const mx_job *j, const mx_options *o);
+
+/*
+ * Objective value of running job j on a configuration from start to end:
+ * w_j * (1 - (end - now) / H), H = mx_value_horizon(o).
+ */
+double		mx_value(const mx_snapshot *s, const mx_job *j, const mx_options *o,
+					 double start, double end);
+
+/* H: o->value_horizon_s when set, else MX_DEFAULT_HORIZON_S. */
+double		mx_value_horizon(const mx_options *o);
+
+/* Sum of mx_value() over the MX_PLANNED assignments of p. */
+double		mx_plan_value(const mx_snapshot *s, const mx_options *o, const mx_plan *p);
+
+/*
+ * Order in which the heuristic considers jobs (weighted shortest best run
+ * time first); order must hold s->njobs indices.
+ */
+void		mx_heuristic_order(const mx_snapshot *s, const mx_options *o, int *order);
+
+/*
+ * Plan the jobs order[0..n) into cap (reserving what it plans), each at the
+ * configuration and start that finish it earliest. Fills p->a[job].
+ */
+/*
+ * The heuristic's choice for one job among its configurations cf[0..n)
+ * against cap: the index of the config that finishes earliest (ties: fewer
+ * GPUs, the previous plan's type, lower type index) and its start in *start;
+ * -1 when none ever fits. cap is not changed.
+ */
+int			mx_heuristic_choose(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
+								const mx_job *j, const mx_config *cf, int n, double *start);
+
+void		mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
+							  const int *order, int n, mx_plan *p);
+
+#endif

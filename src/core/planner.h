@@ -1,0 +1,55 @@
+/*
+ * planner.h — one scheduling round: snapshot in, plan out.
+ *
+ * The extension, bin/mixdnn-sim and bin/mixdnn-bench all call
+ * mx_plan_round(), so what is measured is what runs in the database.
+ */
+#ifndef MIXDNN_PLANNER_H
+#define MIXDNN_PLANNER_H
+
+#include "snapshot.h"
+#include "plan.h"
+
+typedef enum mx_policy
+{
+	MX_POLICY_MIXDNN = 0,		/* utility model: heuristic + GLPK MILP */
+	MX_POLICY_K8S,				/* submit order, requested config, first fit, skip what does not fit */
+	MX_POLICY_STATIC,			/* requested config, strict FIFO */
+	MX_POLICY_BACKFILL			/* requested config, EASY backfill */
+} mx_policy;
+
+typedef struct mx_options
+{
+	mx_policy	policy;
+	int			use_milp;		/* 0: heuristic only */
+	double		time_limit_ms;	/* wall-clock budget of the MILP */
+	double		mip_gap;		/* relative gap at which GLPK stops */
+	int			window_jobs;	/* waiting jobs inside the MILP; the rest by the heuristic */
+	int			grid_points;	/* start-time points of the MILP's non-uniform grid */
+	double		scaling_alpha;	/* throughput ~ n^alpha without a profile */
+	double		overrun_s;		/* a job past its expected end is assumed to need this much longer */
+	double		aging_s;		/* a job's weight doubles every aging_s seconds of waiting */
+	/*
+	 * H, the normaliser of a plan's value (docs/model.md): 0 (the default)
+	 * lets mx_plan_round() choose it per round from the MILP's window; the
+	 * value functions use MX_DEFAULT_HORIZON_S when it is 0 outside a round.
+	 */
+	double		value_horizon_s;
+} mx_options;
+
+#define MX_DEFAULT_HORIZON_S (30.0 * 86400.0)
+
+/* Defaults; each is justified by a measurement in docs/model.md. */
+void		mx_options_default(mx_options *o);
+
+const char *mx_policy_name(mx_policy p);
+/* 0 on success, -1 for an unknown name. */
+int			mx_policy_parse(const char *name, mx_policy *out);
+
+/*
+ * Plan every waiting job of s. Returns 0 and fills *out (release it with
+ * mx_plan_free), or -1 when out of memory. Never exits, never prints.
+ */
+int			mx_plan_round(const mx_snapshot *s, const mx_options *o, mx_plan *out);
+
+#endif

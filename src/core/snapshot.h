@@ -1,0 +1,115 @@
+/*
+ * snapshot.h — the cluster as one scheduling round sees it.
+ *
+ * Plain C, no PostgreSQL headers: the extension fills a snapshot from its
+ * tables, the simulator and the benchmark fill it from CSV files or a seeded
+ * generator, and all of them hand it to mx_plan_round() (planner.h).
+ *
+ * Times are seconds since the Unix epoch as doubles; durations are seconds.
+ * Indices (type, node, profile) refer to the arrays of the same snapshot.
+ */
+#ifndef MIXDNN_SNAPSHOT_H
+#define MIXDNN_SNAPSHOT_H
+
+#include <stdint.h>
+
+#define MX_NAME_LEN 64
+/* Bitmasks keep type sets and per-node GPU sets cheap to copy and test. */
+#define MX_MAX_TYPES 64
+#define MX_MAX_NODE_GPUS 64
+
+typedef struct mx_gpu_type
+{
+	char		name[MX_NAME_LEN];
+	double		speed;			/* relative to a speed-1.0 GPU */
+} mx_gpu_type;
+
+typedef enum mx_node_status
+{
+	MX_NODE_UP = 0,				/* takes new jobs */
+	MX_NODE_DRAINING,			/* keeps its running jobs, takes no new ones */
+	MX_NODE_DOWN				/* holds nothing */
+} mx_node_status;
+
+typedef struct mx_node
+{
+	char		name[MX_NAME_LEN];
+	int			type;			/* index into snapshot.types */
+	int			gpus;			/* 1 .. MX_MAX_NODE_GPUS */
+	mx_node_status status;
+	uint64_t	busy;			/* bit i set: GPU index i held by a launching/running job */
+} mx_node;
+
+/* One node's share of a launching or running job. */
+typedef struct mx_running_part
+{
+	int64_t		job_id;
+	int			node;			/* index into snapshot.nodes */
+	int			gpus;
+	double		expected_end;	/* when its GPUs are expected to be free */
+} mx_running_part;
+
+typedef enum mx_job_class
+{
+	MX_HARD = 0,				/* exactly (ref_type, ref_gpus) */
+	MX_SOFT						/* any allowed type, min_gpus .. max_gpus */
+} mx_job_class;
+
+/* A waiting (pending or planned) job. */
+typedef struct mx_job
+{
+	int64_t		job_id;
+	mx_job_class cls;
+	int			ref_type;		/* -1: soft job stated for speed-1.0 GPUs */
+	int			ref_gpus;
+	int			min_gpus;		/* soft only; hard: = ref_gpus */
+	int			max_gpus;		/* soft only; hard: = ref_gpus */
+	uint64_t	allowed;		/* bit t set: type t allowed; hard: only ref_type */
+	double		duration;		/* seconds on the reference configuration */
+	int			priority;
+	double		submitted;		/* epoch seconds */
+	int			profile;		/* index into snapshot.profiles, -1: scaling model */
+	/* The previous round's plan, -1/0 when none: a warm start, and a tie-breaker for stable plans. */
+	int			prev_type;
+	int			prev_gpus;
+	double		prev_start;
+} mx_job;
+
+/* One measured throughput: model runs at thr on gpus GPUs of type. */
+typedef struct mx_profile_point
+{
+	int			type;
+	int			gpus;
+	double		thr;			/* 0 = this configuration cannot run the model */
+} mx_profile_point;
+
+typedef struct mx_profile
+{
+	char		model[MX_NAME_LEN];
+	int			npoints;
+	mx_profile_point *points;
+} mx_profile;
+
+typedef struct mx_snapshot
+{
+	double		now;
+	int			ntypes;
+	mx_gpu_type *types;
+	int			nnodes;
+	mx_node    *nodes;
+	int			nparts;
+	mx_running_part *parts;
+	int			njobs;
+	mx_job	   *jobs;
+	int			nprofiles;
+	mx_profile *profiles;
+} mx_snapshot;
+
+/* Free every array of a snapshot built with malloc (simulator, benchmark, tests). */
+void		mx_snapshot_free(mx_snapshot *s);
+
+/* Index of a type or profile by name, -1 when absent. */
+int			mx_type_index(const mx_snapshot *s, const char *name);
+int			mx_profile_index(const mx_snapshot *s, const char *model);
+
+#endif

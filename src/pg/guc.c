@@ -1,0 +1,179 @@
+/*
+ * guc.c — the mixdnn.* settings (docs/reference.md lists them).
+ */
+#include "postgres.h"
+
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/timestamp.h"
+
+#include "guc.h"
+
+char	   *mx_guc_database = NULL;
+int			mx_guc_policy = MX_POLICY_MIXDNN;
+bool		mx_guc_use_milp = true;
+int			mx_guc_time_limit_ms = 200;
+double		mx_guc_mip_gap = 0.01;
+int			mx_guc_window_jobs = 40;
+int			mx_guc_grid_points = 24;
+double		mx_guc_scaling_alpha = 0.8;
+int			mx_guc_overrun_s = 60;
+int			mx_guc_aging_s = 3600;
+int			mx_guc_lease_timeout_s = 60;
+int			mx_guc_max_retries = 3;
+
+bool		mx_virtual_now_set = false;
+TimestampTz mx_virtual_now = 0;
+static char *virtual_now_text = NULL;
+
+static const struct config_enum_entry policy_options[] = {
+	{"mixdnn", MX_POLICY_MIXDNN, false},
+	{"k8s", MX_POLICY_K8S, false},
+	{"static", MX_POLICY_STATIC, false},
+	{"backfill", MX_POLICY_BACKFILL, false},
+	{NULL, 0, false}
+};
+
+/* Parse once here so that mixdnn.now() never fails on a bad value. */
+static bool
+check_virtual_now(char **newval, void **extra, GucSource source)
+{
+	TimestampTz *parsed;
+	MemoryContext oldcxt = CurrentMemoryContext;
+
+	if (*newval == NULL || (*newval)[0] == '\0')
+		return true;
+
+	/* GUC releases extra with free(). */
+	parsed = (TimestampTz *) malloc(sizeof(TimestampTz));
+	if (parsed == NULL)
+		return false;
+
+	PG_TRY();
+	{
+		*parsed = DatumGetTimestampTz(DirectFunctionCall3(timestamptz_in,
+														  CStringGetDatum(*newval),
+														  ObjectIdGetDatum(InvalidOid),
+														  Int32GetDatum(-1)));
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(oldcxt);
+		FlushErrorState();
+		free(parsed);
+		GUC_check_errmsg("invalid value for mixdnn.virtual_now: \"%s\"", *newval);
+		GUC_check_errdetail("The value must be a timestamp with time zone, or empty for the real clock.");
+		return false;
+	}
+	PG_END_TRY();
+
+	if (TIMESTAMP_NOT_FINITE(*parsed))
+	{
+		free(parsed);
+		GUC_check_errmsg("mixdnn.virtual_now must be a finite timestamp");
+		return false;
+	}
+	*extra = parsed;
+	return true;
+}
+
+static void
+assign_virtual_now(const char *newval, void *extra)
+{
+	mx_virtual_now_set = (extra != NULL);
+	mx_virtual_now = extra ? *(TimestampTz *) extra : 0;
+}
+
+void
+mx_guc_init(void)
+{
+	mx_options	d;
+
+	/* Boot values are the core's defaults, justified in docs/model.md. */
+	mx_options_default(&d);
+
+	DefineCustomStringVariable("mixdnn.database",
+							   "Database the MixDNN background worker serves.",
+							   NULL, &mx_guc_database, "postgres",
+							   PGC_POSTMASTER, 0, NULL, NULL, NULL);
+
+	DefineCustomStringVariable("mixdnn.virtual_now",
+							   "Pins the scheduler clock mixdnn.now() to this timestamp; empty uses the real clock.",
+							   "For tests and trace replays.",
+							   &virtual_now_text, "",
+							   PGC_SUSET, 0, check_virtual_now, assign_virtual_now, NULL);
+
+	DefineCustomEnumVariable("mixdnn.policy",
+							 "Scheduling policy of the rounds.",
+							 "mixdnn is the utility model; k8s, static and backfill are the baselines of the evaluation.",
+							 &mx_guc_policy, MX_POLICY_MIXDNN, policy_options,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("mixdnn.use_milp",
+							 "Solve the GLPK utility model; off plans with the greedy heuristic only.",
+							 NULL, &mx_guc_use_milp, d.use_milp != 0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.solver_time_limit",
+							"Wall-clock budget of the GLPK solve in a round.",
+							"When it runs out the round keeps the best plan found, at worst the heuristic's.",
+							&mx_guc_time_limit_ms, (int) d.time_limit_ms, 1, 60000,
+							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("mixdnn.mip_gap",
+							 "Relative MIP gap at which GLPK stops.",
+							 NULL, &mx_guc_mip_gap, d.mip_gap, 0.0, 1.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.planning_window",
+							"Waiting jobs inside the MILP; later jobs are planned by the heuristic.",
+							NULL, &mx_guc_window_jobs, d.window_jobs, 0, 10000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.grid_points",
+							"Start-time points of the MILP's time grid.",
+							NULL, &mx_guc_grid_points, d.grid_points, 2, 1000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("mixdnn.scaling_alpha",
+							 "Exponent of the scaling model: throughput grows as gpus^alpha.",
+							 NULL, &mx_guc_scaling_alpha, d.scaling_alpha, 0.0, 1.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.overrun_grace",
+							"A job past its planned end is assumed to hold its GPUs this much longer.",
+							NULL, &mx_guc_overrun_s, (int) d.overrun_s, 1, 86400,
+							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.aging",
+							"A waiting job's weight grows by its own weight every this many seconds of waiting.",
+							NULL, &mx_guc_aging_s, (int) d.aging_s, 1, 365 * 86400,
+							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.lease_timeout",
+							"A launcher silent for longer loses its jobs.",
+							NULL, &mx_guc_lease_timeout_s, 60, 1, 86400,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.max_retries",
+							"Times a job whose launcher was lost is re-queued before it fails.",
+							NULL, &mx_guc_max_retries, 3, 0, 100,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("mixdnn");
+}
+
+void
+mx_guc_options(mx_options *o)
+{
+	mx_options_default(o);
+	o->policy = (mx_policy) mx_guc_policy;
+	o->use_milp = mx_guc_use_milp;
+	o->time_limit_ms = mx_guc_time_limit_ms;
+	o->mip_gap = mx_guc_mip_gap;
+	o->window_jobs = mx_guc_window_jobs;
+	o->grid_points = mx_guc_grid_points;
+	o->scaling_alpha = mx_guc_scaling_alpha;
+	o->overrun_s = mx_guc_overrun_s;
+	o->aging_s = mx_guc_aging_s;
+}

@@ -1,0 +1,34 @@
+/*
+ * guc.h — the mixdnn.* settings.
+ */
+#ifndef MIXDNN_GUC_H
+#define MIXDNN_GUC_H
+
+#include "postgres.h"
+#include "utils/timestamp.h"
+
+#include "planner.h"
+
+extern char *mx_guc_database;
+extern int	mx_guc_policy;
+extern bool mx_guc_use_milp;
+extern int	mx_guc_time_limit_ms;
+extern double mx_guc_mip_gap;
+extern int	mx_guc_window_jobs;
+extern int	mx_guc_grid_points;
+extern double mx_guc_scaling_alpha;
+extern int	mx_guc_overrun_s;
+extern int	mx_guc_aging_s;
+extern int	mx_guc_lease_timeout_s;
+extern int	mx_guc_max_retries;
+
+/* The virtual clock: valid only when mx_virtual_now_set. */
+extern bool mx_virtual_now_set;
+extern TimestampTz mx_virtual_now;
+
+void		mx_guc_init(void);
+
+/* Planner options from the settings. */
+void		mx_guc_options(mx_options *o);
+
+#endif

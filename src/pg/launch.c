@@ -1,0 +1,238 @@
+/*
+ * launch.c — mixdnn.launch_due(): gang allocation of GPUs to the jobs whose
+ * planned start has come. The gpu_holds primary key rejects any double
+ * booking, so a bug here fails the launch instead of oversubscribing a GPU.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "commands/async.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "clock.h"
+#include "guc.h"
+#include "launch.h"
+#include "lock.h"
+#include "placement.h"
+#include "privilege.h"
+#include "round.h"
+#include "snapshot_read.h"
+
+PG_FUNCTION_INFO_V1(mixdnn_launch_due);
+
+/* Growable parallel arrays for the unnest() writes. */
+typedef struct launch_batch
+{
+	int			njobs;
+	Datum	   *job_id;
+	Datum	   *attempt;
+	Datum	   *end_at;
+	int			nparts;
+	Datum	   *part_job;
+	Datum	   *part_attempt;
+	Datum	   *part_node;
+	Datum	   *part_rank;
+	Datum	   *part_gpus;
+	int			nholds;
+	Datum	   *hold_node;
+	Datum	   *hold_index;
+	Datum	   *hold_job;
+} launch_batch;
+
+static Datum
+array_of(Datum *values, int n, Oid elemtype)
+{
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	return PointerGetDatum(construct_array(values, n, elemtype, typlen, typbyval, typalign));
+}
+
+static void
+spi_write(const char *sql, int nargs, Oid *types, Datum *values, int expect)
+{
+	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "mixdnn: launch write failed (%s): %s", SPI_result_code_string(rc), sql);
+}
+
+static void
+write_batch(launch_batch *b, TimestampTz now)
+{
+	Oid			jobtypes[4] = {INT8ARRAYOID, INT4ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZOID};
+	Datum		jobvals[4];
+	Oid			parttypes[6] = {INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, INT4ARRAYOID, INT4ARRAYOID,
+								TIMESTAMPTZOID};
+	Datum		partvals[6];
+	Oid			holdtypes[3] = {TEXTARRAYOID, INT4ARRAYOID, INT8ARRAYOID};
+	Datum		holdvals[3];
+
+	jobvals[0] = array_of(b->job_id, b->njobs, INT8OID);
+	jobvals[1] = array_of(b->attempt, b->njobs, INT4OID);
+	jobvals[2] = array_of(b->end_at, b->njobs, TIMESTAMPTZOID);
+	jobvals[3] = TimestampTzGetDatum(now);
+	spi_write("UPDATE mixdnn.jobs j SET status = 'launching', attempt = u.attempt, started_at = $4, "
+			  "       planned_end = u.end_at, reason = NULL "
+			  "FROM unnest($1, $2, $3) AS u(job_id, attempt, end_at) WHERE j.job_id = u.job_id",
+			  4, jobtypes, jobvals, SPI_OK_UPDATE);
+
+	partvals[0] = array_of(b->part_job, b->nparts, INT8OID);
+	partvals[1] = array_of(b->part_attempt, b->nparts, INT4OID);
+	partvals[2] = array_of(b->part_node, b->nparts, TEXTOID);
+	partvals[3] = array_of(b->part_rank, b->nparts, INT4OID);
+	partvals[4] = array_of(b->part_gpus, b->nparts, INT4OID);
+	partvals[5] = TimestampTzGetDatum(now + (int64) mx_guc_lease_timeout_s * USECS_PER_SEC);
+	spi_write("INSERT INTO mixdnn.job_parts (job_id, attempt, node, node_rank, gpus, lease_until) "
+			  "SELECT u.*, $6 FROM unnest($1, $2, $3, $4, $5) AS u",
+			  6, parttypes, partvals, SPI_OK_INSERT);
+
+	holdvals[0] = array_of(b->hold_node, b->nholds, TEXTOID);
+	holdvals[1] = array_of(b->hold_index, b->nholds, INT4OID);
+	holdvals[2] = array_of(b->hold_job, b->nholds, INT8OID);
+	spi_write("INSERT INTO mixdnn.gpu_holds (node, gpu_index, job_id) SELECT * FROM unnest($1, $2, $3)",
+			  3, holdtypes, holdvals, SPI_OK_INSERT);
+
+	spi_write("UPDATE mixdnn.rounds SET launched = launched + $1 "
+			  "WHERE round_id = (SELECT max(round_id) FROM mixdnn.rounds)",
+			  1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(b->njobs)}, SPI_OK_UPDATE);
+}
+
+static Datum *
+grow(Datum *a, int n)
+{
+	return a ? repalloc(a, sizeof(Datum) * n) : palloc(sizeof(Datum) * n);
+}
+
+int
+mx_launch_due(void)
+{
+	mx_saved_user saved;
+	MemoryContext cxt,
+				oldcxt;
+	TimestampTz now;
+	mx_snapshot cluster;
+	launch_batch b;
+	int			unplaced = 0;
+	uint64		i;
+	int			launched;
+	SPITupleTable *due;
+	uint64		ndue;
+
+	mx_lock_scheduler();
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "mixdnn launch", ALLOCSET_DEFAULT_SIZES);
+	oldcxt = MemoryContextSwitchTo(cxt);
+	mx_become_owner(&saved);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "mixdnn: SPI_connect failed");
+
+	now = mx_clock_now();
+	mx_read_cluster(&cluster, now);
+
+	if (SPI_execute_with_args("SELECT job_id, attempt + 1, planned_gpu_type, planned_gpus, "
+							  "       planned_end - planned_start "
+							  "FROM mixdnn.jobs WHERE status = 'planned' AND planned_start <= $1 "
+							  "ORDER BY planned_start, priority DESC, job_id",
+							  1, (Oid[]) {TIMESTAMPTZOID}, (Datum[]) {TimestampTzGetDatum(now)},
+							  NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "mixdnn: could not read due jobs");
+	due = SPI_tuptable;
+	ndue = SPI_processed;
+
+	memset(&b, 0, sizeof(b));
+	for (i = 0; i < ndue; i++)
+	{
+		HeapTuple	t = due->vals[i];
+		bool		isnull;
+		int64		job_id = DatumGetInt64(SPI_getbinval(t, due->tupdesc, 1, &isnull));
+		int32		attempt = DatumGetInt32(SPI_getbinval(t, due->tupdesc, 2, &isnull));
+		char	   *type_name = TextDatumGetCString(SPI_getbinval(t, due->tupdesc, 3, &isnull));
+		int			gpus = DatumGetInt32(SPI_getbinval(t, due->tupdesc, 4, &isnull));
+		Interval   *runtime = DatumGetIntervalP(SPI_getbinval(t, due->tupdesc, 5, &isnull));
+		int			type = mx_type_index(&cluster, type_name);
+		mx_part		parts[MX_MAX_NODE_GPUS];
+		int			nparts,
+					p;
+
+		nparts = type < 0 ? 0 : mx_place(cluster.nodes, cluster.nnodes, type, gpus, parts, lengthof(parts));
+		if (nparts == 0)
+		{
+			unplaced++;
+			continue;
+		}
+		mx_place_commit(cluster.nodes, parts, nparts);
+
+		b.job_id = grow(b.job_id, b.njobs + 1);
+		b.attempt = grow(b.attempt, b.njobs + 1);
+		b.end_at = grow(b.end_at, b.njobs + 1);
+		b.job_id[b.njobs] = Int64GetDatum(job_id);
+		b.attempt[b.njobs] = Int32GetDatum(attempt);
+		b.end_at[b.njobs] = DirectFunctionCall2(timestamptz_pl_interval, TimestampTzGetDatum(now),
+												IntervalPGetDatum(runtime));
+		b.njobs++;
+
+		for (p = 0; p < nparts; p++)
+		{
+			const char *node = cluster.nodes[parts[p].node].name;
+			int			g;
+
+			b.part_job = grow(b.part_job, b.nparts + 1);
+			b.part_attempt = grow(b.part_attempt, b.nparts + 1);
+			b.part_node = grow(b.part_node, b.nparts + 1);
+			b.part_rank = grow(b.part_rank, b.nparts + 1);
+			b.part_gpus = grow(b.part_gpus, b.nparts + 1);
+			b.part_job[b.nparts] = Int64GetDatum(job_id);
+			b.part_attempt[b.nparts] = Int32GetDatum(attempt);
+			b.part_node[b.nparts] = CStringGetTextDatum(node);
+			b.part_rank[b.nparts] = Int32GetDatum(p);
+			b.part_gpus[b.nparts] = Int32GetDatum(parts[p].gpus);
+			b.nparts++;
+
+			for (g = 0; g < MX_MAX_NODE_GPUS; g++)
+			{
+				if (!(parts[p].indices & (UINT64CONST(1) << g)))
+					continue;
+				b.hold_node = grow(b.hold_node, b.nholds + 1);
+				b.hold_index = grow(b.hold_index, b.nholds + 1);
+				b.hold_job = grow(b.hold_job, b.nholds + 1);
+				b.hold_node[b.nholds] = CStringGetTextDatum(node);
+				b.hold_index[b.nholds] = Int32GetDatum(g);
+				b.hold_job[b.nholds] = Int64GetDatum(job_id);
+				b.nholds++;
+			}
+
+			/* Delivered at commit, and only then: a rolled-back launch notifies nobody. */
+			Async_Notify("mixdnn_launch",
+						 psprintf("{\"job_id\": " INT64_FORMAT ", \"node\": \"%s\"}", job_id, node));
+		}
+	}
+
+	if (b.njobs > 0)
+		write_batch(&b, now);
+	launched = b.njobs;
+
+	SPI_finish();
+	mx_restore_user(&saved);
+	MemoryContextSwitchTo(oldcxt);
+	MemoryContextDelete(cxt);
+
+	/* A due job whose GPUs are still held (a job ran over) gets a new plan. */
+	if (unplaced > 0)
+		mx_run_round("due");
+	return launched;
+}
+
+Datum
+mixdnn_launch_due(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT32(mx_launch_due());
+}

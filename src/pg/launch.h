@@ -1,0 +1,17 @@
+/*
+ * launch.h — allocating GPUs to jobs whose planned start has come.
+ */
+#ifndef MIXDNN_LAUNCH_H
+#define MIXDNN_LAUNCH_H
+
+#include "postgres.h"
+
+/*
+ * Launch every planned job whose planned_start <= mixdnn.now() and whose
+ * GPUs are free: gang-allocate, write gpu_holds and job_parts, set
+ * launching and NOTIFY mixdnn_launch. Jobs that could not be placed are
+ * re-planned by a round. Returns how many jobs were launched.
+ */
+int			mx_launch_due(void);
+
+#endif

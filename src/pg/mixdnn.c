@@ -1,0 +1,24 @@
+/*
+ * mixdnn.c — module entry: wires the modules together, nothing else.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "miscadmin.h"
+
+#include "guc.h"
+#include "triggers.h"
+#include "worker.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	mx_guc_init();
+	mx_triggers_init();
+	if (process_shared_preload_libraries_in_progress)
+		mx_worker_init();
+}

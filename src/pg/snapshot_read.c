@@ -1,0 +1,296 @@
+/*
+ * snapshot_read.c — reads the cluster, running and waiting jobs into the
+ * core's mx_snapshot. Names are sorted in "C" collation so that look-ups can
+ * use strcmp.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "clock.h"
+#include "snapshot_read.h"
+
+static void
+spi_run(const char *sql)
+{
+	int			rc = SPI_execute(sql, true, 0);
+
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "mixdnn: snapshot query failed (%s): %s", SPI_result_code_string(rc), sql);
+}
+
+static bool
+col_isnull(HeapTuple t, int col)
+{
+	bool		isnull;
+
+	(void) SPI_getbinval(t, SPI_tuptable->tupdesc, col, &isnull);
+	return isnull;
+}
+
+static Datum
+col(HeapTuple t, int col)
+{
+	bool		isnull;
+
+	return SPI_getbinval(t, SPI_tuptable->tupdesc, col, &isnull);
+}
+
+/* Copy a text column into a fixed-size name buffer. */
+static void
+col_name(HeapTuple t, int c, char *dst)
+{
+	char	   *v = TextDatumGetCString(col(t, c));
+
+	strlcpy(dst, v, MX_NAME_LEN);
+}
+
+static int
+find_node(const mx_snapshot *s, const char *name)
+{
+	int			lo = 0,
+				hi = s->nnodes - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			c = strcmp(s->nodes[mid].name, name);
+
+		if (c == 0)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+static int
+find_type(const mx_snapshot *s, const char *name)
+{
+	int			lo = 0,
+				hi = s->ntypes - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			c = strcmp(s->types[mid].name, name);
+
+		if (c == 0)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return -1;
+}
+
+void
+mx_read_cluster(mx_snapshot *s, TimestampTz now)
+{
+	uint64		i;
+
+	memset(s, 0, sizeof(*s));
+	s->now = mx_ts_to_epoch(now);
+
+	spi_run("SELECT gpu_type, speed FROM mixdnn.gpu_types ORDER BY gpu_type COLLATE \"C\"");
+	if (SPI_processed > MX_MAX_TYPES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("mixdnn supports at most %d gpu types, %llu are registered",
+						MX_MAX_TYPES, (unsigned long long) SPI_processed)));
+	s->ntypes = (int) SPI_processed;
+	s->types = palloc0(sizeof(mx_gpu_type) * Max(s->ntypes, 1));
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+
+		col_name(t, 1, s->types[i].name);
+		s->types[i].speed = DatumGetFloat8(col(t, 2));
+	}
+
+	spi_run("SELECT node, gpu_type, gpus, status FROM mixdnn.gpu_nodes ORDER BY node COLLATE \"C\"");
+	s->nnodes = (int) SPI_processed;
+	s->nodes = palloc0(sizeof(mx_node) * Max(s->nnodes, 1));
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		mx_node    *n = &s->nodes[i];
+		char	   *type = TextDatumGetCString(col(t, 2));
+		char	   *status = TextDatumGetCString(col(t, 4));
+
+		col_name(t, 1, n->name);
+		n->type = find_type(s, type);
+		n->gpus = DatumGetInt32(col(t, 3));
+		n->status = strcmp(status, "up") == 0 ? MX_NODE_UP
+			: strcmp(status, "draining") == 0 ? MX_NODE_DRAINING : MX_NODE_DOWN;
+	}
+
+	spi_run("SELECT node, gpu_index FROM mixdnn.gpu_holds");
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		int			n = find_node(s, TextDatumGetCString(col(t, 1)));
+		int			idx = DatumGetInt32(col(t, 2));
+
+		if (n >= 0 && idx >= 0 && idx < MX_MAX_NODE_GPUS)
+			s->nodes[n].busy |= UINT64CONST(1) << idx;
+	}
+}
+
+/* The models of waiting jobs that have measured profiles. */
+static void
+read_profiles(mx_snapshot *s)
+{
+	uint64		i;
+	int			p = -1;
+
+	spi_run("SELECT model, gpu_type, gpus, throughput FROM mixdnn.profiles "
+			"WHERE model IN (SELECT model FROM mixdnn.jobs WHERE status IN ('pending', 'planned')) "
+			"ORDER BY model COLLATE \"C\", gpu_type, gpus");
+	s->profiles = palloc0(sizeof(mx_profile) * Max(SPI_processed, 1));
+	s->nprofiles = 0;
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		char	   *model = TextDatumGetCString(col(t, 1));
+		int			type = find_type(s, TextDatumGetCString(col(t, 2)));
+		mx_profile_point *pt;
+
+		if (p < 0 || strncmp(s->profiles[p].model, model, MX_NAME_LEN) != 0)
+		{
+			p = s->nprofiles++;
+			strlcpy(s->profiles[p].model, model, MX_NAME_LEN);
+			s->profiles[p].points = palloc0(sizeof(mx_profile_point) * (SPI_processed - i));
+		}
+		if (type < 0)
+			continue;
+		pt = &s->profiles[p].points[s->profiles[p].npoints++];
+		pt->type = type;
+		pt->gpus = DatumGetInt32(col(t, 3));
+		pt->thr = DatumGetFloat8(col(t, 4));
+	}
+}
+
+static void
+read_running(mx_db_snapshot *d)
+{
+	mx_snapshot *s = &d->snap;
+	uint64		i;
+	int64		last_job = 0;
+
+	spi_run("SELECT p.job_id, p.node, p.gpus, j.planned_end "
+			"FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt "
+			"WHERE j.status IN ('launching', 'running') AND p.state IN ('launching', 'running') "
+			"ORDER BY p.job_id, p.node_rank");
+	s->nparts = 0;
+	s->parts = palloc0(sizeof(mx_running_part) * Max(SPI_processed, 1));
+	d->running_jobs = 0;
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		mx_running_part *rp = &s->parts[s->nparts];
+
+		rp->job_id = DatumGetInt64(col(t, 1));
+		rp->node = find_node(s, TextDatumGetCString(col(t, 2)));
+		rp->gpus = DatumGetInt32(col(t, 3));
+		/* No end known: the planner's overrun rule applies. */
+		rp->expected_end = col_isnull(t, 4) ? s->now : mx_ts_to_epoch(DatumGetTimestampTz(col(t, 4)));
+		if (rp->job_id != last_job)
+			d->running_jobs++;
+		last_job = rp->job_id;
+		if (rp->node >= 0)
+			s->nparts++;
+	}
+}
+
+static uint64_t
+allowed_mask(const mx_snapshot *s, HeapTuple t, int c)
+{
+	ArrayType  *arr;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				i;
+	uint64_t	mask = 0;
+
+	if (col_isnull(t, c))
+		return s->ntypes >= 64 ? ~UINT64CONST(0) : ((UINT64CONST(1) << s->ntypes) - 1);
+	arr = DatumGetArrayTypeP(col(t, c));
+	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	for (i = 0; i < n; i++)
+	{
+		int			k;
+
+		if (nulls[i])
+			continue;
+		k = find_type(s, TextDatumGetCString(elems[i]));
+		/* A type deleted since submission is simply no longer allowed. */
+		if (k >= 0)
+			mask |= UINT64CONST(1) << k;
+	}
+	return mask;
+}
+
+void
+mx_read_snapshot(mx_db_snapshot *d, TimestampTz now)
+{
+	mx_snapshot *s = &d->snap;
+	uint64		i;
+	SPITupleTable *jobs;
+	uint64		njobs;
+
+	mx_read_cluster(s, now);
+	read_running(d);
+	read_profiles(s);
+
+	spi_run("SELECT job_id, model_class, gpu_type, gpus, min_gpus, max_gpus, allowed_types, "
+			"       extract(epoch FROM duration)::float8, priority, submitted_at, model, "
+			"       status, planned_gpu_type, planned_gpus, planned_start, planned_end, reason "
+			"FROM mixdnn.jobs WHERE status IN ('pending', 'planned') ORDER BY job_id");
+	jobs = SPI_tuptable;
+	njobs = SPI_processed;
+	s->njobs = (int) njobs;
+	s->jobs = palloc0(sizeof(mx_job) * Max(njobs, 1));
+	d->rows = palloc0(sizeof(mx_job_row) * Max(njobs, 1));
+
+	for (i = 0; i < njobs; i++)
+	{
+		HeapTuple	t = jobs->vals[i];
+		mx_job	   *j = &s->jobs[i];
+		mx_job_row *r = &d->rows[i];
+
+		j->job_id = DatumGetInt64(col(t, 1));
+		j->cls = strcmp(TextDatumGetCString(col(t, 2)), "hard") == 0 ? MX_HARD : MX_SOFT;
+		j->ref_type = col_isnull(t, 3) ? -1 : find_type(s, TextDatumGetCString(col(t, 3)));
+		j->ref_gpus = DatumGetInt32(col(t, 4));
+		j->min_gpus = col_isnull(t, 5) ? j->ref_gpus : DatumGetInt32(col(t, 5));
+		j->max_gpus = col_isnull(t, 6) ? j->ref_gpus : DatumGetInt32(col(t, 6));
+		if (j->cls == MX_HARD)
+			j->allowed = j->ref_type >= 0 ? UINT64CONST(1) << j->ref_type : 0;
+		else
+			j->allowed = allowed_mask(s, t, 7);
+		j->duration = DatumGetFloat8(col(t, 8));
+		j->priority = DatumGetInt32(col(t, 9));
+		j->submitted = mx_ts_to_epoch(DatumGetTimestampTz(col(t, 10)));
+		j->profile = col_isnull(t, 11) ? -1 : mx_profile_index(s, TextDatumGetCString(col(t, 11)));
+
+		r->planned = strcmp(TextDatumGetCString(col(t, 12)), "planned") == 0;
+		r->gpu_type = col_isnull(t, 13) ? NULL : TextDatumGetCString(col(t, 13));
+		r->gpus = col_isnull(t, 14) ? 0 : DatumGetInt32(col(t, 14));
+		r->has_start = !col_isnull(t, 15);
+		r->start = r->has_start ? DatumGetTimestampTz(col(t, 15)) : 0;
+		r->end = col_isnull(t, 16) ? 0 : DatumGetTimestampTz(col(t, 16));
+		r->reason = col_isnull(t, 17) ? NULL : TextDatumGetCString(col(t, 17));
+
+		j->prev_type = r->gpu_type ? find_type(s, r->gpu_type) : -1;
+		j->prev_gpus = r->gpus;
+		j->prev_start = r->has_start ? mx_ts_to_epoch(r->start) : 0;
+	}
+}

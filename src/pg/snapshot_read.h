@@ -1,0 +1,37 @@
+/*
+ * snapshot_read.h — the tables as an mx_snapshot (SPI; caller is connected).
+ */
+#ifndef MIXDNN_SNAPSHOT_READ_H
+#define MIXDNN_SNAPSHOT_READ_H
+
+#include "postgres.h"
+#include "utils/timestamp.h"
+
+#include "snapshot.h"
+
+/* What a waiting job's row holds now, to write back only what changes. */
+typedef struct mx_job_row
+{
+	bool		planned;		/* status = 'planned' */
+	char	   *gpu_type;		/* planned_gpu_type, NULL when none */
+	int			gpus;
+	bool		has_start;
+	TimestampTz start;
+	TimestampTz end;
+	char	   *reason;			/* NULL when none */
+} mx_job_row;
+
+typedef struct mx_db_snapshot
+{
+	mx_snapshot snap;			/* arrays palloc'd in the current context */
+	mx_job_row *rows;			/* parallel to snap.jobs */
+	int			running_jobs;	/* launching and running jobs */
+} mx_db_snapshot;
+
+/* Cluster only: types and nodes with their busy GPUs (for launching). */
+void		mx_read_cluster(mx_snapshot *s, TimestampTz now);
+
+/* Everything a round needs. */
+void		mx_read_snapshot(mx_db_snapshot *d, TimestampTz now);
+
+#endif

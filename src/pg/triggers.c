@@ -1,0 +1,180 @@
+/*
+ * triggers.c — which writes need a round, and one round per transaction.
+ *
+ * An immediate row trigger notes the events of SPEC §4 (arrival,
+ * completion, cancel, node change, ...). A deferred constraint trigger on
+ * the same rows runs the round when the transaction commits: the first one
+ * to fire plans everything noted so far and the rest find nothing to do, so
+ * a statement or transaction that inserts many jobs costs one round. A
+ * round's own writes (pending -> planned) are no events, so it never
+ * triggers itself.
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "round.h"
+#include "triggers.h"
+
+PG_FUNCTION_INFO_V1(mixdnn_note_event);
+PG_FUNCTION_INFO_V1(mixdnn_round_at_commit);
+
+/* Events noted in this transaction and not yet planned for. */
+typedef enum event_bit
+{
+	EV_ARRIVAL = 1 << 0,
+	EV_COMPLETION = 1 << 1,
+	EV_CANCEL = 1 << 2,
+	EV_REQUEUE = 1 << 3,
+	EV_UPDATE = 1 << 4,
+	EV_DELETE = 1 << 5,
+	EV_NODE = 1 << 6,
+	EV_PROFILE = 1 << 7
+} event_bit;
+
+static const char *const event_names[] = {
+	"arrival", "completion", "cancel", "requeue", "update", "delete", "node", "profile"
+};
+
+static int	pending_events = 0;
+
+/* Request columns: changing one of them changes what the job may run on. */
+static const char *const request_columns[] = {
+	"model_class", "gpu_type", "gpus", "min_gpus", "max_gpus", "allowed_types",
+	"duration", "priority", "model"
+};
+
+static bool
+column_changed(Relation rel, HeapTuple oldtup, HeapTuple newtup, const char *name)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			attnum = SPI_fnumber(desc, name);
+	Form_pg_attribute att;
+	bool		oldnull,
+				newnull;
+	Datum		oldval,
+				newval;
+
+	if (attnum <= 0)
+		return false;
+	att = TupleDescAttr(desc, attnum - 1);
+	oldval = heap_getattr(oldtup, attnum, desc, &oldnull);
+	newval = heap_getattr(newtup, attnum, desc, &newnull);
+	if (oldnull || newnull)
+		return oldnull != newnull;
+	return !datum_image_eq(oldval, newval, att->attbyval, att->attlen);
+}
+
+static char *
+text_column(Relation rel, HeapTuple tup, const char *name)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			attnum = SPI_fnumber(desc, name);
+	bool		isnull;
+	Datum		v;
+
+	if (attnum <= 0)
+		return NULL;
+	v = heap_getattr(tup, attnum, desc, &isnull);
+	return isnull ? NULL : TextDatumGetCString(v);
+}
+
+static int
+classify_job_update(Relation rel, HeapTuple oldtup, HeapTuple newtup)
+{
+	char	   *before = text_column(rel, oldtup, "status");
+	char	   *after = text_column(rel, newtup, "status");
+	size_t		i;
+
+	if (before && after && strcmp(before, after) != 0)
+	{
+		if (strcmp(after, "completed") == 0 || strcmp(after, "failed") == 0)
+			return EV_COMPLETION;
+		if (strcmp(after, "cancelled") == 0)
+			return EV_CANCEL;
+		if (strcmp(after, "planned") == 0
+			&& (strcmp(before, "launching") == 0 || strcmp(before, "running") == 0))
+			return EV_REQUEUE;
+	}
+	for (i = 0; i < lengthof(request_columns); i++)
+		if (column_changed(rel, oldtup, newtup, request_columns[i]))
+			return EV_UPDATE;
+	return 0;
+}
+
+Datum
+mixdnn_note_event(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	const char *table;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("mixdnn._note_event() must be called as a row trigger")));
+
+	table = RelationGetRelationName(td->tg_relation);
+	if (strcmp(table, "jobs") == 0)
+	{
+		if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+			pending_events |= EV_ARRIVAL;
+		else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
+			pending_events |= EV_DELETE;
+		else
+			pending_events |= classify_job_update(td->tg_relation, td->tg_trigtuple, td->tg_newtuple);
+	}
+	else if (strcmp(table, "gpu_nodes") == 0)
+		pending_events |= EV_NODE;
+	else
+		pending_events |= EV_PROFILE;
+
+	return PointerGetDatum(NULL);
+}
+
+Datum
+mixdnn_round_at_commit(PG_FUNCTION_ARGS)
+{
+	char		event[128] = "";
+	size_t		i;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("mixdnn._round_at_commit() must be called as a trigger")));
+	if (pending_events == 0)
+		return PointerGetDatum(NULL);
+
+	for (i = 0; i < lengthof(event_names); i++)
+		if (pending_events & (1 << i))
+		{
+			if (event[0])
+				strlcat(event, ",", sizeof(event));
+			strlcat(event, event_names[i], sizeof(event));
+		}
+	/* Cleared first: the round's own writes queue more firings of this trigger. */
+	pending_events = 0;
+	mx_run_round_protected(event);
+	return PointerGetDatum(NULL);
+}
+
+static void
+reset_at_xact_end(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE
+		|| event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
+		pending_events = 0;
+}
+
+void
+mx_triggers_init(void)
+{
+	RegisterXactCallback(reset_at_xact_end, NULL);
+}

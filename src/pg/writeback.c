@@ -1,0 +1,175 @@
+/*
+ * writeback.c — writes a round's plan back. Only jobs whose plan changed are
+ * touched, in one statement that also appends them to mixdnn.plan_history.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "clock.h"
+#include "writeback.h"
+
+/* A column being collected for unnest(). */
+typedef struct column
+{
+	Datum	   *values;
+	bool	   *nulls;
+} column;
+
+static void
+column_init(column *c, int n)
+{
+	c->values = palloc0(sizeof(Datum) * Max(n, 1));
+	c->nulls = palloc0(sizeof(bool) * Max(n, 1));
+}
+
+static Datum
+column_array(const column *c, int n, Oid elemtype)
+{
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	int			dims[1] = {n};
+	int			lbs[1] = {1};
+
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	return PointerGetDatum(construct_md_array(c->values, c->nulls, 1, dims, lbs,
+											  elemtype, typlen, typbyval, typalign));
+}
+
+static bool
+str_eq(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+int64
+mx_record_round(const mx_db_snapshot *d, const mx_plan *p, TimestampTz now, const char *event)
+{
+	Oid			argtypes[12] = {TIMESTAMPTZOID, TEXTOID, TEXTOID, TEXTOID, FLOAT8OID, INT4OID,
+								INT4OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID, INT4OID};
+	Datum		values[12];
+	char		nulls[12];
+	bool		isnull;
+	int			rc;
+
+	memset(nulls, ' ', sizeof(nulls));
+	values[0] = TimestampTzGetDatum(now);
+	values[1] = CStringGetTextDatum(event);
+	values[2] = CStringGetTextDatum(p->policy);
+	values[3] = CStringGetTextDatum(p->solver);
+	values[4] = Float8GetDatum(p->solve_ms);
+	values[5] = Int32GetDatum(d->snap.njobs);
+	values[6] = Int32GetDatum(d->running_jobs);
+	values[7] = Float8GetDatum(p->objective);
+	values[8] = Float8GetDatum(p->heuristic_objective);
+	values[9] = Float8GetDatum(p->bound);
+	if (!isfinite(p->bound))
+		nulls[9] = 'n';
+	values[10] = Int32GetDatum(p->milp_jobs);
+	values[11] = Int32GetDatum(p->milp_vars);
+
+	rc = SPI_execute_with_args("INSERT INTO mixdnn.rounds (at, event, policy, solver, solve_ms, waiting, running, "
+							   "launched, objective, heuristic_objective, bound, milp_jobs, milp_vars) "
+							   "VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11, $12) RETURNING round_id",
+							   12, argtypes, values, nulls, false, 1);
+	if (rc != SPI_OK_INSERT_RETURNING || SPI_processed != 1)
+		elog(ERROR, "mixdnn: could not record the round: %s", SPI_result_code_string(rc));
+	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+int
+mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id)
+{
+	const mx_snapshot *s = &d->snap;
+	column		id,
+				status,
+				type,
+				gpus,
+				start,
+				end,
+				reason;
+	int			n = 0,
+				i,
+				rc;
+	Oid			argtypes[8] = {INT8ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, INT4ARRAYOID,
+							   TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID, INT8OID};
+	Datum		values[8];
+
+	column_init(&id, s->njobs);
+	column_init(&status, s->njobs);
+	column_init(&type, s->njobs);
+	column_init(&gpus, s->njobs);
+	column_init(&start, s->njobs);
+	column_init(&end, s->njobs);
+	column_init(&reason, s->njobs);
+
+	for (i = 0; i < p->n; i++)
+	{
+		const mx_assignment *a = &p->a[i];
+		const mx_job_row *r = &d->rows[a->job];
+		bool		planned = a->status == MX_PLANNED;
+		const char *new_type = planned ? s->types[a->type].name : NULL;
+		const char *new_reason = a->reason[0] ? a->reason : NULL;
+		TimestampTz new_start = planned ? mx_epoch_to_ts(a->start) : 0;
+		TimestampTz new_end = planned ? mx_epoch_to_ts(a->end) : 0;
+
+		if (planned == r->planned && str_eq(new_type, r->gpu_type) && str_eq(new_reason, r->reason)
+			&& (!planned || (a->gpus == r->gpus && r->has_start && new_start == r->start && new_end == r->end)))
+			continue;
+
+		id.values[n] = Int64GetDatum(a->job_id);
+		status.values[n] = CStringGetTextDatum(planned ? "planned" : "pending");
+		type.nulls[n] = !planned;
+		gpus.nulls[n] = !planned;
+		start.nulls[n] = !planned;
+		end.nulls[n] = !planned;
+		if (planned)
+		{
+			type.values[n] = CStringGetTextDatum(new_type);
+			gpus.values[n] = Int32GetDatum(a->gpus);
+			start.values[n] = TimestampTzGetDatum(new_start);
+			end.values[n] = TimestampTzGetDatum(new_end);
+		}
+		reason.nulls[n] = new_reason == NULL;
+		if (new_reason)
+			reason.values[n] = CStringGetTextDatum(new_reason);
+		n++;
+	}
+	if (n == 0)
+		return 0;
+
+	values[0] = column_array(&id, n, INT8OID);
+	values[1] = column_array(&status, n, TEXTOID);
+	values[2] = column_array(&type, n, TEXTOID);
+	values[3] = column_array(&gpus, n, INT4OID);
+	values[4] = column_array(&start, n, TIMESTAMPTZOID);
+	values[5] = column_array(&end, n, TIMESTAMPTZOID);
+	values[6] = column_array(&reason, n, TEXTOID);
+	values[7] = Int64GetDatum(round_id);
+
+	rc = SPI_execute_with_args(
+		"WITH plan AS (SELECT * FROM unnest($1, $2, $3, $4, $5, $6, $7) "
+		"              AS u(job_id, status, gpu_type, gpus, start_at, end_at, reason)), "
+		"changed AS (UPDATE mixdnn.jobs j SET status = plan.status, planned_gpu_type = plan.gpu_type, "
+		"                   planned_gpus = plan.gpus, planned_start = plan.start_at, "
+		"                   planned_end = plan.end_at, reason = plan.reason "
+		"            FROM plan WHERE j.job_id = plan.job_id AND j.status IN ('pending', 'planned') "
+		"            RETURNING j.job_id, j.status, j.planned_gpu_type, j.planned_gpus, "
+		"                      j.planned_start, j.planned_end, j.reason) "
+		"INSERT INTO mixdnn.plan_history (round_id, job_id, status, planned_gpu_type, planned_gpus, "
+		"                                 planned_start, planned_end, reason) "
+		"SELECT $8, * FROM changed",
+		8, argtypes, values, NULL, false, 0);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "mixdnn: could not write the plan: %s", SPI_result_code_string(rc));
+	return (int) SPI_processed;
+}

@@ -1,0 +1,20 @@
+/*
+ * writeback.h — a round's plan and record into the tables (SPI; caller is
+ * connected).
+ */
+#ifndef MIXDNN_WRITEBACK_H
+#define MIXDNN_WRITEBACK_H
+
+#include "postgres.h"
+#include "utils/timestamp.h"
+
+#include "plan.h"
+#include "snapshot_read.h"
+
+/* Insert the mixdnn.rounds row; returns its round_id. */
+int64		mx_record_round(const mx_db_snapshot *d, const mx_plan *p, TimestampTz now, const char *event);
+
+/* Write changed plans to mixdnn.jobs and mixdnn.plan_history; returns how many changed. */
+int			mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id);
+
+#endif

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# tools/setup.sh — installs what MixDNN needs on a fresh Debian 12 machine
+# (when run as root), then builds and installs the extension and programs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES="postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
+          libglpk-dev libpq-dev gcc make gnuplot-nox python3"
+
+if [ "$(id -u)" = 0 ] && [ -z "${MIXDNN_SKIP_APT:-}" ]; then
+	missing=""
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		echo "setup: installing$missing" >&2
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	fi
+fi
+
+export PATH="$(ls -d /usr/lib/postgresql/15/bin 2>/dev/null || true):$PATH"
+make -s -j2 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config all
+make -s PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config install >/dev/null
