@@ -17,6 +17,10 @@ BEGIN
 END
 $roles$;
 
+-- Created here rather than by the control file, so that it belongs to the
+-- extension and DROP EXTENSION removes it.
+CREATE SCHEMA mixdnn;
+
 -- An admin can do all a user can.
 GRANT mixdnn_user TO mixdnn_admin;
 

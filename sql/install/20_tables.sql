@@ -24,6 +24,7 @@ CREATE TABLE mixdnn.gpu_nodes (
 );
 COMMENT ON TABLE mixdnn.gpu_nodes IS 'GPU servers; every GPU of a node is of its gpu_type';
 COMMENT ON COLUMN mixdnn.gpu_nodes.node IS 'host name the launcher runs with --node';
+COMMENT ON COLUMN mixdnn.gpu_nodes.gpu_type IS 'type of all its GPUs';
 COMMENT ON COLUMN mixdnn.gpu_nodes.gpus IS 'GPUs in the node, indexed 0 .. gpus-1';
 COMMENT ON COLUMN mixdnn.gpu_nodes.status IS 'up: takes jobs; draining: keeps running jobs, takes no new ones; down: its jobs are re-queued';
 COMMENT ON COLUMN mixdnn.gpu_nodes.address IS 'address other nodes reach it at (MASTER_ADDR); the node name when NULL';
@@ -171,6 +172,9 @@ CREATE TABLE mixdnn.rounds (
 	milp_vars	int
 );
 COMMENT ON TABLE mixdnn.rounds IS 'one row per scheduling round';
+COMMENT ON COLUMN mixdnn.rounds.round_id IS 'generated identifier, in the order rounds ran';
+COMMENT ON COLUMN mixdnn.rounds.at IS 'mixdnn.now() when the round ran';
+COMMENT ON COLUMN mixdnn.rounds.policy IS 'mixdnn.policy of the round';
 COMMENT ON COLUMN mixdnn.rounds.event IS 'what started it: arrival, completion, cancel, node, due, lease, manual, ...';
 COMMENT ON COLUMN mixdnn.rounds.solver IS 'what produced the plan: glpk, heuristic, or heuristic with the reason GLPK was not used';
 COMMENT ON COLUMN mixdnn.rounds.solve_ms IS 'planner wall time in milliseconds';

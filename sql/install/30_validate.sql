@@ -72,6 +72,10 @@ BEGIN
 			RAISE EXCEPTION 'only an admin can change the owner of job %', OLD.job_id
 				USING ERRCODE = 'insufficient_privilege';
 		END IF;
+		IF NEW.status IS NULL THEN
+			RAISE EXCEPTION 'status of job % cannot be NULL', OLD.job_id
+				USING ERRCODE = 'not_null_violation';
+		END IF;
 		IF NEW.status IS DISTINCT FROM OLD.status THEN
 			SELECT t.by_whom INTO rule_level FROM mixdnn.status_transitions t
 				WHERE t.from_status = OLD.status AND t.to_status = NEW.status;
@@ -105,6 +109,26 @@ BEGIN
 		   IS NOT DISTINCT FROM (OLD.gpus, OLD.min_gpus, OLD.max_gpus, OLD.allowed_types, OLD.gpu_type, OLD.model_class) THEN
 			RETURN NEW;
 		END IF;
+	END IF;
+
+	-- Plain-words versions of the table's CHECK constraints (same SQLSTATEs).
+	IF NEW.gpus IS NOT NULL AND NEW.gpus NOT BETWEEN 1 AND 4096 THEN
+		RAISE EXCEPTION 'gpus must be between 1 and 4096, not %', NEW.gpus
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF NEW.min_gpus IS NOT NULL AND NEW.min_gpus NOT BETWEEN 1 AND 4096
+	   OR NEW.max_gpus IS NOT NULL AND NEW.max_gpus NOT BETWEEN 1 AND 4096 THEN
+		RAISE EXCEPTION 'min_gpus and max_gpus must be between 1 and 4096'
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF NEW.duration IS NOT NULL AND (NEW.duration <= interval '0' OR NEW.duration > interval '366 days') THEN
+		RAISE EXCEPTION 'duration must be positive and at most 366 days, not %', NEW.duration
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF NEW.gpu_type IS NOT NULL AND NOT EXISTS (SELECT FROM mixdnn.gpu_types t WHERE t.gpu_type = NEW.gpu_type) THEN
+		RAISE EXCEPTION 'unknown gpu type "%"', NEW.gpu_type
+			USING ERRCODE = 'foreign_key_violation',
+				  HINT = 'Registered types are listed in mixdnn.gpu_types.';
 	END IF;
 
 	-- The request's shape: defaults, then what no cluster could satisfy.
@@ -176,3 +200,21 @@ COMMENT ON FUNCTION mixdnn._job_before_write() IS 'internal trigger: defaults an
 CREATE TRIGGER jobs_before_write
 	BEFORE INSERT OR UPDATE ON mixdnn.jobs
 	FOR EACH ROW EXECUTE FUNCTION mixdnn._job_before_write();
+
+-- The core keeps type sets as 64-bit masks.
+CREATE FUNCTION mixdnn._gpu_types_limit() RETURNS trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF (SELECT count(*) FROM mixdnn.gpu_types) > 64 THEN
+		RAISE EXCEPTION 'mixdnn supports at most 64 gpu types'
+			USING ERRCODE = 'program_limit_exceeded';
+	END IF;
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._gpu_types_limit() IS 'internal trigger: at most 64 GPU types';
+
+CREATE TRIGGER gpu_types_limit AFTER INSERT ON mixdnn.gpu_types
+	FOR EACH STATEMENT EXECUTE FUNCTION mixdnn._gpu_types_limit();

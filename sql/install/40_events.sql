@@ -111,7 +111,7 @@ COMMENT ON FUNCTION mixdnn._node_after_write() IS 'internal trigger: keeps mixdn
 CREATE TRIGGER gpu_nodes_after_write AFTER INSERT OR UPDATE ON mixdnn.gpu_nodes
 	FOR EACH ROW EXECUTE FUNCTION mixdnn._node_after_write();
 
--- Round requests (immediate) and rounds at commit (deferred), in C.
+-- Round requests (BEFORE each row) and rounds at commit (deferred), in C.
 CREATE FUNCTION mixdnn._note_event() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'mixdnn_note_event'
 	LANGUAGE C;
@@ -122,13 +122,13 @@ CREATE FUNCTION mixdnn._round_at_commit() RETURNS trigger
 	LANGUAGE C;
 COMMENT ON FUNCTION mixdnn._round_at_commit() IS 'internal trigger: runs the transaction''s scheduling round when it commits';
 
-CREATE TRIGGER jobs_note_event AFTER INSERT OR UPDATE OR DELETE ON mixdnn.jobs
+CREATE TRIGGER jobs_note_event BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.jobs
 	FOR EACH ROW EXECUTE FUNCTION mixdnn._note_event();
-CREATE TRIGGER gpu_nodes_note_event AFTER INSERT OR UPDATE OR DELETE ON mixdnn.gpu_nodes
+CREATE TRIGGER gpu_nodes_note_event BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.gpu_nodes
 	FOR EACH ROW EXECUTE FUNCTION mixdnn._note_event();
-CREATE TRIGGER profiles_note_event AFTER INSERT OR UPDATE OR DELETE ON mixdnn.profiles
+CREATE TRIGGER profiles_note_event BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.profiles
 	FOR EACH ROW EXECUTE FUNCTION mixdnn._note_event();
-CREATE TRIGGER gpu_types_note_event AFTER UPDATE ON mixdnn.gpu_types
+CREATE TRIGGER gpu_types_note_event BEFORE UPDATE ON mixdnn.gpu_types
 	FOR EACH ROW EXECUTE FUNCTION mixdnn._note_event();
 
 CREATE CONSTRAINT TRIGGER jobs_round AFTER INSERT OR UPDATE OR DELETE ON mixdnn.jobs

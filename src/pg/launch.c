@@ -143,7 +143,7 @@ mx_launch_due(void)
 							  "FROM mixdnn.jobs WHERE status = 'planned' AND planned_start <= $1 "
 							  "ORDER BY planned_start, priority DESC, job_id",
 							  1, (Oid[]) {TIMESTAMPTZOID}, (Datum[]) {TimestampTzGetDatum(now)},
-							  NULL, true, 0) != SPI_OK_SELECT)
+							  NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "mixdnn: could not read due jobs");
 	due = SPI_tuptable;
 	ndue = SPI_processed;

@@ -14,10 +14,16 @@
 #include "clock.h"
 #include "snapshot_read.h"
 
+/*
+ * Not read-only: each query then sees the writes made earlier in this
+ * transaction, even by the statement whose trigger runs the round, and
+ * other transactions' commits (no writer can commit while we hold the
+ * scheduler lock, so the reads agree with each other).
+ */
 static void
 spi_run(const char *sql)
 {
-	int			rc = SPI_execute(sql, true, 0);
+	int			rc = SPI_execute(sql, false, 0);
 
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "mixdnn: snapshot query failed (%s): %s", SPI_result_code_string(rc), sql);
@@ -252,8 +258,12 @@ mx_read_snapshot(mx_db_snapshot *d, TimestampTz now)
 
 	spi_run("SELECT job_id, model_class, gpu_type, gpus, min_gpus, max_gpus, allowed_types, "
 			"       extract(epoch FROM duration)::float8, priority, submitted_at, model, "
-			"       status, planned_gpu_type, planned_gpus, planned_start, planned_end, reason "
-			"FROM mixdnn.jobs WHERE status IN ('pending', 'planned') ORDER BY job_id");
+			"       status, planned_gpu_type, planned_gpus, planned_start, planned_end, reason, "
+			"       CASE WHEN attempt > 0 THEN "
+			"         (SELECT e.reason FROM mixdnn.job_events e WHERE e.job_id = j.job_id "
+			"            AND e.new_status = 'planned' AND e.old_status IN ('launching', 'running') "
+			"          ORDER BY e.event_id DESC LIMIT 1) END "
+			"FROM mixdnn.jobs j WHERE status IN ('pending', 'planned') ORDER BY job_id");
 	jobs = SPI_tuptable;
 	njobs = SPI_processed;
 	s->njobs = (int) njobs;
@@ -288,6 +298,7 @@ mx_read_snapshot(mx_db_snapshot *d, TimestampTz now)
 		r->start = r->has_start ? DatumGetTimestampTz(col(t, 15)) : 0;
 		r->end = col_isnull(t, 16) ? 0 : DatumGetTimestampTz(col(t, 16));
 		r->reason = col_isnull(t, 17) ? NULL : TextDatumGetCString(col(t, 17));
+		r->requeue_reason = col_isnull(t, 18) ? NULL : TextDatumGetCString(col(t, 18));
 
 		j->prev_type = r->gpu_type ? find_type(s, r->gpu_type) : -1;
 		j->prev_gpus = r->gpus;

@@ -19,6 +19,7 @@ typedef struct mx_job_row
 	TimestampTz start;
 	TimestampTz end;
 	char	   *reason;			/* NULL when none */
+	char	   *requeue_reason;	/* why its last launch was lost, NULL when never */
 } mx_job_row;
 
 typedef struct mx_db_snapshot

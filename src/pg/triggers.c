@@ -1,13 +1,15 @@
 /*
  * triggers.c — which writes need a round, and one round per transaction.
  *
- * An immediate row trigger notes the events of SPEC §4 (arrival,
- * completion, cancel, node change, ...). A deferred constraint trigger on
- * the same rows runs the round when the transaction commits: the first one
- * to fire plans everything noted so far and the rest find nothing to do, so
- * a statement or transaction that inserts many jobs costs one round. A
- * round's own writes (pending -> planned) are no events, so it never
- * triggers itself.
+ * A BEFORE row trigger notes the events of SPEC §4 (arrival, completion,
+ * cancel, node change, ...). A deferred constraint trigger on the same rows
+ * runs the round when the transaction commits: the first one to fire plans
+ * everything noted so far and the rest find nothing to do, so a statement
+ * or transaction that inserts many jobs costs one round. Noting in BEFORE
+ * rather than AFTER triggers matters under SET CONSTRAINTS ALL IMMEDIATE:
+ * every row of a statement is noted before the first queued round trigger
+ * fires, so that mode, too, costs one round per statement. A round's own
+ * writes (pending -> planned) are no events, so it never triggers itself.
  */
 #include "postgres.h"
 
@@ -116,10 +118,11 @@ mixdnn_note_event(PG_FUNCTION_ARGS)
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	const char *table;
 
-	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event))
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event)
+		|| !TRIGGER_FIRED_BEFORE(td->tg_event))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("mixdnn._note_event() must be called as a row trigger")));
+				 errmsg("mixdnn._note_event() must be called as a BEFORE row trigger")));
 
 	table = RelationGetRelationName(td->tg_relation);
 	if (strcmp(table, "jobs") == 0)
@@ -136,7 +139,8 @@ mixdnn_note_event(PG_FUNCTION_ARGS)
 	else
 		pending_events |= EV_PROFILE;
 
-	return PointerGetDatum(NULL);
+	/* The row goes ahead unchanged. */
+	return PointerGetDatum(TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple);
 }
 
 Datum

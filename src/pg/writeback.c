@@ -122,6 +122,10 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id)
 		TimestampTz new_start = planned ? mx_epoch_to_ts(a->start) : 0;
 		TimestampTz new_end = planned ? mx_epoch_to_ts(a->end) : 0;
 
+		/* A re-queued job keeps saying why (SPEC §3), before why it waits. */
+		if (r->requeue_reason)
+			new_reason = new_reason ? psprintf("%s; %s", r->requeue_reason, new_reason) : r->requeue_reason;
+
 		if (planned == r->planned && str_eq(new_type, r->gpu_type) && str_eq(new_reason, r->reason)
 			&& (!planned || (a->gpus == r->gpus && r->has_start && new_start == r->start && new_end == r->end)))
 			continue;
