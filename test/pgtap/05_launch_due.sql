@@ -1,0 +1,105 @@
+-- 05_launch_due.sql — mixdnn.launch_due(): gang allocation, never a GPU
+-- booked twice (gpu_holds primary key), and a due job whose GPUs are still
+-- held by an overrunning job is re-planned, not started.
+--
+-- Mode: deferred round triggers; ":commit" (lib/fixture.sql) after each
+-- write runs the round COMMIT would run. mixdnn.launch_due() is called by
+-- hand (no background worker). Clock moved with pg_temp.set_now().
+\set ON_ERROR_STOP 1
+\pset format unaligned
+\pset tuples_only on
+BEGIN;
+\ir lib/fixture.sql
+SELECT plan(27);
+
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4);
+:commit
+
+-- Overrun: a runs 0..1h; b is planned for 1h. At 1h a has not finished.
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('a', 'hard', 'v100', 4, '1h');
+:commit
+SELECT is(mixdnn.launch_due(), 1, 'a launches');
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('b', 'hard', 'v100', 2, '1h');
+:commit
+SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'b'), pg_temp.t0() + interval '1 hour',
+	'b is planned for a''s expected end');
+
+SELECT pg_temp.set_now(pg_temp.t0() + interval '1 hour');
+CREATE TEMP TABLE r0 AS SELECT max(round_id) AS last FROM mixdnn.rounds;
+SELECT is(mixdnn.launch_due(), 0, 'at a''s expected end a still holds the GPUs: launch_due starts nothing');
+SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'b'), 'planned', 'b is still planned (not launching)');
+SELECT is((SELECT count(*) FROM mixdnn.gpu_holds WHERE job_id = pg_temp.jid('b')), 0::bigint, 'b holds no GPU');
+SELECT is((SELECT count(*) FROM mixdnn.gpu_holds WHERE job_id = pg_temp.jid('a')), 4::bigint, 'a keeps its 4 GPUs');
+SELECT ok((SELECT planned_start > pg_temp.t0() + interval '1 hour' FROM mixdnn.jobs WHERE name = 'b'),
+	'b is re-planned to a later start');
+SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'b'),
+	pg_temp.t0() + interval '1 hour' + current_setting('mixdnn.overrun_grace')::interval,
+	'... to now + mixdnn.overrun_grace (the overrun rule)');
+SELECT is((SELECT event FROM mixdnn.rounds WHERE round_id > (SELECT last FROM r0)), 'due',
+	'launch_due ran a round (event due) for the job it could not start');
+SELECT ok((SELECT reason IS NOT NULL FROM mixdnn.jobs WHERE name = 'b'), 'b says why it waits');
+
+-- a finally completes; b launches.
+SELECT pg_temp.set_now(pg_temp.t0() + interval '1 hour 5 minutes');
+UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'a';
+:commit
+SELECT is(mixdnn.launch_due(), 1, 'after a completes, b launches');
+SELECT is((SELECT count(*) FROM mixdnn.gpu_holds WHERE job_id = pg_temp.jid('b')), 2::bigint, 'b holds its 2 GPUs');
+
+-- Double booking: c (4 GPUs, 1h) and d (4 GPUs, 30 min) both due now on a
+-- 4-GPU node. launch_due takes due jobs by planned_start, priority, job_id,
+-- so it starts c and must re-plan d for c's expected end.
+UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'b';
+:commit
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('c', 'hard', 'v100', 4, '1h');
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('d', 'hard', 'v100', 4, '30 min');
+:commit
+SELECT is((SELECT count(*) FROM mixdnn.jobs WHERE name IN ('c', 'd') AND planned_start = mixdnn.now()), 1::bigint,
+	'the round plans only one of c, d for now');
+-- A stale plan (as left by an earlier round) says both start now.
+UPDATE mixdnn.jobs SET planned_start = mixdnn.now(), planned_end = mixdnn.now() + duration
+	WHERE name IN ('c', 'd');
+:commit
+SELECT is((SELECT count(*) FROM mixdnn.jobs WHERE name IN ('c', 'd') AND planned_start = mixdnn.now()), 2::bigint,
+	'(setup) both c and d are due now');
+UPDATE r0 SET last = (SELECT max(round_id) FROM mixdnn.rounds);
+SELECT is(mixdnn.launch_due(), 1, 'launch_due starts only one of them');
+SELECT is((SELECT count(*) FROM mixdnn.gpu_holds), 4::bigint, '4 GPUs are held, none twice');
+SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'c'), 'launching', 'c (first by job_id) is launching');
+SELECT results_eq($$SELECT status, planned_start FROM mixdnn.jobs WHERE name = 'd'$$,
+	$$SELECT 'planned'::text, planned_end FROM mixdnn.jobs WHERE name = 'c'$$,
+	'd is re-planned for when c is expected to end');
+SELECT results_eq($$SELECT event, waiting, running FROM mixdnn.rounds WHERE round_id > (SELECT last FROM r0)$$,
+	$$VALUES ('due', 1, 1)$$,
+	'the due round saw the launch it followed: 1 waiting job (d), 1 running job (c)');
+SELECT is_empty($$SELECT * FROM pg_temp.plan_overbooking()$$, 'the plans after launch_due respect capacity');
+SELECT is(mixdnn.launch_due(), 0, 'a second launch_due at the same instant starts nothing');
+SELECT is((SELECT count(*) FROM mixdnn.gpu_holds), 4::bigint, 'still 4 GPUs held');
+SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'd'), (SELECT planned_end FROM mixdnn.jobs WHERE name = 'c'),
+	'after the second launch_due d is still planned for c''s end');
+
+-- The gpu_holds primary key refuses a second hold of a GPU, and the foreign
+-- key a hold of a GPU that does not exist.
+SELECT throws_ok($$INSERT INTO mixdnn.gpu_holds (node, gpu_index, job_id)
+				   SELECT 'n1', 0, job_id FROM mixdnn.jobs WHERE name = 'd'$$,
+	'23505', NULL, 'holding an already held GPU is refused (23505)');
+SELECT throws_ok($$INSERT INTO mixdnn.gpu_holds (node, gpu_index, job_id)
+				   SELECT 'n1', 7, job_id FROM mixdnn.jobs WHERE name = 'd'$$,
+	'23503', NULL, 'holding a GPU index the node does not have is refused (23503)');
+
+-- Gang: a 6-GPU job on two 4-GPU nodes, one of them with only 2 GPUs free
+-- in its plan's time: it waits until 6 GPUs are free at once.
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n2', 'v100', 4);
+:commit
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('g', 'hard', 'v100', 6, '1h');
+:commit
+SELECT ok((SELECT planned_start >= (SELECT planned_end FROM mixdnn.jobs WHERE name = 'c')
+		   FROM mixdnn.jobs WHERE name = 'g'),
+	'a 6-GPU gang job is not planned while only 4 of 8 GPUs are free');
+SELECT mixdnn.launch_due();
+SELECT is((SELECT count(*) FROM mixdnn.gpu_holds WHERE job_id = pg_temp.jid('g')), 0::bigint,
+	'launch_due does not start a gang job partially');
+
+SELECT * FROM finish();
+ROLLBACK;

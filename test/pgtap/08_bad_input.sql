@@ -1,0 +1,234 @@
+-- 08_bad_input.sql — SPEC §7: every malformed submission or status change
+-- gets an error with a proper SQLSTATE and changes nothing (no job, no
+-- event, no round, no plan row); an unknown model is accepted.
+--
+-- Mode: deferred round triggers; ":commit" (lib/fixture.sql) after each
+-- statement runs the round COMMIT would run, so a bad statement that had
+-- queued a round would show up as a new mixdnn.rounds row.
+-- pg_temp.state() fingerprints everything a bad statement must not change.
+\set ON_ERROR_STOP 1
+\pset format unaligned
+\pset tuples_only on
+BEGIN;
+\ir lib/fixture.sql
+SELECT plan(86);
+
+CREATE ROLE tap08_user NOLOGIN IN ROLE mixdnn_user;
+
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('k80', 0.5), ('v100', 1.0);
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('k1', 'k80', 4), ('v1', 'v100', 4), ('v2', 'v100', 4);
+:commit
+INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('good', 'v100', 2, '1h');
+:commit
+SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'good'), 'planned', '(setup) a good job is planned');
+
+CREATE FUNCTION pg_temp.state() RETURNS text LANGUAGE sql AS $$
+	SELECT format('jobs=%s events=%s rounds=%s history=%s holds=%s parts=%s plan=%s',
+		(SELECT count(*) FROM mixdnn.jobs), (SELECT count(*) FROM mixdnn.job_events),
+		(SELECT count(*) FROM mixdnn.rounds), (SELECT count(*) FROM mixdnn.plan_history),
+		(SELECT count(*) FROM mixdnn.gpu_holds), (SELECT count(*) FROM mixdnn.job_parts),
+		(SELECT md5(string_agg(j::text, '|' ORDER BY job_id)) FROM mixdnn.jobs j))
+$$;
+CREATE TEMP TABLE before AS SELECT pg_temp.state() AS s;
+
+-- Runs a bad statement as a throws_ok, then the commit point, then checks
+-- that nothing changed: two tests per bad input.
+\set bad 'SELECT is(pg_temp.state(), (SELECT s FROM before), :''label'' || '': changed nothing'');'
+
+-- GPU counts
+\set label 'gpus = 0'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('bad', 'v100', 0, '1h')$$, '23514', NULL, :'label');
+:commit
+:bad
+\set label 'gpus = -2'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('bad', 'v100', -2, '1h')$$, '23514', NULL, :'label');
+:commit
+:bad
+\set label 'gpus = 100000 (absurd)'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('bad', 'v100', 100000, '1h')$$, '23514', NULL, :'label');
+:commit
+:bad
+\set label 'min_gpus = 0'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, min_gpus, duration) VALUES ('bad', 'v100', 2, 0, '1h')$$, '23514', NULL, :'label');
+:commit
+:bad
+\set label 'min_gpus > max_gpus'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, min_gpus, max_gpus, duration) VALUES ('bad', 'v100', 2, 4, 2, '1h')$$, '23514', NULL, :'label');
+:commit
+:bad
+\set label 'hard job with min_gpus <> gpus'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, min_gpus, duration) VALUES ('bad', 'hard', 'v100', 2, 1, '1h')$$, '22023', NULL, :'label');
+:commit
+:bad
+-- GPU types
+\set label 'unknown gpu_type'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('bad', 'h100', 1, '1h')$$, '23503', NULL, :'label');
+:commit
+:bad
+\set label 'unknown type in allowed_types'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpus, allowed_types, duration) VALUES ('bad', 1, '{v100,h100}', '1h')$$, '23503', NULL, :'label');
+:commit
+:bad
+\set label 'empty allowed_types'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpus, allowed_types, duration) VALUES ('bad', 1, '{}', '1h')$$, '22023', NULL, :'label');
+:commit
+:bad
+\set label 'NULL inside allowed_types'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpus, allowed_types, duration) VALUES ('bad', 1, '{v100,NULL}', '1h')$$, '22023', NULL, :'label');
+:commit
+:bad
+\set label 'hard job without gpu_type'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, model_class, gpus, duration) VALUES ('bad', 'hard', 1, '1h')$$, '23502', NULL, :'label');
+:commit
+:bad
+\set label 'hard job with allowed_types'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, allowed_types, duration) VALUES ('bad', 'hard', 'v100', 1, '{v100}', '1h')$$, '22023', NULL, :'label');
+:commit
+:bad
+\set label 'unknown model_class'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('bad', 'medium', 'v100', 1, '1h')$$, '23514', NULL, :'label');
+:commit
+:bad
+-- Requests no configuration of the registered cluster could ever satisfy
+\set label 'hard job larger than its type (8 v100 registered)'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('bad', 'hard', 'v100', 9, '1h')$$, '22023', NULL, :'label');
+:commit
+:bad
+\set label 'soft job whose min_gpus no allowed type has'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpus, min_gpus, allowed_types, duration) VALUES ('bad', 6, 6, '{k80}', '1h')$$, '22023', NULL, :'label');
+:commit
+:bad
+\set label 'soft job larger than any one type'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, min_gpus, duration) VALUES ('bad', 'v100', 12, 12, '1h')$$, '22023', NULL, :'label');
+:commit
+:bad
+-- Durations
+\set label 'duration 0'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('bad', 'v100', 1, '0')$$, '23514', NULL, :'label');
+:commit
+:bad
+\set label 'negative duration'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('bad', 'v100', 1, '-1 hour')$$, '23514', NULL, :'label');
+:commit
+:bad
+\set label 'absurd duration (10 years)'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('bad', 'v100', 1, '10 years')$$, '23514', NULL, :'label');
+:commit
+:bad
+-- NULLs where required
+\set label 'NULL name'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES (NULL, 'v100', 1, '1h')$$, '23502', NULL, :'label');
+:commit
+:bad
+\set label 'NULL gpus'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('bad', 'v100', NULL, '1h')$$, '23502', NULL, :'label');
+:commit
+:bad
+\set label 'missing gpus'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, duration) VALUES ('bad', 'v100', '1h')$$, '23502', NULL, :'label');
+:commit
+:bad
+\set label 'NULL duration'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('bad', 'v100', 1, NULL)$$, '23502', NULL, :'label');
+:commit
+:bad
+\set label 'NULL model_class'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('bad', NULL, 'v100', 1, '1h')$$, '23502', NULL, :'label');
+:commit
+:bad
+\set label 'NULL priority'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration, priority) VALUES ('bad', 'v100', 1, '1h', NULL)$$, '23502', NULL, :'label');
+:commit
+:bad
+\set label 'status set to NULL'
+SELECT throws_ok($$UPDATE mixdnn.jobs SET status = NULL WHERE name = 'good'$$, '23502', NULL, :'label');
+:commit
+:bad
+-- Submitting what only the scheduler writes
+\set label 'new job with status planned'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration, status) VALUES ('bad', 'v100', 1, '1h', 'planned')$$, '22023', NULL, :'label');
+:commit
+:bad
+\set label 'new job with a planned_start'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration, planned_start, planned_end) VALUES ('bad', 'v100', 1, '1h', now(), now())$$, '22023', NULL, :'label');
+:commit
+:bad
+\set label 'priority out of range'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration, priority) VALUES ('bad', 'v100', 1, '1h', 1000)$$, '23514', NULL, :'label');
+:commit
+:bad
+-- One bad row spoils the whole statement: the good row is not kept either.
+\set label 'a multi-row INSERT with one bad row'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('ok-row', 'v100', 1, '1h'), ('bad', 'v100', 1, '-1h')$$, '23514', NULL, :'label');
+:commit
+:bad
+-- Status transitions
+\set label 'unknown status value'
+SELECT throws_ok($$UPDATE mixdnn.jobs SET status = 'paused' WHERE name = 'good'$$, '55000', NULL, :'label');
+:commit
+:bad
+\set label 'planned -> completed (not a transition)'
+SELECT throws_ok($$UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'good'$$, '55000', NULL, :'label');
+:commit
+:bad
+\set label 'planned -> running (skips launching)'
+SELECT throws_ok($$UPDATE mixdnn.jobs SET status = 'running' WHERE name = 'good'$$, '55000', NULL, :'label');
+:commit
+:bad
+-- Final states are final: completed -> running.
+INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('done', 'v100', 1, '1h');
+:commit
+SELECT ok(mixdnn.launch_due() >= 1, '(setup) jobs launch');
+UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'done';
+:commit
+SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'done'), 'completed', '(setup) a completed job');
+UPDATE before SET s = pg_temp.state();
+\set label 'completed -> running'
+SELECT throws_ok($$UPDATE mixdnn.jobs SET status = 'running' WHERE name = 'done'$$, '55000', NULL, :'label');
+:commit
+:bad
+\set label 'completed -> cancelled'
+SELECT throws_ok($$UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name = 'done'$$, '55000', NULL, :'label');
+:commit
+:bad
+\set label 'completed job: request change'
+SELECT throws_ok($$UPDATE mixdnn.jobs SET gpus = 2 WHERE name = 'done'$$, '55000', NULL, :'label');
+:commit
+:bad
+SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'good'), 'launching', '(setup) good is launching');
+UPDATE before SET s = pg_temp.state();
+\set label 'launching job: request change'
+SELECT throws_ok($$UPDATE mixdnn.jobs SET gpus = 3 WHERE name = 'good'$$, '55000', NULL, :'label');
+:commit
+:bad
+-- A user may cancel but not move her job through the scheduler's states.
+SET LOCAL ROLE tap08_user;
+INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('mine', 'v100', 1, '1h');
+:commit
+RESET ROLE;
+SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'mine'), 'planned', '(setup) the user''s job is planned');
+UPDATE before SET s = pg_temp.state();
+GRANT SELECT ON before TO tap08_user;
+SET LOCAL ROLE tap08_user;
+\set label 'user: planned -> launching'
+SELECT throws_ok($$UPDATE mixdnn.jobs SET status = 'launching' WHERE name = 'mine'$$, '42501', NULL, :'label');
+:commit
+RESET ROLE;
+:bad
+SET LOCAL ROLE tap08_user;
+\set label 'user: planned -> pending'
+SELECT throws_ok($$UPDATE mixdnn.jobs SET status = 'pending' WHERE name = 'mine'$$, '42501', NULL, :'label');
+:commit
+RESET ROLE;
+:bad
+
+-- Unknown model: accepted, planned by the scaling model.
+SELECT lives_ok($$INSERT INTO mixdnn.jobs (name, model, gpu_type, gpus, duration) VALUES ('unknown-model', 'model-nobody-profiled', 'v100', 2, '1h')$$,
+	'a job with an unknown model is accepted');
+:commit
+SELECT results_eq($$SELECT status, planned_gpus > 0, planned_end > planned_start FROM mixdnn.jobs WHERE name = 'unknown-model'$$,
+	$$VALUES ('planned', true, true)$$, '... and planned by the scaling model');
+SELECT is((SELECT count(*) FROM mixdnn.jobs WHERE name IN ('bad', 'ok-row')), 0::bigint, 'no rejected job was stored');
+
+SELECT * FROM finish();
+ROLLBACK;

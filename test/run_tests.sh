@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# test/run_tests.sh — the whole test suite: installs what it needs, builds,
+# starts a throwaway PostgreSQL cluster and runs every suite against it.
+#   unit     C unit tests of the planner core (no PostgreSQL)
+#   regress  pg_regress: the SQL surface
+#   pgtap    pgTAP via pg_prove: behaviour inside PostgreSQL
+#   sim      bin/mixdnn-sim, and the differential test extension == simulator
+#   e2e      background worker + real bin/mixdnn-launcher processes
+# Run one suite with: test/run_tests.sh pgtap
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+bash tools/setup.sh || exit 1
+export PATH="$ROOT/bin:/usr/lib/postgresql/15/bin:$PATH"
+
+. test/lib/cluster.sh
+WORK=$(mktemp -d /tmp/mixdnn-test.XXXXXX)
+chmod 755 "$WORK"
+trap 'cluster_stop; rm -rf "$WORK"' EXIT
+CLUSTER_PORT=${MIXDNN_TEST_PORT:-5499} cluster_start "$WORK/pg" || exit 1
+
+suites=${*:-unit regress pgtap sim e2e}
+passed=0
+failed=0
+failed_names=""
+for suite in $suites; do
+	case $suite in
+		unit) cmd="make -s unitcheck" ;;
+		regress) cmd="bash test/regress.sh" ;;
+		pgtap) cmd="bash test/pgtap/run.sh" ;;
+		sim) cmd="bash test/sim/run.sh" ;;
+		e2e) cmd="bash test/e2e/run.sh" ;;
+		*) echo "unknown suite: $suite" >&2; exit 2 ;;
+	esac
+	echo "=== $suite: $cmd"
+	start=$(date +%s)
+	if $cmd; then
+		passed=$((passed + 1))
+		echo "=== $suite: ok ($(($(date +%s) - start)) s)"
+	else
+		failed=$((failed + 1))
+		failed_names="$failed_names $suite"
+		echo "=== $suite: FAILED ($(($(date +%s) - start)) s)"
+	fi
+done
+
+[ -n "$failed_names" ] && echo "failed suites:$failed_names"
+echo "suites: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
