@@ -9,18 +9,19 @@
 
 #include "guc.h"
 
-char	   *mx_guc_database = NULL;
-int			mx_guc_policy = MX_POLICY_MIXDNN;
-bool		mx_guc_use_milp = true;
-int			mx_guc_time_limit_ms = 200;
-double		mx_guc_mip_gap = 0.01;
-int			mx_guc_window_jobs = 40;
-int			mx_guc_grid_points = 24;
-double		mx_guc_scaling_alpha = 0.8;
-int			mx_guc_overrun_s = 60;
-int			mx_guc_aging_s = 3600;
-int			mx_guc_lease_timeout_s = 60;
-int			mx_guc_max_retries = 3;
+/* Values come from mx_guc_init(); the planner's from mx_options_default(). */
+char	   *mx_guc_database;
+int			mx_guc_policy;
+bool		mx_guc_use_milp;
+int			mx_guc_time_limit_ms;
+double		mx_guc_mip_gap;
+int			mx_guc_window_jobs;
+int			mx_guc_grid_points;
+double		mx_guc_scaling_alpha;
+int			mx_guc_overrun_s;
+int			mx_guc_aging_s;
+int			mx_guc_lease_timeout_s;
+int			mx_guc_max_retries;
 
 bool		mx_virtual_now_set = false;
 TimestampTz mx_virtual_now = 0;
@@ -159,7 +160,12 @@ mx_guc_init(void)
 							"Times a job whose launcher was lost is re-queued before it fails.",
 							NULL, &mx_guc_max_retries, 3, 0, 100,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
+}
 
+/* After every module has defined its settings, so none of them is refused. */
+void
+mx_guc_reserve_prefix(void)
+{
 	MarkGUCPrefixReserved("mixdnn");
 }
 

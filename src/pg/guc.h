@@ -27,6 +27,7 @@ extern bool mx_virtual_now_set;
 extern TimestampTz mx_virtual_now;
 
 void		mx_guc_init(void);
+void		mx_guc_reserve_prefix(void);
 
 /* Planner options from the settings. */
 void		mx_guc_options(mx_options *o);

@@ -12,13 +12,15 @@
 
 static int	unit_n, unit_failed;
 
+/* The condition is evaluated once, so it may have side effects. */
 #define CHECK(cond, ...) do { \
+	int unit_ok_ = (cond) ? 1 : 0; \
 	unit_n++; \
-	if (cond) printf("ok %d - ", unit_n); \
+	if (unit_ok_) printf("ok %d - ", unit_n); \
 	else { unit_failed++; printf("not ok %d - ", unit_n); } \
 	printf(__VA_ARGS__); \
 	printf("\n"); \
-	if (!(cond)) printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+	if (!unit_ok_) printf("#   failed at %s:%d: %s\n", __FILE__, __LINE__, #cond); \
 } while (0)
 
 #define CHECK_NEAR(a, b, eps, ...) CHECK(fabs((double) (a) - (double) (b)) <= (eps), __VA_ARGS__)

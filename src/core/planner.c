@@ -1,0 +1,402 @@
+/*
+ * planner.c — one scheduling round (planner.h): capacity, candidate
+ * configurations, heuristic, MILP, checks, reasons. See docs/model.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "planner.h"
+#include "baselines.h"
+#include "capacity.h"
+#include "heuristic.h"
+#include "milp.h"
+#include "utility.h"
+
+/* Fitted on Gavel's throughput matrix, docs/model.md "Scaling exponent". */
+#define MX_FITTED_ALPHA 0.75
+
+void
+mx_options_default(mx_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->policy = MX_POLICY_MIXDNN;
+	o->use_milp = 1;
+	o->time_limit_ms = 200.0;
+	o->mip_gap = 0.01;
+	o->window_jobs = 20;
+	o->grid_points = 24;
+	o->scaling_alpha = MX_FITTED_ALPHA;
+	o->overrun_s = 60.0;
+	o->aging_s = 3600.0;
+	o->value_horizon_s = 0.0;
+}
+
+static const char *const policy_names[] = {"mixdnn", "k8s", "static", "backfill"};
+
+const char *
+mx_policy_name(mx_policy p)
+{
+	if ((int) p < 0 || (int) p >= 4)
+		return "unknown";
+	return policy_names[p];
+}
+
+int
+mx_policy_parse(const char *name, mx_policy *out)
+{
+	int			i;
+
+	if (name == NULL)
+		return -1;
+	for (i = 0; i < 4; i++)
+		if (strcmp(name, policy_names[i]) == 0)
+		{
+			*out = (mx_policy) i;
+			return 0;
+		}
+	if (strcmp(name, "kubernetes") == 0)
+	{
+		*out = MX_POLICY_K8S;
+		return 0;
+	}
+	return -1;
+}
+
+static double
+wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
+
+static void
+set_solver(mx_plan *p, const char *s)
+{
+	snprintf(p->solver, sizeof(p->solver), "%s", s);
+}
+
+/*
+ * Replay p's planned jobs into a copy of cap (running jobs only), in order:
+ * first the jobs already planned, then every MX_WAITING job of order[] by
+ * the heuristic. Returns 0, or -1 when a planned job does not fit (the plan
+ * is infeasible) or out of memory.
+ */
+static int
+complete_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
+			  const int *order, int n, mx_plan *p)
+{
+	mx_capacity c2;
+	int		   *rest;
+	int			i,
+				nr = 0,
+				rc = 0;
+
+	if (mx_capacity_copy(&c2, cap) < 0)
+		return -1;
+	rest = malloc((size_t) (n > 0 ? n : 1) * sizeof(int));
+	if (rest == NULL)
+	{
+		mx_capacity_free(&c2);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+	{
+		mx_assignment *a = &p->a[order[i]];
+
+		if (a->status == MX_PLANNED)
+		{
+			if (!(a->start >= s->now - 1e-6) || !(a->end > a->start) ||
+				mx_capacity_reserve(&c2, a->type, a->gpus, a->start, a->end - a->start) < 0)
+			{
+				rc = -1;
+				break;
+			}
+		}
+		else if (a->status == MX_WAITING)
+			rest[nr++] = order[i];
+	}
+	if (rc == 0 && nr > 0)
+		mx_heuristic_plan(s, o, &c2, rest, nr, p);
+	free(rest);
+	mx_capacity_free(&c2);
+	return rc;
+}
+
+/* Check a whole plan against capacity (the invariant the tests also check). */
+static int
+plan_fits(const mx_snapshot *s, const mx_capacity *cap, const mx_plan *p)
+{
+	mx_capacity c2;
+	int			i,
+				rc = 0;
+
+	if (mx_capacity_copy(&c2, cap) < 0)
+		return 0;
+	for (i = 0; i < p->n; i++)
+	{
+		const mx_assignment *a = &p->a[i];
+
+		if (a->status != MX_PLANNED)
+			continue;
+		if (!(a->start >= s->now - 1e-6) ||
+			mx_capacity_reserve(&c2, a->type, a->gpus, a->start, a->end - a->start) < 0)
+		{
+			rc = -1;
+			break;
+		}
+	}
+	mx_capacity_free(&c2);
+	return rc == 0;
+}
+
+static void
+fill_reasons(const mx_snapshot *s, mx_plan *p)
+{
+	int			i;
+
+	for (i = 0; i < p->n; i++)
+	{
+		mx_assignment *a = &p->a[i];
+
+		if (a->status != MX_PLANNED)
+			continue;
+		if (a->start > s->now + 0.5)
+			snprintf(a->reason, sizeof(a->reason),
+					 "waiting for %d %s GPU%s, expected free at +%.0f s",
+					 a->gpus, (a->type >= 0 && a->type < s->ntypes) ? s->types[a->type].name : "?",
+					 a->gpus == 1 ? "" : "s", a->start - s->now);
+		else
+			a->reason[0] = '\0';
+	}
+}
+
+/*
+ * H for this round: twice the span the MILP's values must cover (the latest
+ * grid point it can use, the window's heuristic end or a running end, plus
+ * its longest configuration), so every MILP value is positive.
+ */
+static double
+round_horizon(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
+			  const int *window, int nw, const mx_plan *p)
+{
+	double		last = s->now,
+				rt = 0;
+	int			i,
+				k;
+	mx_config  *cf = NULL;
+	int			ccap = 0;
+
+	for (k = 0; k < cap->ntypes; k++)
+		if (cap->nsteps[k] > 0 && cap->steps[k][cap->nsteps[k] - 1].t > last)
+			last = cap->steps[k][cap->nsteps[k] - 1].t;
+	for (i = 0; i < nw; i++)
+	{
+		const mx_job *j = &s->jobs[window[i]];
+		const mx_assignment *a = &p->a[window[i]];
+		int			mx = mx_job_configs_max(s, j),
+					n,
+					c;
+
+		if (a->status == MX_PLANNED && a->end > last)
+			last = a->end;
+		if (mx > ccap)
+		{
+			mx_config  *nc = realloc(cf, (size_t) mx * sizeof(mx_config));
+
+			if (nc == NULL)
+				continue;
+			cf = nc;
+			ccap = mx;
+		}
+		n = mx_job_configs(s, j, o->scaling_alpha, cf, mx);
+		for (c = 0; c < n; c++)
+			if (cf[c].runtime > rt)
+				rt = cf[c].runtime;
+	}
+	free(cf);
+	return 2.0 * ((last - s->now) + rt) + 1.0;
+}
+
+int
+mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
+{
+	double		t0 = wall_ms();
+	mx_options	o = *o_in;
+	mx_capacity cap,
+				work;
+	int		   *order = NULL;
+	int			i,
+				np = 0,
+				nw;
+	mx_plan		heur;
+
+	memset(out, 0, sizeof(*out));
+	if (mx_plan_init(out, s->njobs) < 0)
+		return -1;
+	snprintf(out->policy, sizeof(out->policy), "%s", mx_policy_name(o.policy));
+	for (i = 0; i < s->njobs; i++)
+		out->a[i].job_id = s->jobs[i].job_id;
+	if (!(o.scaling_alpha >= 0) || !isfinite(o.scaling_alpha))
+		o.scaling_alpha = MX_FITTED_ALPHA;
+
+	if (mx_capacity_init(&cap, s, o.overrun_s) < 0)
+	{
+		mx_plan_free(out);
+		return -1;
+	}
+
+	if (o.policy != MX_POLICY_MIXDNN)
+	{
+		set_solver(out, mx_policy_name(o.policy));
+		mx_baseline_plan(s, &o, &cap, out);
+		mx_capacity_free(&cap);
+		out->solve_ms = wall_ms() - t0;
+		return 0;
+	}
+
+	/* jobs without any configuration on the current up nodes */
+	order = malloc((size_t) (s->njobs > 0 ? s->njobs : 1) * sizeof(int));
+	if (order == NULL)
+		goto oom;
+	mx_heuristic_order(s, &o, order);
+	for (i = 0; i < s->njobs; i++)
+	{
+		mx_assignment *a = &out->a[order[i]];
+		char		why[MX_REASON_LEN];
+
+		if (mx_job_explain(s, &s->jobs[order[i]], o.scaling_alpha, why, sizeof(why)))
+		{
+			a->status = MX_UNPLANNABLE;
+			mx_plan_set_reason(a, why);
+		}
+		else
+			order[np++] = order[i];
+	}
+
+	/* heuristic plan of every plannable job: the incumbent and the fallback */
+	if (mx_capacity_copy(&work, &cap) < 0)
+		goto oom;
+	mx_heuristic_plan(s, &o, &work, order, np, out);
+	mx_capacity_free(&work);
+
+	nw = (o.use_milp && o.window_jobs > 0) ? (np < o.window_jobs ? np : o.window_jobs) : 0;
+	if (!(o.value_horizon_s > 0))
+		o.value_horizon_s = round_horizon(s, &o, &cap,
+										  order, o.window_jobs > 0 ? (np < o.window_jobs ? np : o.window_jobs) : np,
+										  out);
+	out->heuristic_objective = mx_plan_value(s, &o, out);
+	out->objective = out->heuristic_objective;
+	out->bound = NAN;
+	set_solver(out, "heuristic");
+
+	if (nw > 0)
+	{
+		mx_milp_result r;
+		double		bound = NAN;
+		int			nvars = 0;
+
+		if (mx_plan_init(&heur, s->njobs) < 0)
+			goto oom;
+		memcpy(heur.a, out->a, (size_t) s->njobs * sizeof(mx_assignment));
+
+		r = mx_milp_plan(s, &o, &cap, order, nw, out, &bound, &nvars);
+		out->milp_jobs = nw;
+		out->milp_vars = nvars;
+
+		if (r == MX_MILP_OPTIMAL || r == MX_MILP_FEASIBLE)
+		{
+			int			changed = memcmp(heur.a, out->a, (size_t) s->njobs * sizeof(mx_assignment)) != 0;
+			int			ok = 1;
+
+			if (changed)
+			{
+				/* reserve the MILP's window, then the rest by the heuristic */
+				for (i = nw; i < np; i++)
+				{
+					mx_assignment *a = &out->a[order[i]];
+
+					a->status = MX_WAITING;
+				}
+				ok = complete_plan(s, &o, &cap, order, np, out) == 0 && plan_fits(s, &cap, out);
+			}
+			if (ok)
+			{
+				double		obj = mx_plan_value(s, &o, out);
+
+				if (obj >= out->heuristic_objective - 1e-9 * fmax(1.0, fabs(out->heuristic_objective)))
+				{
+					double		rest = 0;
+
+					out->objective = obj;
+					/* bound: the window's LP bound plus the rest as planned */
+					for (i = nw; i < np; i++)
+					{
+						const mx_assignment *a = &out->a[order[i]];
+
+						if (a->status == MX_PLANNED)
+							rest += mx_value(s, &s->jobs[order[i]], &o, a->start, a->end);
+					}
+					out->bound = isfinite(bound) ? bound + rest : NAN;
+					if (!changed)
+						set_solver(out, "glpk (heuristic plan within gap)");
+					else
+						set_solver(out, r == MX_MILP_OPTIMAL ? "glpk" : "glpk (time limit, best found)");
+				}
+				else
+				{
+					memcpy(out->a, heur.a, (size_t) s->njobs * sizeof(mx_assignment));
+					out->objective = out->heuristic_objective;
+					set_solver(out, "heuristic (glpk plan no better)");
+				}
+			}
+			else
+			{
+				memcpy(out->a, heur.a, (size_t) s->njobs * sizeof(mx_assignment));
+				out->objective = out->heuristic_objective;
+				set_solver(out, "heuristic (glpk plan infeasible)");
+			}
+		}
+		else
+		{
+			memcpy(out->a, heur.a, (size_t) s->njobs * sizeof(mx_assignment));
+			out->objective = out->heuristic_objective;
+			if (r == MX_MILP_ERROR)
+				set_solver(out, "heuristic (glpk error)");
+			else if (r == MX_MILP_TIME_LIMIT)
+				set_solver(out, "heuristic (glpk time limit)");
+			else
+				set_solver(out, "heuristic (glpk found no better plan)");
+			if (r != MX_MILP_ERROR && isfinite(bound))
+			{
+				double		rest = 0;
+
+				for (i = nw; i < np; i++)
+				{
+					const mx_assignment *a = &out->a[order[i]];
+
+					if (a->status == MX_PLANNED)
+						rest += mx_value(s, &s->jobs[order[i]], &o, a->start, a->end);
+				}
+				out->bound = bound + rest;
+			}
+		}
+		mx_plan_free(&heur);
+	}
+
+	fill_reasons(s, out);
+	free(order);
+	mx_capacity_free(&cap);
+	out->solve_ms = wall_ms() - t0;
+	return 0;
+
+oom:
+	free(order);
+	mx_capacity_free(&cap);
+	mx_plan_free(out);
+	return -1;
+}

@@ -1,0 +1,484 @@
+/*
+ * utility.c — throughput, utility and candidate configurations of a job
+ * (utility.h). See docs/model.md, "Utility".
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utility.h"
+
+static const mx_profile *
+job_profile(const mx_snapshot *s, const mx_job *j)
+{
+	if (j->profile < 0 || j->profile >= s->nprofiles)
+		return NULL;
+	return &s->profiles[j->profile];
+}
+
+static double
+type_speed(const mx_snapshot *s, int type)
+{
+	double		sp;
+
+	if (type < 0 || type >= s->ntypes)
+		return 1.0;
+	sp = s->types[type].speed;
+	return (sp > 0 && isfinite(sp)) ? sp : 1.0;
+}
+
+/* 1 if the profile has any point of type with thr > 0 */
+static int
+has_positive(const mx_profile *p, int type)
+{
+	int			i;
+
+	for (i = 0; i < p->npoints; i++)
+		if (p->points[i].type == type && p->points[i].thr > 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Throughput of (type, n) from the points of that type: exact, else scaled
+ * from the nearest measured count (log distance; ties to the smaller count)
+ * by (n/m)^alpha. A zero point propagates (the nearest measured count cannot
+ * run the model, so neither can n). -1 when the type has no point.
+ */
+static double
+thr_same_type(const mx_profile *p, int type, int n, double alpha)
+{
+	int			i,
+				best = -1;
+	double		bestd = INFINITY;
+
+	for (i = 0; i < p->npoints; i++)
+	{
+		const mx_profile_point *pt = &p->points[i];
+		double		d;
+
+		if (pt->type != type || pt->gpus <= 0)
+			continue;
+		if (pt->gpus == n)
+			return pt->thr > 0 && isfinite(pt->thr) ? pt->thr : 0.0;
+		d = fabs(log((double) n / pt->gpus));
+		if (d < bestd - 1e-12 ||
+			(fabs(d - bestd) <= 1e-12 && pt->gpus < p->points[best].gpus))
+		{
+			bestd = d;
+			best = i;
+		}
+	}
+	if (best < 0)
+		return -1.0;
+	if (!(p->points[best].thr > 0) || !isfinite(p->points[best].thr))
+		return 0.0;
+	return p->points[best].thr * pow((double) n / p->points[best].gpus, alpha);
+}
+
+/*
+ * The measured type a type without points is converted from: the job's
+ * reference type if measured, else the lowest-index type with a positive
+ * point; -1 when the profile has no positive point at all.
+ */
+static int
+anchor_type(const mx_snapshot *s, const mx_profile *p, int ref_type)
+{
+	int			k;
+
+	if (ref_type >= 0 && has_positive(p, ref_type))
+		return ref_type;
+	for (k = 0; k < s->ntypes; k++)
+		if (has_positive(p, k))
+			return k;
+	return -1;
+}
+
+double
+mx_throughput(const mx_snapshot *s, const mx_job *j, int type, int gpus, double alpha)
+{
+	const mx_profile *p = job_profile(s, j);
+	double		thr;
+	int			a;
+
+	if (gpus <= 0 || type < 0 || type >= s->ntypes)
+		return 0.0;
+	if (!(alpha >= 0) || !isfinite(alpha))
+		alpha = 1.0;
+	if (p != NULL && p->npoints > 0)
+	{
+		thr = thr_same_type(p, type, gpus, alpha);
+		if (thr >= 0)
+			return thr;
+		a = anchor_type(s, p, j->ref_type);
+		if (a >= 0)
+		{
+			thr = thr_same_type(p, a, gpus, alpha);
+			if (thr > 0)
+				return thr * type_speed(s, type) / type_speed(s, a);
+			/* the anchor cannot run n GPUs: try the other measured types */
+			for (a = 0; a < s->ntypes; a++)
+			{
+				if (!has_positive(p, a))
+					continue;
+				thr = thr_same_type(p, a, gpus, alpha);
+				if (thr > 0)
+					return thr * type_speed(s, type) / type_speed(s, a);
+			}
+			return 0.0;
+		}
+		/* only zero points: fall through to the scaling model */
+	}
+	return type_speed(s, type) * pow((double) gpus, alpha);
+}
+
+double
+mx_ref_throughput(const mx_snapshot *s, const mx_job *j, double alpha)
+{
+	const mx_profile *p = job_profile(s, j);
+	int			n = j->ref_gpus > 0 ? j->ref_gpus : 1;
+	double		thr;
+
+	if (!(alpha >= 0) || !isfinite(alpha))
+		alpha = 1.0;
+	if (j->ref_type >= 0 && j->ref_type < s->ntypes)
+		return mx_throughput(s, j, j->ref_type, n, alpha);
+	/* stated for n GPUs of speed 1.0: a registered speed-1.0 type when one can run it */
+	if (p != NULL && p->npoints > 0)
+	{
+		int			t;
+
+		for (t = 0; t < s->ntypes; t++)
+			if (s->types[t].speed == 1.0)
+			{
+				thr = mx_throughput(s, j, t, n, alpha);
+				if (thr > 0)
+					return thr;
+			}
+	}
+	/* else converted from a measured type by its speed */
+	if (p != NULL && p->npoints > 0)
+	{
+		int			a = anchor_type(s, p, -1);
+
+		if (a >= 0)
+		{
+			thr = thr_same_type(p, a, n, alpha);
+			if (thr > 0)
+				return thr / type_speed(s, a);
+		}
+	}
+	return pow((double) n, alpha);
+}
+
+/* GPUs of each type on up nodes */
+static void
+up_totals(const mx_snapshot *s, int *tot)
+{
+	int			i;
+
+	for (i = 0; i < s->ntypes; i++)
+		tot[i] = 0;
+	for (i = 0; i < s->nnodes; i++)
+	{
+		const mx_node *nd = &s->nodes[i];
+
+		if (nd->status == MX_NODE_UP && nd->type >= 0 && nd->type < s->ntypes && nd->gpus > 0)
+			tot[nd->type] += nd->gpus > MX_MAX_NODE_GPUS ? MX_MAX_NODE_GPUS : nd->gpus;
+	}
+}
+
+static uint64_t
+allowed_mask(const mx_snapshot *s, const mx_job *j)
+{
+	uint64_t	all = s->ntypes >= 64 ? ~(uint64_t) 0 : (((uint64_t) 1 << s->ntypes) - 1);
+
+	if (j->cls == MX_HARD)
+		return (j->ref_type >= 0 && j->ref_type < s->ntypes) ? ((uint64_t) 1 << j->ref_type) : 0;
+	if (j->allowed == 0)
+		return all;				/* no restriction given: every type */
+	return j->allowed & all;
+}
+
+static void
+soft_range(const mx_job *j, int *lo, int *hi)
+{
+	int			a = j->min_gpus > 0 ? j->min_gpus : (j->ref_gpus > 0 ? j->ref_gpus : 1);
+	int			b = j->max_gpus > 0 ? j->max_gpus : (j->ref_gpus > 0 ? j->ref_gpus : a);
+
+	if (b < a)
+		b = a;
+	*lo = a;
+	*hi = b;
+}
+
+/* Candidate GPU counts of a soft job: min, max, ref (if inside), powers of two between; sorted. */
+static int
+soft_counts(const mx_job *j, int *out)
+{
+	int			lo,
+				hi,
+				n = 0,
+				i,
+				k;
+	long		p2;
+
+	soft_range(j, &lo, &hi);
+	out[n++] = lo;
+	for (p2 = 1; p2 < hi; p2 *= 2)
+		if (p2 > lo)
+			out[n++] = (int) p2;
+	if (hi != lo)
+		out[n++] = hi;
+	if (j->ref_gpus > lo && j->ref_gpus < hi)
+	{
+		for (i = 0; i < n && out[i] < j->ref_gpus; i++)
+			;
+		if (i >= n || out[i] != j->ref_gpus)
+		{
+			for (k = n; k > i; k--)
+				out[k] = out[k - 1];
+			out[i] = j->ref_gpus;
+			n++;
+		}
+	}
+	return n;
+}
+
+int
+mx_job_configs_max(const mx_snapshot *s, const mx_job *j)
+{
+	int			counts[40];
+	uint64_t	m;
+	int			nt = 0,
+				k;
+
+	if (j->cls == MX_HARD)
+		return 1;
+	m = allowed_mask(s, j);
+	for (k = 0; k < s->ntypes && k < 64; k++)
+		if (m & ((uint64_t) 1 << k))
+			nt++;
+	return nt * soft_counts(j, counts);
+}
+
+int
+mx_job_configs(const mx_snapshot *s, const mx_job *j, double alpha, mx_config *out, int max)
+{
+	int			tot[MX_MAX_TYPES];
+	int			counts[40];
+	int			nc,
+				k,
+				i,
+				n = 0;
+	double		ref;
+	uint64_t	m;
+
+	if (s->ntypes <= 0 || s->ntypes > MX_MAX_TYPES || max <= 0 || !(j->duration > 0))
+		return 0;
+	up_totals(s, tot);
+	ref = mx_ref_throughput(s, j, alpha);
+	if (!(ref > 0) || !isfinite(ref))
+	{
+		if (j->cls == MX_HARD)
+			return 0;
+		/* the reference cannot run the model: measure soft configs in speed units */
+		ref = -1;
+	}
+
+	if (j->cls == MX_HARD)
+	{
+		int			t = j->ref_type;
+
+		if (t < 0 || t >= s->ntypes || j->ref_gpus <= 0 || tot[t] < j->ref_gpus)
+			return 0;
+		out[0].type = t;
+		out[0].gpus = j->ref_gpus;
+		out[0].utility = 1.0;
+		out[0].runtime = j->duration;
+		return 1;
+	}
+
+	m = allowed_mask(s, j);
+	nc = soft_counts(j, counts);
+	for (k = 0; k < s->ntypes; k++)
+	{
+		int			first = n;
+
+		if (!(m & ((uint64_t) 1 << k)))
+			continue;
+		for (i = 0; i < nc; i++)
+		{
+			double		thr,
+						u;
+			int			d,
+						c;
+
+			if (counts[i] > tot[k])
+				break;
+			if (ref > 0)
+				thr = mx_throughput(s, j, k, counts[i], alpha);
+			else
+			{
+				/* speed model, still honouring measured zero points */
+				mx_job		j2 = *j;
+
+				thr = mx_throughput(s, j, k, counts[i], alpha);
+				j2.profile = -1;
+				thr = thr > 0 ? mx_throughput(s, &j2, k, counts[i], alpha) : 0.0;
+			}
+			if (!(thr > 0) || !isfinite(thr))
+				continue;
+			if (ref > 0)
+				u = thr / ref;
+			else
+			{
+				mx_job		j2 = *j;
+
+				j2.profile = -1;
+				u = thr / mx_ref_throughput(s, &j2, alpha);
+			}
+			if (!(u > 0) || !isfinite(u))
+				continue;
+			/* dominated by a smaller count of this type with >= utility? */
+			d = 0;
+			for (c = first; c < n; c++)
+				if (out[c].utility >= u)
+				{
+					d = 1;
+					break;
+				}
+			if (d)
+				continue;
+			if (n >= max)
+				return n;
+			out[n].type = k;
+			out[n].gpus = counts[i];
+			out[n].utility = u;
+			out[n].runtime = j->duration / u;
+			n++;
+		}
+	}
+	return n;
+}
+
+static void
+append(char *buf, size_t len, const char *fmt, const char *a)
+{
+	size_t		l = strlen(buf);
+
+	if (l + 1 < len)
+		snprintf(buf + l, len - l, fmt, a);
+}
+
+int
+mx_job_explain(const mx_snapshot *s, const mx_job *j, double alpha, char *buf, size_t len)
+{
+	int			tot[MX_MAX_TYPES];
+	int			exists[MX_MAX_TYPES];
+	uint64_t	m;
+	int			k,
+				i,
+				lo,
+				hi,
+				best = -1;
+
+	if (len == 0)
+		return 0;
+	buf[0] = '\0';
+	if (s->ntypes <= 0 || s->ntypes > MX_MAX_TYPES)
+	{
+		snprintf(buf, len, "no GPU types are registered");
+		return 1;
+	}
+	if (!(j->duration > 0))
+	{
+		snprintf(buf, len, "duration must be positive");
+		return 1;
+	}
+	if (mx_job_configs_max(s, j) > 0)
+	{
+		int			mx = mx_job_configs_max(s, j);
+		mx_config  *tmp = malloc((size_t) mx * sizeof(mx_config));
+		int			n;
+
+		if (tmp == NULL)
+			return 0;
+		n = mx_job_configs(s, j, alpha, tmp, mx);
+		free(tmp);
+		if (n > 0)
+			return 0;
+	}
+	up_totals(s, tot);
+	for (k = 0; k < s->ntypes; k++)
+		exists[k] = 0;
+	for (i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].type >= 0 && s->nodes[i].type < s->ntypes)
+			exists[s->nodes[i].type]++;
+
+	if (j->cls == MX_HARD)
+	{
+		int			t = j->ref_type;
+		const char *tn;
+
+		if (t < 0 || t >= s->ntypes)
+		{
+			snprintf(buf, len, "a hard-model job needs a GPU type");
+			return 1;
+		}
+		tn = s->types[t].name;
+		if (j->ref_gpus <= 0)
+			snprintf(buf, len, "needs a positive GPU count");
+		else if (tot[t] == 0 && exists[t] == 0)
+			snprintf(buf, len, "no node has a %s", tn);
+		else if (tot[t] == 0)
+			snprintf(buf, len, "no up node has a %s (%d %s node%s draining or down)",
+					 tn, exists[t], tn, exists[t] == 1 ? "" : "s");
+		else if (tot[t] < j->ref_gpus)
+			snprintf(buf, len, "needs %d GPUs of type %s, the cluster has %d up",
+					 j->ref_gpus, tn, tot[t]);
+		else if (j->profile >= 0 && j->profile < s->nprofiles)
+			snprintf(buf, len, "the profile of model %s says %d %s GPUs cannot run it",
+					 s->profiles[j->profile].model, j->ref_gpus, tn);
+		else
+			snprintf(buf, len, "the requested configuration cannot run");
+		return 1;
+	}
+
+	m = allowed_mask(s, j);
+	soft_range(j, &lo, &hi);
+	for (k = 0; k < s->ntypes; k++)
+		if ((m & ((uint64_t) 1 << k)) && (best < 0 || tot[k] > tot[best]))
+			best = k;
+	if (m == 0)
+	{
+		snprintf(buf, len, "none of the allowed GPU types is registered");
+		return 1;
+	}
+	if (tot[best] == 0)
+	{
+		snprintf(buf, len, "no up node has an allowed GPU type (");
+		i = 0;
+		for (k = 0; k < s->ntypes; k++)
+			if (m & ((uint64_t) 1 << k))
+			{
+				append(buf, len, i ? ", %s" : "%s", s->types[k].name);
+				i++;
+			}
+		append(buf, len, "%s", ")");
+		return 1;
+	}
+	if (tot[best] < lo)
+	{
+		snprintf(buf, len, "needs at least %d GPUs of one type, the cluster has at most %d up (%s)",
+				 lo, tot[best], s->types[best].name);
+		return 1;
+	}
+	if (j->profile >= 0 && j->profile < s->nprofiles)
+		snprintf(buf, len, "the profile of model %s says no configuration that fits can run it",
+				 s->profiles[j->profile].model);
+	else
+		snprintf(buf, len, "no configuration fits the cluster");
+	return 1;
+}

@@ -1,0 +1,211 @@
+/* test_heuristic.c — weights, values and greedy list scheduling (heuristic.c). */
+#include "unit.h"
+#include "fixtures.h"
+#include "capacity.h"
+#include "heuristic.h"
+
+static mx_options
+opts_heuristic(void)
+{
+	mx_options	o;
+
+	mx_options_default(&o);
+	o.use_milp = 0;
+	return o;
+}
+
+static void
+test_weight(void)
+{
+	mx_snapshot s;
+	mx_options	o = opts_heuristic();
+	mx_job	   *j;
+
+	fx_init(&s, NOW);
+	fx_type(&s, "a", 1.0);
+	j = fx_hard(&s, 1, 0, 1, 100);
+	CHECK_NEAR(mx_job_weight(&s, j, &o), 1.0, 1e-12, "priority 0, just submitted: 1");
+	j->priority = 10;
+	CHECK_NEAR(mx_job_weight(&s, j, &o), 2.0, 1e-12, "priority 10: 2");
+	j->priority = -20;
+	j->submitted = NOW - 2 * o.aging_s;
+	CHECK_NEAR(mx_job_weight(&s, j, &o), 0.25 * 3.0, 1e-12, "priority -20, waited 2 aging periods: 0.75");
+	j->submitted = NOW + 100;
+	j->priority = 0;
+	CHECK_NEAR(mx_job_weight(&s, j, &o), 1.0, 1e-12, "submitted in the future: no aging");
+	o.value_horizon_s = 1000;
+	CHECK_NEAR(mx_value(&s, j, &o, NOW, NOW + 100), 0.9, 1e-12, "value = w (1 - (end - now)/H)");
+	CHECK_NEAR(mx_value(&s, j, &o, NOW + 100, NOW + 200) - mx_value(&s, j, &o, NOW, NOW + 100), -0.1, 1e-12,
+			   "100 s later costs w * 100/H");
+	mx_snapshot_free(&s);
+}
+
+/* run the heuristic over all jobs of s */
+static int
+plan_all(const mx_snapshot *s, const mx_options *o, mx_plan *p)
+{
+	mx_capacity c;
+	int		   *order = malloc(sizeof(int) * (s->njobs + 1));
+	int			i;
+
+	if (mx_capacity_init(&c, s, o->overrun_s) < 0 || mx_plan_init(p, s->njobs) < 0)
+		return -1;
+	for (i = 0; i < s->njobs; i++)
+		p->a[i].job_id = s->jobs[i].job_id;
+	mx_heuristic_order(s, o, order);
+	mx_heuristic_plan(s, o, &c, order, s->njobs, p);
+	mx_capacity_free(&c);
+	free(order);
+	return 0;
+}
+
+static void
+test_choices(void)
+{
+	mx_snapshot s;
+	mx_options	o = opts_heuristic();
+	mx_plan		p;
+	int			k80, v100, nk, nv;
+
+	/* soft job whose reference type is busy takes the free faster type */
+	fx_init(&s, NOW);
+	k80 = fx_type(&s, "k80", 1.0);
+	v100 = fx_type(&s, "v100", 4.0);
+	nk = fx_node(&s, "k0", k80, 4, MX_NODE_UP);
+	nv = fx_node(&s, "v0", v100, 4, MX_NODE_UP);
+	fx_part(&s, 99, nk, 4, NOW + 10000);
+	fx_soft(&s, 1, k80, 4, 1, 4, 0, 3600);
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].status == MX_PLANNED && p.a[0].type == v100 && p.a[0].start == NOW,
+		  "soft job: reference k80 busy, starts now on v100");
+	CHECK(p.a[0].end < NOW + 10000 + 3600, "... and finishes earlier than waiting for k80");
+	CHECK(p.a[0].gpus == 4 && fabs(p.a[0].utility - 4.0) < 1e-9 && fabs(p.a[0].end - NOW - 900) < 1e-6,
+		  "... on 4 v100 (utility 4, 900 s: the earliest completion; %d GPUs, utility %.2f)", p.a[0].gpus,
+		  p.a[0].utility);
+	mx_plan_free(&p);
+
+	/* a hard job never gets another configuration */
+	s.jobs[0].cls = MX_HARD;
+	s.jobs[0].min_gpus = s.jobs[0].max_gpus = 4;
+	s.jobs[0].allowed = (uint64_t) 1 << k80;
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].status == MX_PLANNED && p.a[0].type == k80 && p.a[0].gpus == 4,
+		  "hard job keeps k80 x4 although v100 is free");
+	CHECK(p.a[0].start == NOW + 10000, "hard job starts exactly when its k80 GPUs free (%.3f)",
+		  p.a[0].start - NOW);
+	CHECK(p.a[0].end == NOW + 10000 + 3600, "... and runs its duration");
+	mx_plan_free(&p);
+
+	/* a job that cannot start now is planned exactly at the expected free time */
+	s.jobs[0].cls = MX_SOFT;
+	s.jobs[0].allowed = 0;
+	s.jobs[0].min_gpus = 4;
+	fx_part(&s, 98, nv, 3, NOW + 1800);
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].type == v100 && p.a[0].gpus == 4 && p.a[0].start == NOW + 1800,
+		  "4 v100 busy until +1800: planned at exactly +1800 (type %d, %d GPUs, +%.3f)",
+		  p.a[0].type, p.a[0].gpus, p.a[0].start - NOW);
+	mx_plan_free(&p);
+
+	/* an overdue job holds its GPUs until now + overrun */
+	s.parts[1].expected_end = NOW - 5;
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].start == NOW + o.overrun_s, "GPUs of an overdue job: planned at now + overrun");
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+static void
+test_order_and_ties(void)
+{
+	mx_snapshot s;
+	mx_options	o = opts_heuristic();
+	mx_plan		p;
+	int			a, b, order[4];
+
+	fx_init(&s, NOW);
+	a = fx_type(&s, "a", 1.0);
+	b = fx_type(&s, "b", 1.0);
+	fx_node(&s, "a0", a, 4, MX_NODE_UP);
+	fx_node(&s, "b0", b, 4, MX_NODE_UP);
+	fx_hard(&s, 1, a, 4, 1000);
+	fx_hard(&s, 2, a, 4, 1000)->priority = 10;	/* weight 2 */
+	fx_hard(&s, 3, a, 4, 400);
+	mx_heuristic_order(&s, &o, order);
+	CHECK(order[0] == 2 && order[1] == 1 && order[2] == 0,
+		  "order by weight / runtime: 1/400, then 2/1000, then 1/1000 (%d %d %d)", order[0], order[1], order[2]);
+	plan_all(&s, &o, &p);
+	CHECK(p.a[2].start == NOW && p.a[1].start == NOW + 400 && p.a[0].start == NOW + 1400,
+		  "planned back to back in that order");
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+
+	/* equal completion: fewer GPUs, then the previous type, then the lower type */
+	fx_init(&s, NOW);
+	a = fx_type(&s, "a", 1.0);
+	b = fx_type(&s, "b", 1.0);
+	fx_node(&s, "a0", a, 4, MX_NODE_UP);
+	fx_node(&s, "b0", b, 4, MX_NODE_UP);
+	fx_soft(&s, 1, a, 2, 2, 2, 0, 1000);
+	o.scaling_alpha = 1.0;
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].type == a, "tie between types: lower type index");
+	mx_plan_free(&p);
+	s.jobs[0].prev_type = b;
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].type == b, "tie between types: the previous plan's type");
+	mx_plan_free(&p);
+	s.jobs[0].min_gpus = 1;
+	s.jobs[0].max_gpus = 4;
+	o.scaling_alpha = 0.0;		/* more GPUs give nothing */
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].gpus == 1, "no speed-up from more GPUs: fewest GPUs (%d)", p.a[0].gpus);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+static void
+test_random_invariant(void)
+{
+	int			seed, bad = 0, planned = 0, unpl = 0, nondet = 0;
+	mx_options	o = opts_heuristic();
+
+	for (seed = 1; seed <= 40; seed++)
+	{
+		mx_snapshot s;
+		mx_plan		p, q;
+		int			i;
+
+		fx_random(&s, seed, 4 + seed % 20, 10 + seed * 5);
+		plan_all(&s, &o, &p);
+		plan_all(&s, &o, &q);
+		bad += fx_plan_violations(&s, &p, o.overrun_s);
+		if (!fx_same_assignments(&p, &q))
+			nondet++;
+		for (i = 0; i < p.n; i++)
+		{
+			if (p.a[i].status == MX_PLANNED)
+				planned++;
+			else if (p.a[i].status == MX_UNPLANNABLE && p.a[i].reason[0])
+				unpl++;
+			else
+				bad++;
+		}
+		mx_plan_free(&p);
+		mx_plan_free(&q);
+		mx_snapshot_free(&s);
+	}
+	CHECK(bad == 0, "40 random instances: no capacity violation over time (%d)", bad);
+	CHECK(planned > 1000 && unpl > 0, "every job planned (%d) or unplannable with a reason (%d)", planned, unpl);
+	CHECK(nondet == 0, "deterministic");
+}
+
+int
+main(void)
+{
+	test_weight();
+	test_choices();
+	test_order_and_ties();
+	test_random_invariant();
+	return unit_done("test_heuristic");
+}

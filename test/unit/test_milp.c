@@ -1,0 +1,212 @@
+/* test_milp.c — the GLPK model, its fallbacks and its error path (milp.c, planner.c). */
+#include "unit.h"
+#include "fixtures.h"
+#include "capacity.h"
+#include "heuristic.h"
+#include "milp.h"
+
+/* Greedy gives job 1 all 8 GPUs (done at 60) and job 2 waits; 4 + 4 in parallel is better. */
+static void
+test_beats_greedy(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			a, rc;
+
+	fx_init(&s, NOW);
+	a = fx_type(&s, "a", 1.0);
+	fx_node(&s, "a0", a, 8, MX_NODE_UP);
+	fx_soft(&s, 1, a, 8, 4, 8, 0, 60);
+	fx_hard(&s, 2, a, 4, 100);
+	mx_options_default(&o);
+	o.scaling_alpha = 0.5;		/* 4 GPUs: runtime 60 * sqrt 2 = 84.9 */
+	o.time_limit_ms = 2000;
+	rc = mx_plan_round(&s, &o, &p);
+	CHECK(rc == 0, "planned");
+	CHECK(strcmp(p.solver, "glpk") == 0, "solver glpk ('%s')", p.solver);
+	CHECK(p.objective > p.heuristic_objective + 1e-9, "MILP objective %.6f > heuristic %.6f",
+		  p.objective, p.heuristic_objective);
+	CHECK(p.a[0].gpus == 4 && p.a[0].start == NOW && p.a[1].start == NOW,
+		  "both start now, 4 GPUs each (%d GPUs; +%.1f, +%.1f)", p.a[0].gpus, p.a[0].start - NOW,
+		  p.a[1].start - NOW);
+	CHECK(p.bound >= p.objective - 1e-9, "LP bound %.6f >= objective", p.bound);
+	CHECK(p.milp_jobs == 2 && p.milp_vars > 0, "2 jobs, %d variables", p.milp_vars);
+	CHECK(fx_plan_violations(&s, &p, o.overrun_s) == 0, "fits");
+	mx_plan_free(&p);
+
+	/* with the MILP off the heuristic's plan stays */
+	o.use_milp = 0;
+	rc = mx_plan_round(&s, &o, &p);
+	CHECK(rc == 0 && strcmp(p.solver, "heuristic") == 0 && p.a[0].gpus == 8 && p.a[1].start == NOW + 60,
+		  "use_milp off: heuristic, job 1 on 8 GPUs, job 2 after it ('%s')", p.solver);
+	CHECK(isnan(p.bound) && p.milp_vars == 0 && p.milp_jobs == 0, "no bound, no MILP");
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+static void
+test_random(void)
+{
+	int			seed, worse = 0, viol = 0, used = 0, better = 0, boundbad = 0, n = 0;
+	double		gain = 0;
+
+	for (seed = 1; seed <= 30; seed++)
+	{
+		mx_snapshot s;
+		mx_options	o;
+		mx_plan		p;
+		int			rc;
+
+		fx_random(&s, 1000 + seed, 6 + seed % 10, 5 + seed % 25);
+		mx_options_default(&o);
+		o.time_limit_ms = 500;
+		rc = mx_plan_round(&s, &o, &p);
+		if (rc != 0)
+		{
+			worse++;
+			continue;
+		}
+		n++;
+		if (p.objective < p.heuristic_objective - 1e-9 * fabs(p.heuristic_objective))
+			worse++;
+		if (p.objective > p.heuristic_objective + 1e-9 * fabs(p.heuristic_objective))
+		{
+			better++;
+			gain += (p.objective - p.heuristic_objective) / fabs(p.heuristic_objective);
+		}
+		if (strncmp(p.solver, "glpk", 4) == 0)
+			used++;
+		if (!isnan(p.bound) && p.bound < p.objective - 1e-6 * fabs(p.objective))
+			boundbad++;
+		viol += fx_plan_violations(&s, &p, o.overrun_s);
+		mx_plan_free(&p);
+		mx_snapshot_free(&s);
+	}
+	CHECK(worse == 0, "objective >= heuristic objective on %d random instances (%d worse)", n, worse);
+	CHECK(viol == 0, "MILP plans respect capacity over time (%d violations)", viol);
+	CHECK(used > 0, "GLPK's plan used in %d of %d (%d strictly better, mean gain %.4f%%)", used, n, better,
+		  better ? 100 * gain / better : 0.0);
+	CHECK(boundbad == 0, "bound >= objective where reported");
+}
+
+/* The MILP on a window directly: never worse than the incumbent it is given. */
+static void
+test_window_direct(void)
+{
+	int			seed, bad = 0, errs = 0;
+
+	for (seed = 1; seed <= 15; seed++)
+	{
+		mx_snapshot s;
+		mx_options	o;
+		mx_capacity cap, work;
+		mx_plan		p;
+		int		   *order;
+		int			i, nw, nvars = 0;
+		double		bound, hv = 0, mv = 0;
+		mx_milp_result r;
+
+		fx_random(&s, 500 + seed, 10, 12);
+		mx_options_default(&o);
+		o.time_limit_ms = 1000;
+		o.value_horizon_s = 200000;
+		order = malloc(sizeof(int) * s.njobs);
+		mx_capacity_init(&cap, &s, o.overrun_s);
+		mx_capacity_copy(&work, &cap);
+		mx_plan_init(&p, s.njobs);
+		mx_heuristic_order(&s, &o, order);
+		mx_heuristic_plan(&s, &o, &work, order, s.njobs, &p);
+		nw = s.njobs;
+		for (i = 0; i < nw; i++)
+			if (p.a[order[i]].status == MX_PLANNED)
+				hv += mx_value(&s, &s.jobs[order[i]], &o, p.a[order[i]].start, p.a[order[i]].end);
+		r = mx_milp_plan(&s, &o, &cap, order, nw, &p, &bound, &nvars);
+		if (r == MX_MILP_ERROR)
+			errs++;
+		for (i = 0; i < nw; i++)
+			if (p.a[order[i]].status == MX_PLANNED)
+				mv += mx_value(&s, &s.jobs[order[i]], &o, p.a[order[i]].start, p.a[order[i]].end);
+		if (mv < hv - 1e-9 || (r <= MX_MILP_FEASIBLE && bound < mv - 1e-6))
+			bad++;
+		/* the window's plan alone must fit the running jobs */
+		for (i = 0; i < nw; i++)
+			if (p.a[order[i]].status == MX_WAITING)
+				p.a[order[i]].status = MX_UNPLANNABLE;
+		bad += fx_plan_violations(&s, &p, o.overrun_s);
+		mx_plan_free(&p);
+		mx_capacity_free(&work);
+		mx_capacity_free(&cap);
+		free(order);
+		mx_snapshot_free(&s);
+	}
+	CHECK(errs == 0, "no GLPK errors");
+	CHECK(bad == 0, "window value >= incumbent's, bound holds, window plan fits (%d bad)", bad);
+}
+
+static void
+test_time_limit_and_error(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		h, p;
+	int			rc;
+
+	fx_random(&s, 4242, 30, 120);
+	mx_options_default(&o);
+	o.use_milp = 0;
+	rc = mx_plan_round(&s, &o, &h);
+	CHECK(rc == 0, "heuristic reference plan");
+
+	/* a tiny time limit: the heuristic plan, and the round says why */
+	o.use_milp = 1;
+	o.time_limit_ms = 0.001;
+	rc = mx_plan_round(&s, &o, &p);
+	CHECK(rc == 0, "planned with a 1 us limit");
+	CHECK(strcmp(p.solver, "heuristic (glpk time limit)") == 0, "solver '%s'", p.solver);
+	CHECK(fx_same_assignments(&h, &p), "the heuristic's plan is returned unchanged");
+	CHECK(p.objective == p.heuristic_objective, "objective = heuristic objective");
+	CHECK(p.solve_ms < 1000, "returns promptly (%.1f ms)", p.solve_ms);
+	mx_plan_free(&p);
+
+	/* a GLPK error (invalid column index) is caught by the hook */
+	mx_milp_test_force_error = 1;
+	o.time_limit_ms = 200;
+	rc = mx_plan_round(&s, &o, &p);
+	mx_milp_test_force_error = 0;
+	CHECK(rc == 0, "the round survives a GLPK error");
+	CHECK(strcmp(p.solver, "heuristic (glpk error)") == 0, "solver '%s'", p.solver);
+	CHECK(fx_same_assignments(&h, &p), "the heuristic's plan is returned");
+	CHECK(fx_plan_violations(&s, &p, o.overrun_s) == 0, "and it fits");
+	mx_plan_free(&p);
+
+	/* GLPK works again afterwards (the environment was freed and rebuilt) */
+	{
+		int			i;
+
+		for (i = 0; i < 3; i++)
+		{
+			mx_milp_test_force_error = (i == 1);
+			rc = mx_plan_round(&s, &o, &p);
+			mx_milp_test_force_error = 0;
+			if (i != 1)
+				CHECK(rc == 0 && strncmp(p.solver, "heuristic (glpk error)", 22) != 0,
+					  "round %d after errors: '%s'", i, p.solver);
+			else
+				CHECK(rc == 0 && strcmp(p.solver, "heuristic (glpk error)") == 0, "error again: '%s'", p.solver);
+			mx_plan_free(&p);
+		}
+	}
+	mx_plan_free(&h);
+	mx_snapshot_free(&s);
+}
+
+int
+main(void)
+{
+	test_beats_greedy();
+	test_random();
+	test_window_direct();
+	test_time_limit_and_error();
+	return unit_done("test_milp");
+}
