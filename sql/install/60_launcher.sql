@@ -1,0 +1,416 @@
+-- The launcher protocol (SPEC §5, docs/launcher.md): what launchers call,
+-- lease expiry, and the background worker's start-up repair.
+--
+-- Every function runs as the extension's owner, a superuser, because the
+-- status changes it makes are the scheduler's ('system' in
+-- mixdnn.status_transitions). Each takes the scheduler lock before it reads
+-- or writes a row, so it never deadlocks with a round, and names everything
+-- with its schema.
+
+-- Internal: the lease a claim or heartbeat grants.
+CREATE FUNCTION mixdnn._lease() RETURNS interval
+	LANGUAGE sql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT coalesce(nullif(pg_catalog.current_setting('mixdnn.lease_timeout', true), ''), '60s')::interval
+	$$;
+COMMENT ON FUNCTION mixdnn._lease() IS 'internal: the setting mixdnn.lease_timeout as an interval';
+
+-- Internal: a launcher names a registered node, never NULL.
+CREATE FUNCTION mixdnn._check_node(node text) RETURNS void
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF node IS NULL THEN
+		RAISE EXCEPTION 'node must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF NOT EXISTS (SELECT FROM mixdnn.gpu_nodes n WHERE n.node = _check_node.node) THEN
+		RAISE EXCEPTION 'unknown node "%"', node
+			USING ERRCODE = 'undefined_object',
+				  HINT = 'Registered nodes are listed in mixdnn.gpu_nodes; start the launcher with --node set to one of them.';
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._check_node(text) IS 'internal: raises unless node names a registered GPU node';
+
+-- Internal: a job lost the parts on lost_nodes (lease expired, launcher
+-- restarted, crash). Those parts become 'lost', the job's other nodes are
+-- told to stop, and the job is re-queued while retries remain, else failed.
+-- Its attempt is kept: the next launch takes the next one. The caller holds
+-- the scheduler lock.
+CREATE FUNCTION mixdnn._lose_job(job bigint, lost_nodes text[], what text) RETURNS boolean
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	j		record;
+	retries	int := coalesce(nullif(pg_catalog.current_setting('mixdnn.max_retries', true), '')::int, 3);
+BEGIN
+	SELECT jb.job_id, jb.status, jb.attempt INTO j FROM mixdnn.jobs jb WHERE jb.job_id = job FOR UPDATE;
+	IF NOT FOUND OR j.status NOT IN ('launching', 'running') THEN
+		RETURN false;
+	END IF;
+
+	UPDATE mixdnn.job_parts p SET state = 'lost', finished_at = mixdnn.now()
+		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.node = ANY (lost_nodes)
+		  AND p.state IN ('launching', 'running');
+
+	-- The bookkeeping trigger only notifies for a cancel; here the nodes
+	-- still running the job must hear it as well.
+	PERFORM pg_catalog.pg_notify('mixdnn_cancel',
+			pg_catalog.format('{"job_id": %s, "node": %s}', p.job_id, pg_catalog.to_json(p.node)))
+		FROM mixdnn.job_parts p
+		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state IN ('launching', 'running');
+
+	UPDATE mixdnn.jobs jb
+		SET status = CASE WHEN j.attempt <= retries THEN 'planned' ELSE 'failed' END,
+			reason = CASE WHEN j.attempt <= retries
+						  THEN pg_catalog.format('%s; re-queued after attempt %s', what, j.attempt)
+						  ELSE pg_catalog.format('%s; failed after %s attempts', what, j.attempt) END
+		WHERE jb.job_id = j.job_id;
+	RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._lose_job(bigint, text[], text) IS 'internal: marks a job''s parts on the given nodes lost and re-queues or fails the job';
+
+CREATE FUNCTION mixdnn.claim(node text)
+	RETURNS TABLE (job_id bigint, name text, command text, gpu_indices int[], nodes text[],
+				   node_rank int, world_gpus int, env jsonb)
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+#variable_conflict use_column
+DECLARE
+	now_ts		timestamptz;
+	claimed		bigint[];
+BEGIN
+	PERFORM mixdnn._lock_scheduler_now();
+	PERFORM mixdnn._check_node(claim.node);
+	now_ts := mixdnn.now();
+	-- Any call from a launcher shows it is alive.
+	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = now_ts, unreachable_since = NULL WHERE n.node = claim.node;
+
+	-- Only the current attempt of a job that is still launching or running.
+	WITH c AS (
+		UPDATE mixdnn.job_parts p
+			SET state = 'running', claimed_at = now_ts, lease_until = now_ts + mixdnn._lease()
+			FROM mixdnn.jobs j
+			WHERE p.node = claim.node AND p.state = 'launching'
+			  AND j.job_id = p.job_id AND j.attempt = p.attempt AND j.status IN ('launching', 'running')
+			RETURNING p.job_id)
+	SELECT pg_catalog.array_agg(c.job_id ORDER BY c.job_id) INTO claimed FROM c;
+	IF claimed IS NULL THEN
+		RETURN;
+	END IF;
+
+	-- The first claimed part makes the job running: its process exists.
+	UPDATE mixdnn.jobs j SET status = 'running'
+		WHERE j.job_id = ANY (claimed) AND j.status = 'launching';
+
+	RETURN QUERY
+	SELECT j.job_id, j.name, j.command, x.gpu_indices, w.nodes, p.node_rank, w.world_gpus,
+		   pg_catalog.jsonb_build_object(
+				'MASTER_ADDR', coalesce(m.address, m.node),
+				'MASTER_PORT', (29500 + j.job_id % 1000)::text,
+				'WORLD_SIZE', w.world_gpus::text,
+				'NODE_RANK', p.node_rank::text,
+				'MIXDNN_JOB_ID', j.job_id::text,
+				'CUDA_VISIBLE_DEVICES', pg_catalog.array_to_string(x.gpu_indices, ','),
+				'MIXDNN_ATTEMPT', j.attempt::text,
+				'MIXDNN_NODE', p.node,
+				'MIXDNN_NNODES', pg_catalog.cardinality(w.nodes)::text,
+				'MIXDNN_LOCAL_GPUS', p.gpus::text)
+	FROM mixdnn.job_parts p
+	JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
+	CROSS JOIN LATERAL (
+		SELECT pg_catalog.array_agg(q.node ORDER BY q.node_rank) AS nodes,
+			   pg_catalog.sum(q.gpus)::int AS world_gpus,
+			   (pg_catalog.array_agg(q.node ORDER BY q.node_rank))[1] AS master
+		FROM mixdnn.job_parts q WHERE q.job_id = p.job_id AND q.attempt = p.attempt) w
+	JOIN mixdnn.gpu_nodes m ON m.node = w.master
+	CROSS JOIN LATERAL (
+		SELECT coalesce(pg_catalog.array_agg(h.gpu_index ORDER BY h.gpu_index), '{}') AS gpu_indices
+		FROM mixdnn.gpu_holds h WHERE h.job_id = p.job_id AND h.node = p.node) x
+	WHERE p.node = claim.node AND p.job_id = ANY (claimed)
+	ORDER BY j.job_id;
+END
+$$;
+COMMENT ON FUNCTION mixdnn.claim(text) IS 'launcher: takes the node''s launching parts (current attempts only), marks them and their jobs running, renews their leases and returns what to run with its environment';
+
+CREATE FUNCTION mixdnn.heartbeat(node text) RETURNS int
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+#variable_conflict use_column
+DECLARE
+	now_ts	timestamptz;
+	held	int;
+BEGIN
+	PERFORM mixdnn._lock_scheduler_now();
+	PERFORM mixdnn._check_node(heartbeat.node);
+	now_ts := mixdnn.now();
+
+	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = now_ts, unreachable_since = NULL WHERE n.node = heartbeat.node;
+
+	-- Only claimed parts: a launching part must be claimed before its lease ends.
+	UPDATE mixdnn.job_parts p SET lease_until = now_ts + mixdnn._lease()
+		FROM mixdnn.jobs j
+		WHERE p.node = heartbeat.node AND p.state = 'running'
+		  AND j.job_id = p.job_id AND j.attempt = p.attempt AND j.status IN ('launching', 'running');
+	GET DIAGNOSTICS held = ROW_COUNT;
+	RETURN held;
+END
+$$;
+COMMENT ON FUNCTION mixdnn.heartbeat(text) IS 'launcher: renews the node''s last_heartbeat and the leases of the parts it runs; returns how many parts it runs';
+
+CREATE FUNCTION mixdnn.finish(job_id bigint, exit_code int, node text, attempt int DEFAULT NULL)
+	RETURNS boolean
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+#variable_conflict use_column
+DECLARE
+	j		record;
+BEGIN
+	PERFORM mixdnn._lock_scheduler_now();
+	IF finish.job_id IS NULL OR finish.exit_code IS NULL THEN
+		RAISE EXCEPTION 'job_id and exit_code must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	PERFORM mixdnn._check_node(finish.node);
+	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = mixdnn.now(), unreachable_since = NULL WHERE n.node = finish.node;
+	SELECT jb.job_id, jb.status, jb.attempt INTO j FROM mixdnn.jobs jb WHERE jb.job_id = finish.job_id FOR UPDATE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'job % does not exist', finish.job_id
+			USING ERRCODE = 'no_data_found';
+	END IF;
+
+	-- Fencing: a stale attempt, a part this node did not claim, or a second
+	-- report changes nothing.
+	IF (finish.attempt IS NOT NULL AND finish.attempt <> j.attempt)
+	   OR j.status NOT IN ('launching', 'running') THEN
+		RETURN false;
+	END IF;
+	UPDATE mixdnn.job_parts p
+		SET state = CASE WHEN finish.exit_code = 0 THEN 'completed' ELSE 'failed' END,
+			finished_at = mixdnn.now(), exit_code = finish.exit_code
+		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.node = finish.node AND p.state = 'running';
+	IF NOT FOUND THEN
+		RETURN false;
+	END IF;
+
+	IF finish.exit_code <> 0 THEN
+		-- One failed part fails the gang: the other nodes stop theirs.
+		PERFORM pg_catalog.pg_notify('mixdnn_cancel',
+				pg_catalog.format('{"job_id": %s, "node": %s}', p.job_id, pg_catalog.to_json(p.node)))
+			FROM mixdnn.job_parts p
+			WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state IN ('launching', 'running');
+		UPDATE mixdnn.jobs jb
+			SET status = 'failed', exit_code = finish.exit_code,
+				reason = pg_catalog.format('exited with code %s on node %s', finish.exit_code, finish.node)
+			WHERE jb.job_id = j.job_id;
+	ELSIF NOT EXISTS (SELECT FROM mixdnn.job_parts p
+					  WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state <> 'completed') THEN
+		UPDATE mixdnn.jobs jb SET status = 'completed', exit_code = 0, reason = NULL
+			WHERE jb.job_id = j.job_id;
+	END IF;
+	RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mixdnn.finish(bigint, int, text, int) IS 'launcher: reports the exit code of the job''s part on node (of attempt, when given); true if it counted, false for a stale attempt, an unclaimed part or a repeated report';
+
+CREATE FUNCTION mixdnn.finish(job_id bigint, exit_code int) RETURNS boolean
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+#variable_conflict use_column
+DECLARE
+	j		record;
+	running	text[];
+BEGIN
+	PERFORM mixdnn._lock_scheduler_now();
+	IF finish.job_id IS NULL OR finish.exit_code IS NULL THEN
+		RAISE EXCEPTION 'job_id and exit_code must not be NULL'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	SELECT jb.job_id, jb.attempt INTO j FROM mixdnn.jobs jb WHERE jb.job_id = finish.job_id FOR UPDATE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'job % does not exist', finish.job_id
+			USING ERRCODE = 'no_data_found';
+	END IF;
+	SELECT pg_catalog.array_agg(p.node) INTO running FROM mixdnn.job_parts p
+		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state = 'running';
+	IF running IS NULL THEN
+		RETURN false;
+	END IF;
+	IF pg_catalog.cardinality(running) > 1 THEN
+		RAISE EXCEPTION 'job % runs on % nodes', j.job_id, pg_catalog.cardinality(running)
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Each node''s launcher reports with mixdnn.finish(job_id, exit_code, node).';
+	END IF;
+	RETURN mixdnn.finish(j.job_id, finish.exit_code, running[1], j.attempt);
+END
+$$;
+COMMENT ON FUNCTION mixdnn.finish(bigint, int) IS 'reports the exit code of a job running on one node; false if it is not running';
+
+CREATE FUNCTION mixdnn.node_parts(node text)
+	RETURNS TABLE (job_id bigint, attempt int, state text)
+	LANGUAGE plpgsql STABLE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+#variable_conflict use_column
+BEGIN
+	PERFORM mixdnn._check_node(node_parts.node);
+	RETURN QUERY
+	SELECT p.job_id, p.attempt, p.state
+	FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
+	WHERE p.node = node_parts.node AND p.state IN ('launching', 'running')
+	  AND j.status IN ('launching', 'running')
+	ORDER BY p.job_id;
+END
+$$;
+COMMENT ON FUNCTION mixdnn.node_parts(text) IS 'launcher: the parts the node should be running now (job, attempt); a launcher stops any process not listed';
+
+CREATE FUNCTION mixdnn.reset_node(node text, job_id bigint DEFAULT NULL) RETURNS int
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+#variable_conflict use_column
+DECLARE
+	r		record;
+	n		int := 0;
+BEGIN
+	PERFORM mixdnn._lock_scheduler_now();
+	PERFORM mixdnn._check_node(reset_node.node);
+	FOR r IN
+		SELECT p.job_id FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
+		WHERE p.node = reset_node.node AND p.state = 'running' AND j.status IN ('launching', 'running')
+		  AND (reset_node.job_id IS NULL OR p.job_id = reset_node.job_id)
+		ORDER BY p.job_id
+	LOOP
+		IF mixdnn._lose_job(r.job_id, ARRAY[reset_node.node],
+							pg_catalog.format('launcher of node %s restarted', reset_node.node)) THEN
+			n := n + 1;
+		END IF;
+	END LOOP;
+	RETURN n;
+END
+$$;
+COMMENT ON FUNCTION mixdnn.reset_node(text, bigint) IS 'launcher: the parts the node claimed (of job_id only, when given) and no longer runs are lost at once, as if their lease had expired; a launcher calls it at start-up; returns how many jobs';
+
+CREATE FUNCTION mixdnn.expire_leases() RETURNS int
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	r		record;
+	n		int := 0;
+	now_ts	timestamptz;
+BEGIN
+	PERFORM mixdnn._lock_scheduler_now();
+	now_ts := mixdnn.now();
+	FOR r IN
+		SELECT p.job_id, pg_catalog.array_agg(p.node ORDER BY p.node_rank) AS nodes,
+			   pg_catalog.bool_and(p.state = 'launching') AS unclaimed
+		FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
+		WHERE p.state IN ('launching', 'running') AND p.lease_until < now_ts
+		  AND j.status IN ('launching', 'running')
+		GROUP BY p.job_id
+		ORDER BY p.job_id
+	LOOP
+		-- Its launcher is gone: the node takes no new jobs until it calls again.
+		UPDATE mixdnn.gpu_nodes g SET unreachable_since = now_ts
+			WHERE g.node = ANY (r.nodes) AND g.unreachable_since IS NULL;
+		IF mixdnn._lose_job(r.job_id, r.nodes,
+				CASE WHEN r.unclaimed
+					 THEN pg_catalog.format('no launcher claimed it on node %s in time',
+											pg_catalog.array_to_string(r.nodes, ', '))
+					 ELSE pg_catalog.format('launcher of node %s stopped heartbeating',
+											pg_catalog.array_to_string(r.nodes, ', ')) END) THEN
+			n := n + 1;
+		END IF;
+	END LOOP;
+	RETURN n;
+END
+$$;
+COMMENT ON FUNCTION mixdnn.expire_leases() IS 're-queues (or, past mixdnn.max_retries, fails) the jobs with a part whose lease ran out; returns how many; the background worker calls it';
+
+-- Internal, for the background worker: when it must look again.
+CREATE FUNCTION mixdnn._next_wakeup() RETURNS timestamptz
+	LANGUAGE sql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT LEAST(
+		(SELECT pg_catalog.min(j.planned_start) FROM mixdnn.jobs j WHERE j.status = 'planned'),
+		(SELECT pg_catalog.min(p.lease_until)
+		 FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
+		 WHERE p.state IN ('launching', 'running') AND j.status IN ('launching', 'running')))
+	$$;
+COMMENT ON FUNCTION mixdnn._next_wakeup() IS 'internal: the earliest planned start or lease end, when the worker must act next';
+
+-- Internal, for the background worker at start-up: undo what a crash may
+-- have left inconsistent, and give launchers one lease to come back after a
+-- server restart before their jobs are declared lost.
+CREATE FUNCTION mixdnn._repair() RETURNS int
+	LANGUAGE plpgsql VOLATILE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	r		record;
+	fixed	int := 0;
+	k		int;
+BEGIN
+	PERFORM mixdnn._lock_scheduler_now();
+
+	DELETE FROM mixdnn.gpu_holds h
+		WHERE NOT EXISTS (SELECT FROM mixdnn.jobs j
+						  WHERE j.job_id = h.job_id AND j.status IN ('launching', 'running'));
+	GET DIAGNOSTICS k = ROW_COUNT;
+	fixed := fixed + k;
+
+	UPDATE mixdnn.job_parts p SET state = 'lost', finished_at = coalesce(p.finished_at, mixdnn.now())
+		WHERE p.state IN ('launching', 'running')
+		  AND NOT EXISTS (SELECT FROM mixdnn.jobs j
+						  WHERE j.job_id = p.job_id AND j.attempt = p.attempt
+							AND j.status IN ('launching', 'running'));
+	GET DIAGNOSTICS k = ROW_COUNT;
+	fixed := fixed + k;
+
+	-- An active job needs its GPUs and a part on every node it holds GPUs on.
+	FOR r IN
+		SELECT j.job_id FROM mixdnn.jobs j
+		WHERE j.status IN ('launching', 'running')
+		  AND (NOT EXISTS (SELECT FROM mixdnn.gpu_holds h WHERE h.job_id = j.job_id)
+			   OR NOT EXISTS (SELECT FROM mixdnn.job_parts p
+							  WHERE p.job_id = j.job_id AND p.attempt = j.attempt
+								AND p.state IN ('launching', 'running'))
+			   OR EXISTS (SELECT FROM mixdnn.gpu_holds h
+						  WHERE h.job_id = j.job_id
+							AND NOT EXISTS (SELECT FROM mixdnn.job_parts p
+											WHERE p.job_id = j.job_id AND p.attempt = j.attempt
+											  AND p.node = h.node AND p.state IN ('launching', 'running'))))
+		ORDER BY j.job_id
+	LOOP
+		PERFORM mixdnn._lose_job(r.job_id,
+				ARRAY(SELECT p.node FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id
+					  WHERE p.job_id = r.job_id AND p.attempt = j.attempt),
+				'found half-launched after a restart');
+		fixed := fixed + 1;
+	END LOOP;
+
+	UPDATE mixdnn.job_parts p SET lease_until = GREATEST(p.lease_until, mixdnn.now() + mixdnn._lease())
+		WHERE p.state IN ('launching', 'running');
+	RETURN fixed;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._repair() IS 'internal: background worker start-up repair of half-done launches, and one more lease for every active part';
+
+REVOKE ALL ON FUNCTION mixdnn._lease(), mixdnn._check_node(text), mixdnn._lose_job(bigint, text[], text),
+	mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int),
+	mixdnn.finish(bigint, int), mixdnn.node_parts(text), mixdnn.reset_node(text, bigint),
+	mixdnn.expire_leases(), mixdnn._next_wakeup(), mixdnn._repair() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int),
+	mixdnn.finish(bigint, int), mixdnn.node_parts(text), mixdnn.reset_node(text, bigint) TO mixdnn_launcher;
+GRANT EXECUTE ON FUNCTION mixdnn.finish(bigint, int), mixdnn.expire_leases() TO mixdnn_admin;

@@ -1,0 +1,363 @@
+/*
+ * db.c — calls of the launcher functions (sql/install/60_launcher.sql).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "log.h"
+
+static char *
+xstrdup(const char *s)
+{
+	char	   *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
+	{
+		lx_log("out of memory");
+		exit(1);
+	}
+	return d;
+}
+
+static void *
+xcalloc(size_t n, size_t size)
+{
+	void	   *p = calloc(n, size);
+
+	if (p == NULL)
+	{
+		lx_log("out of memory");
+		exit(1);
+	}
+	return p;
+}
+
+void
+lx_job_free(lx_job *job)
+{
+	int			i;
+
+	free(job->name);
+	free(job->command);
+	free(job->gpus);
+	for (i = 0; i < job->nenv; i++)
+	{
+		free(job->env[i].key);
+		free(job->env[i].value);
+	}
+	free(job->env);
+	memset(job, 0, sizeof(*job));
+}
+
+/* Messages of libpq and the server on one line, without the trailing newline. */
+static void
+one_line(char *msg)
+{
+	size_t		n;
+
+	for (n = 0; msg[n]; n++)
+		if (msg[n] == '\n' || msg[n] == '\t')
+			msg[n] = ' ';
+	while (n > 0 && isspace((unsigned char) msg[n - 1]))
+		msg[--n] = '\0';
+}
+
+/* Server notices (e.g. "terminating connection") as log lines. */
+static void
+log_notice(void *arg, const char *message)
+{
+	char		msg[1024];
+
+	snprintf(msg, sizeof(msg), "%s", message);
+	one_line(msg);
+	lx_log("server: %s", msg);
+}
+
+/* A failed result: lost connection, or an SQL error worth a log line. */
+static lx_rc
+failed(PGconn *conn, PGresult *res, const char *what)
+{
+	lx_rc		rc = PQstatus(conn) == CONNECTION_BAD ? LX_LOST : LX_ERROR;
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	char		msg[1024];
+
+	/* The primary message only: one line per event. */
+	snprintf(msg, sizeof(msg), "%s", primary ? primary : PQerrorMessage(conn));
+	one_line(msg);
+	lx_log("%s failed%s%s%s: %s", what, state ? " (SQLSTATE " : "", state ? state : "", state ? ")" : "",
+		   rc == LX_LOST ? "connection lost" : msg);
+	PQclear(res);
+	return rc;
+}
+
+static PGresult *
+exec(PGconn *conn, const char *sql, int nparams, const char *const *params)
+{
+	return PQexecParams(conn, sql, nparams, NULL, params, NULL, NULL, 0);
+}
+
+PGconn *
+lx_db_connect(const char *dsn, const char *node)
+{
+	char		appname[64];
+	const char *keys[9];
+	const char *values[9];
+	int			k = 0;
+	PGconn	   *conn;
+
+	snprintf(appname, sizeof(appname), "mixdnn-launcher %s", node);
+	/* Defaults first: the DSN and PG* variables override them. */
+	keys[k] = "application_name";
+	values[k++] = appname;
+	keys[k] = "connect_timeout";
+	values[k++] = "10";
+	/* A dead server or network is noticed within seconds, not hours. */
+	keys[k] = "keepalives_idle";
+	values[k++] = "10";
+	keys[k] = "keepalives_interval";
+	values[k++] = "3";
+	keys[k] = "keepalives_count";
+	values[k++] = "3";
+	keys[k] = "tcp_user_timeout";
+	values[k++] = "30000";
+	if (dsn != NULL && dsn[0] != '\0')
+	{
+		keys[k] = "dbname";
+		values[k++] = dsn;
+	}
+	keys[k] = NULL;
+	values[k] = NULL;
+
+	conn = PQconnectdbParams(keys, values, 1);
+	if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
+	{
+		char		msg[1024];
+
+		snprintf(msg, sizeof(msg), "%s", conn ? PQerrorMessage(conn) : "out of memory");
+		one_line(msg);
+		lx_log("cannot connect: %s", msg);
+		PQfinish(conn);
+		return NULL;
+	}
+	PQsetNoticeProcessor(conn, log_notice, NULL);
+	return conn;
+}
+
+lx_rc
+lx_db_lock_node(PGconn *conn, const char *node)
+{
+	const char *params[1] = {node};
+	PGresult   *res = exec(conn,
+						   "SELECT pg_catalog.pg_try_advisory_lock(pg_catalog.hashtext('mixdnn-launcher'), "
+						   "pg_catalog.hashtext($1))", 1, params);
+	bool		got;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return failed(conn, res, "locking the node");
+	got = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+	PQclear(res);
+	if (!got)
+	{
+		lx_log("another launcher serves node %s in this database", node);
+		return LX_ERROR;
+	}
+	return LX_OK;
+}
+
+lx_rc
+lx_db_listen(PGconn *conn)
+{
+	PGresult   *res = PQexec(conn, "LISTEN mixdnn_launch; LISTEN mixdnn_cancel");
+
+	if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		return failed(conn, res, "LISTEN");
+	PQclear(res);
+	return LX_OK;
+}
+
+/*
+ * The node named in a payload such as {"job_id": 42, "node": "v100-3"}.
+ * Node names need no JSON escapes (gpu_nodes_name_check), so a plain scan
+ * does; on anything unexpected the caller assumes the notice is for it.
+ */
+static bool
+payload_node(const char *payload, char *node, size_t size)
+{
+	const char *p = strstr(payload, "\"node\"");
+	size_t		n = 0;
+
+	if (p == NULL)
+		return false;
+	p += 6;
+	while (isspace((unsigned char) *p))
+		p++;
+	if (*p++ != ':')
+		return false;
+	while (isspace((unsigned char) *p))
+		p++;
+	if (*p++ != '"')
+		return false;
+	while (*p && *p != '"' && *p != '\\' && n + 1 < size)
+		node[n++] = *p++;
+	node[n] = '\0';
+	return *p == '"';
+}
+
+lx_rc
+lx_db_notifies(PGconn *conn, const char *node, bool *launch, bool *cancel)
+{
+	PGnotify   *n;
+
+	if (!PQconsumeInput(conn))
+		return failed(conn, NULL, "reading notifications");
+	while ((n = PQnotifies(conn)) != NULL)
+	{
+		char		target[256];
+		bool		mine = !payload_node(n->extra, target, sizeof(target)) || strcmp(target, node) == 0;
+
+		if (mine && strcmp(n->relname, "mixdnn_launch") == 0)
+			*launch = true;
+		else if (mine && strcmp(n->relname, "mixdnn_cancel") == 0)
+			*cancel = true;
+		PQfreemem(n);
+	}
+	return PQstatus(conn) == CONNECTION_BAD ? LX_LOST : LX_OK;
+}
+
+/* One row per job and environment variable: no JSON parsing needed here. */
+lx_rc
+lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs)
+{
+	const char *params[1] = {node};
+	PGresult   *res = exec(conn,
+						   "SELECT c.job_id, c.name, c.command, c.node_rank, c.world_gpus, e.key, e.value "
+						   "FROM mixdnn.claim($1) c "
+						   "LEFT JOIN LATERAL pg_catalog.jsonb_each_text(c.env) e ON true "
+						   "ORDER BY c.job_id, e.key", 1, params);
+	int			rows,
+				i;
+	lx_job	   *out = NULL;
+	int			n = 0;
+
+	*jobs = NULL;
+	*njobs = 0;
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return failed(conn, res, "claim");
+	rows = PQntuples(res);
+	if (rows > 0)
+		out = xcalloc(rows, sizeof(lx_job));
+	for (i = 0; i < rows; i++)
+	{
+		long long	job_id = strtoll(PQgetvalue(res, i, 0), NULL, 10);
+		lx_job	   *j;
+
+		if (n == 0 || out[n - 1].job_id != job_id)
+		{
+			j = &out[n++];
+			j->job_id = job_id;
+			j->name = xstrdup(PQgetvalue(res, i, 1));
+			j->command = PQgetisnull(res, i, 2) ? NULL : xstrdup(PQgetvalue(res, i, 2));
+			j->node_rank = atoi(PQgetvalue(res, i, 3));
+			j->world_gpus = atoi(PQgetvalue(res, i, 4));
+			j->env = xcalloc(rows, sizeof(lx_env));
+		}
+		j = &out[n - 1];
+		if (PQgetisnull(res, i, 5))
+			continue;
+		j->env[j->nenv].key = xstrdup(PQgetvalue(res, i, 5));
+		j->env[j->nenv].value = xstrdup(PQgetisnull(res, i, 6) ? "" : PQgetvalue(res, i, 6));
+		if (strcmp(j->env[j->nenv].key, "MIXDNN_ATTEMPT") == 0)
+			j->attempt = atoi(j->env[j->nenv].value);
+		else if (strcmp(j->env[j->nenv].key, "CUDA_VISIBLE_DEVICES") == 0)
+			j->gpus = xstrdup(j->env[j->nenv].value);
+		j->nenv++;
+	}
+	PQclear(res);
+	*jobs = out;
+	*njobs = n;
+	return LX_OK;
+}
+
+lx_rc
+lx_db_heartbeat(PGconn *conn, const char *node, int *held, double *lease_s)
+{
+	const char *params[1] = {node};
+	PGresult   *res = exec(conn,
+						   "SELECT mixdnn.heartbeat($1), pg_catalog.date_part('epoch', "
+						   "pg_catalog.current_setting('mixdnn.lease_timeout')::interval)", 1, params);
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return failed(conn, res, "heartbeat");
+	*held = atoi(PQgetvalue(res, 0, 0));
+	*lease_s = atof(PQgetvalue(res, 0, 1));
+	PQclear(res);
+	return LX_OK;
+}
+
+lx_rc
+lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, int code, bool *counted)
+{
+	char		job[32],
+				att[16],
+				ec[16];
+	const char *params[4] = {job, ec, node, att};
+	PGresult   *res;
+
+	snprintf(job, sizeof(job), "%lld", job_id);
+	snprintf(att, sizeof(att), "%d", attempt);
+	snprintf(ec, sizeof(ec), "%d", code);
+	res = exec(conn, "SELECT mixdnn.finish($1::bigint, $2::int, $3, $4::int)", 4, params);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return failed(conn, res, "finish");
+	*counted = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+	PQclear(res);
+	return LX_OK;
+}
+
+lx_rc
+lx_db_node_parts(PGconn *conn, const char *node, lx_part **parts, int *nparts)
+{
+	const char *params[1] = {node};
+	PGresult   *res = exec(conn, "SELECT job_id, attempt, state FROM mixdnn.node_parts($1)", 1, params);
+	int			i,
+				rows;
+
+	*parts = NULL;
+	*nparts = 0;
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return failed(conn, res, "node_parts");
+	rows = PQntuples(res);
+	if (rows > 0)
+		*parts = xcalloc(rows, sizeof(lx_part));
+	for (i = 0; i < rows; i++)
+	{
+		(*parts)[i].job_id = strtoll(PQgetvalue(res, i, 0), NULL, 10);
+		(*parts)[i].attempt = atoi(PQgetvalue(res, i, 1));
+		(*parts)[i].running = strcmp(PQgetvalue(res, i, 2), "running") == 0;
+	}
+	*nparts = rows;
+	PQclear(res);
+	return LX_OK;
+}
+
+lx_rc
+lx_db_reset_node(PGconn *conn, const char *node, long long job_id, int *jobs)
+{
+	char		job[32];
+	const char *params[2] = {node, job};
+	PGresult   *res;
+
+	snprintf(job, sizeof(job), "%lld", job_id);
+	res = job_id < 0
+		? exec(conn, "SELECT mixdnn.reset_node($1)", 1, params)
+		: exec(conn, "SELECT mixdnn.reset_node($1, $2::bigint)", 2, params);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return failed(conn, res, "reset_node");
+	*jobs = atoi(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return LX_OK;
+}

@@ -1,0 +1,49 @@
+/*
+ * db.h — the launcher's side of the protocol: the mixdnn.* launcher
+ * functions over one libpq connection.
+ */
+#ifndef LX_DB_H
+#define LX_DB_H
+
+#include <stdbool.h>
+
+#include <libpq-fe.h>
+
+#include "job.h"
+
+/* Results of a call: done, failed in SQL (logged), or connection lost. */
+typedef enum lx_rc
+{
+	LX_OK = 0,
+	LX_ERROR = -1,
+	LX_LOST = -2
+} lx_rc;
+
+/* Connects and prepares the session; NULL (logged) if that failed. */
+PGconn	   *lx_db_connect(const char *dsn, const char *node);
+
+/* One launcher per node: a session advisory lock. LX_ERROR if held elsewhere. */
+lx_rc		lx_db_lock_node(PGconn *conn, const char *node);
+lx_rc		lx_db_listen(PGconn *conn);
+
+/* Reads notifications; sets the flags for those about this node. */
+lx_rc		lx_db_notifies(PGconn *conn, const char *node, bool *launch, bool *cancel);
+
+lx_rc		lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs);
+lx_rc		lx_db_heartbeat(PGconn *conn, const char *node, int *held, double *lease_s);
+/* *counted: false for a stale or repeated report. */
+lx_rc		lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, int code,
+						 bool *counted);
+
+typedef struct lx_part
+{
+	long long	job_id;
+	int			attempt;
+	bool		running;		/* claimed; else still launching */
+} lx_part;
+
+lx_rc		lx_db_node_parts(PGconn *conn, const char *node, lx_part **parts, int *nparts);
+/* job_id < 0: every part the node claimed. *jobs: how many jobs lost one. */
+lx_rc		lx_db_reset_node(PGconn *conn, const char *node, long long job_id, int *jobs);
+
+#endif

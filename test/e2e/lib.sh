@@ -1,0 +1,222 @@
+# test/e2e/lib.sh — helpers for the end-to-end tests: TAP output, the
+# database, launcher processes and bounded waits. Sourced by t/*.sh.
+#
+# Environment (test/e2e/run.sh sets it up):
+#   PGHOST, PGPORT, PGDATABASE, PGUSER   a server with shared_preload_libraries = 'mixdnn'
+#                                        whose mixdnn.database is PGDATABASE
+#   MIXDNN_LAUNCHER                      path of bin/mixdnn-launcher
+#   MIXDNN_E2E_PGDATA                    its data directory, for tests that restart it
+#                                        (they are skipped without it)
+#   MIXDNN_E2E_WORK                      a scratch directory
+
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MIXDNN_LAUNCHER=${MIXDNN_LAUNCHER:-$E2E_DIR/../../bin/mixdnn-launcher}
+E2E_TESTS=0
+E2E_FAILED=0
+E2E_LAUNCHER_ROLE=mixdnn_e2e_launcher
+
+# A directory of this test's own, writable by the postgres user too.
+T=$(mktemp -d "${MIXDNN_E2E_WORK:-/tmp}/$(basename "$0" .sh).XXXXXX")
+chmod 777 "$T"
+mkdir -p "$T/out"
+chmod 777 "$T/out"
+
+# ---------- TAP ----------
+
+ok() {	# ok CONDITION-EXIT-STATUS DESCRIPTION
+	local status=$1
+	shift
+	E2E_TESTS=$((E2E_TESTS + 1))
+	if [ "$status" -eq 0 ]; then
+		echo "ok $E2E_TESTS - $*"
+	else
+		echo "not ok $E2E_TESTS - $*"
+		E2E_FAILED=$((E2E_FAILED + 1))
+	fi
+}
+
+is() {	# is GOT EXPECTED DESCRIPTION
+	local got=$1 expected=$2
+	shift 2
+	if [ "$got" = "$expected" ]; then
+		ok 0 "$*"
+	else
+		ok 1 "$*"
+		diag "got:      '$got'"
+		diag "expected: '$expected'"
+	fi
+}
+
+diag() {
+	echo "# $*" | sed '2,$s/^/# /'
+}
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+done_testing() {
+	stop_all_launchers
+	echo "1..$E2E_TESTS"
+	if [ "$E2E_FAILED" -ne 0 ]; then
+		diag "$E2E_FAILED of $E2E_TESTS failed; launcher logs and job output in $T"
+		for f in "$T"/launcher-*.log; do
+			[ -f "$f" ] || continue
+			diag "--- $(basename "$f") (last 15 lines)"
+			diag "$(tail -15 "$f")"
+		done
+		exit 1
+	fi
+	[ -n "${MIXDNN_E2E_KEEP:-}" ] || rm -rf "$T"
+	exit 0
+}
+
+# ---------- database ----------
+
+q() {	# q SQL: one value or rows, unaligned, no headers
+	psql -X -q -A -t -v ON_ERROR_STOP=1 -c "$1"
+}
+
+# A clean extension with three nodes: n1 and n2 with 4 a100 each, n3 with
+# 2 v100, and default settings. Everything of an earlier test goes with
+# DROP EXTENSION.
+reset_cluster() {
+	psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<-SQL
+		SET client_min_messages = warning;
+		DROP EXTENSION IF EXISTS mixdnn CASCADE;
+		CREATE EXTENSION mixdnn;
+		DO \$\$ BEGIN
+			IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$E2E_LAUNCHER_ROLE') THEN
+				CREATE ROLE $E2E_LAUNCHER_ROLE LOGIN;
+			END IF;
+		END \$\$;
+		GRANT mixdnn_launcher TO $E2E_LAUNCHER_ROLE;
+		INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('a100', 2.0), ('v100', 1.0);
+		INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES
+			('n1', 'a100', 4), ('n2', 'a100', 4), ('n3', 'v100', 2);
+		ALTER SYSTEM RESET mixdnn.lease_timeout;
+		ALTER SYSTEM RESET mixdnn.max_retries;
+		SELECT pg_reload_conf();
+	SQL
+}
+
+# ALTER SYSTEM + reload, and wait until a new session sees it.
+set_setting() {	# set_setting NAME VALUE ('' resets)
+	if [ -z "$2" ]; then
+		q "ALTER SYSTEM RESET $1" >/dev/null
+	else
+		q "ALTER SYSTEM SET $1 = '$2'" >/dev/null
+	fi
+	q "SELECT pg_reload_conf()" >/dev/null
+	sleep 0.3
+}
+
+# The command a test job runs: test/e2e/job.sh OUT SECONDS [EXIT_CODE].
+job_cmd() {
+	echo "sh $E2E_DIR/job.sh $T/out $1 ${2:-0}"
+}
+
+submit() {	# submit NAME CLASS TYPE GPUS COMMAND [DURATION] -> job_id
+	local type=NULL
+	[ -n "$3" ] && type="'$3'"
+	q "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	   VALUES ('$1', '$2', $type, $4, '${6:-2 s}', \$cmd\$$5\$cmd\$) RETURNING job_id"
+}
+
+status_of() {
+	q "SELECT status FROM mixdnn.jobs WHERE job_id = $1"
+}
+
+# ---------- launchers ----------
+
+start_launcher() {	# start_launcher NODE [OPTIONS...]
+	local node=$1
+	shift
+	PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node "$node" --poll-interval 2 --kill-grace 2 "$@" \
+		>>"$T/launcher-$node.log" 2>&1 &
+	echo $! >"$T/launcher-$node.pid"
+}
+
+launcher_pid() {
+	cat "$T/launcher-$1.pid" 2>/dev/null
+}
+
+stop_launcher() {	# stop_launcher NODE: SIGTERM, and wait for it
+	local pid
+	pid=$(launcher_pid "$1")
+	[ -n "$pid" ] || return 0
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rm -f "$T/launcher-$1.pid"
+}
+
+kill9_launcher() {
+	local pid
+	pid=$(launcher_pid "$1")
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rm -f "$T/launcher-$1.pid"
+}
+
+stop_all_launchers() {
+	local f
+	for f in "$T"/launcher-*.pid; do
+		[ -f "$f" ] || continue
+		stop_launcher "$(basename "$f" .pid | sed 's/^launcher-//')"
+	done
+}
+trap stop_all_launchers EXIT
+
+# ---------- processes and the server ----------
+
+# Running, not a zombie waiting to be reaped by init.
+alive() {
+	kill -0 "$1" 2>/dev/null && ! ps -o stat= -p "$1" | grep -q '^Z'
+}
+
+as_postgres() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+server_ctl() {	# server_ctl start | stop [-m MODE]
+	as_postgres pg_ctl -D "$MIXDNN_E2E_PGDATA" -l "$(dirname "$MIXDNN_E2E_PGDATA")/server.log" -w -t 60 "$@" >/dev/null
+}
+
+# ---------- waiting ----------
+
+wait_until() {	# wait_until SECONDS SHELL-CONDITION: 0 once it holds, 1 on time-out
+	local deadline=$(($(date +%s) + $1))
+	while [ "$(date +%s)" -le "$deadline" ]; do
+		eval "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Jobs not yet completed, failed or cancelled.
+unfinished() {
+	q "SELECT count(*) FROM mixdnn.jobs WHERE status NOT IN ('completed', 'failed', 'cancelled')"
+}
+
+# ---------- what the jobs wrote ----------
+
+# The env file of a job part: OUT/JOB-ATTEMPT-RANK.env
+env_of() {	# env_of JOB ATTEMPT RANK VAR
+	sed -n "s/^$4=//p" "$T/out/$1-$2-$3.env" 2>/dev/null
+}
+
+# No GPU of any node ran two job processes at once, from OUT/gpu.log lines
+# "node gpu start end job attempt". Prints the overlaps it finds.
+gpu_overlaps() {
+	sort -k1,1 -k2,2n -k3,3g "$T/out/gpu.log" 2>/dev/null | awk '
+		{ key = $1 " " $2
+		  if (key == last_key && $3 < last_end)
+			  printf "GPU %s: job %s (until %s) overlaps job %s (from %s)\n", key, last_job, last_end, $5, $3
+		  if (key != last_key || $4 > last_end) { last_end = $4; last_job = $5 }
+		  last_key = key }'
+}
