@@ -20,7 +20,8 @@ CREATE TABLE mixdnn.gpu_nodes (
 	status		text NOT NULL DEFAULT 'up'
 				CONSTRAINT gpu_nodes_status_check CHECK (status IN ('up', 'draining', 'down')),
 	address		text,
-	last_heartbeat timestamptz
+	last_heartbeat timestamptz,
+	unreachable_since timestamptz
 );
 COMMENT ON TABLE mixdnn.gpu_nodes IS 'GPU servers; every GPU of a node is of its gpu_type';
 COMMENT ON COLUMN mixdnn.gpu_nodes.node IS 'host name the launcher runs with --node';
@@ -28,7 +29,8 @@ COMMENT ON COLUMN mixdnn.gpu_nodes.gpu_type IS 'type of all its GPUs';
 COMMENT ON COLUMN mixdnn.gpu_nodes.gpus IS 'GPUs in the node, indexed 0 .. gpus-1';
 COMMENT ON COLUMN mixdnn.gpu_nodes.status IS 'up: takes jobs; draining: keeps running jobs, takes no new ones; down: its jobs are re-queued';
 COMMENT ON COLUMN mixdnn.gpu_nodes.address IS 'address other nodes reach it at (MASTER_ADDR); the node name when NULL';
-COMMENT ON COLUMN mixdnn.gpu_nodes.last_heartbeat IS 'last mixdnn.heartbeat() of the node''s launcher';
+COMMENT ON COLUMN mixdnn.gpu_nodes.last_heartbeat IS 'last call (claim, heartbeat, finish) of the node''s launcher';
+COMMENT ON COLUMN mixdnn.gpu_nodes.unreachable_since IS 'set when a lease on the node expired; the node takes no new jobs until its launcher calls again';
 
 -- One row per physical GPU, kept by a trigger on gpu_nodes: the target of
 -- gpu_holds' foreign key, so no hold can name a GPU that does not exist.

@@ -21,4 +21,5 @@ _PG_init(void)
 	mx_triggers_init();
 	if (process_shared_preload_libraries_in_progress)
 		mx_worker_init();
+	mx_guc_reserve_prefix();
 }

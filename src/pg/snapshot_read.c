@@ -121,7 +121,10 @@ mx_read_cluster(mx_snapshot *s, TimestampTz now)
 		s->types[i].speed = DatumGetFloat8(col(t, 2));
 	}
 
-	spi_run("SELECT node, gpu_type, gpus, status FROM mixdnn.gpu_nodes ORDER BY node COLLATE \"C\"");
+	/* A node whose launcher lost a lease takes no new jobs, as if draining. */
+	spi_run("SELECT node, gpu_type, gpus, "
+			"       CASE WHEN status = 'up' AND unreachable_since IS NOT NULL THEN 'draining' ELSE status END "
+			"FROM mixdnn.gpu_nodes ORDER BY node COLLATE \"C\"");
 	s->nnodes = (int) SPI_processed;
 	s->nodes = palloc0(sizeof(mx_node) * Max(s->nnodes, 1));
 	for (i = 0; i < SPI_processed; i++)

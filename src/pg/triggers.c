@@ -89,6 +89,20 @@ text_column(Relation rel, HeapTuple tup, const char *name)
 	return isnull ? NULL : TextDatumGetCString(v);
 }
 
+/* Node columns that change capacity; heartbeats touch only last_heartbeat. */
+static const char *const node_columns[] = {"gpu_type", "gpus", "status", "unreachable_since"};
+
+static int
+classify_node_update(Relation rel, HeapTuple oldtup, HeapTuple newtup)
+{
+	size_t		i;
+
+	for (i = 0; i < lengthof(node_columns); i++)
+		if (column_changed(rel, oldtup, newtup, node_columns[i]))
+			return EV_NODE;
+	return 0;
+}
+
 static int
 classify_job_update(Relation rel, HeapTuple oldtup, HeapTuple newtup)
 {
@@ -135,7 +149,9 @@ mixdnn_note_event(PG_FUNCTION_ARGS)
 			pending_events |= classify_job_update(td->tg_relation, td->tg_trigtuple, td->tg_newtuple);
 	}
 	else if (strcmp(table, "gpu_nodes") == 0)
-		pending_events |= EV_NODE;
+		pending_events |= TRIGGER_FIRED_BY_UPDATE(td->tg_event)
+			? classify_node_update(td->tg_relation, td->tg_trigtuple, td->tg_newtuple)
+			: EV_NODE;
 	else
 		pending_events |= EV_PROFILE;
 

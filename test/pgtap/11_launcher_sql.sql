@@ -12,7 +12,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(20);
+SELECT plan(25);
 
 CREATE ROLE tap11_launcher NOLOGIN IN ROLE mixdnn_launcher;
 
@@ -48,9 +48,18 @@ SELECT is(mixdnn.expire_leases(), 0, 'within the renewed lease nothing expires')
 SELECT pg_temp.set_now(pg_temp.t0() + interval '200 seconds');
 SELECT is(mixdnn.expire_leases(), 1, 'after the lease, p''s part is lost');
 :commit
-SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'p'), 'planned', 'p is re-queued (planned)');
+SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'p'), 'pending',
+	'p is re-queued, but waits: its only node has a silent launcher');
+SELECT ok((SELECT reason FROM mixdnn.jobs WHERE name = 'p') LIKE '%heartbeat%',
+	'p''s reason says why it was re-queued');
+SELECT is(mixdnn.launch_due(), 0, 'nothing launches onto the silent node');
+-- The launcher comes back: its heartbeat is a node event, and p is planned again.
+SELECT is(mixdnn.heartbeat('n1'), 0, 'the returning launcher runs no part');
+:commit
+SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'p'), 'planned', 'p is planned again once n1 heartbeats');
 SELECT ok((SELECT reason FROM mixdnn.job_events WHERE job_id = pg_temp.jid('p') AND new_status = 'planned'
-		   ORDER BY event_id DESC LIMIT 1) LIKE '%heartbeat%', 'the re-queue says the launcher stopped heartbeating');
+		   AND old_status IN ('launching', 'running') ORDER BY event_id DESC LIMIT 1) LIKE '%heartbeat%',
+	'the re-queue says the launcher stopped heartbeating');
 SELECT is((SELECT count(*) FROM mixdnn.gpu_holds), 0::bigint, 'p''s GPUs are released');
 SELECT ok((SELECT count(*) FROM mixdnn.jobs WHERE status = 'planned' AND planned_start = mixdnn.now()) = 1,
 	'one of p, q is planned for now');
@@ -60,6 +69,7 @@ SELECT is(mixdnn.launch_due(), 1, 'it launches');
 CREATE TEMP TABLE cur AS SELECT job_id, name FROM mixdnn.jobs WHERE status = 'launching';
 SELECT is((SELECT count(*) FROM mixdnn.claim('n1')), 1::bigint, 'claimed');
 SELECT pg_temp.set_now(pg_temp.t0() + interval '30 minutes');
+SELECT is(mixdnn.heartbeat('n1'), 1, 'the launcher heartbeats its one part');
 SELECT ok(mixdnn.finish((SELECT job_id FROM cur), 0), 'finish(job, 0) counts');
 :commit
 SELECT is((SELECT status FROM mixdnn.jobs WHERE job_id = (SELECT job_id FROM cur)), 'completed', 'the job is completed');
