@@ -63,3 +63,11 @@ build/unit/%: test/unit/%.c test/unit/unit.h $(CORE_OBJS)
 .PHONY: unitcheck
 unitcheck: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do $$t; done
+
+.PHONY: simcheck eval
+simcheck: bin/mixdnn-sim
+	bash test/sim/run.sh bin/mixdnn-sim
+
+# Regenerates docs/evaluation.md and docs/img/ (about 5 minutes on 2 cores).
+eval: bin/mixdnn-sim
+	bash tools/evaluate.sh

@@ -23,12 +23,12 @@ typedef struct mx_options
 	mx_policy	policy;
 	int			use_milp;		/* 0: heuristic only */
 	double		time_limit_ms;	/* wall-clock budget of the MILP */
-	double		mip_gap;		/* relative gap at which GLPK stops */
+	double		mip_gap;		/* GLPK stops when bound - best <= mip_gap * the window's weighted completion time (docs/model.md) */
 	int			window_jobs;	/* waiting jobs inside the MILP; the rest by the heuristic */
 	int			grid_points;	/* start-time points of the MILP's non-uniform grid */
 	double		scaling_alpha;	/* throughput ~ n^alpha without a profile */
 	double		overrun_s;		/* a job past its expected end is assumed to need this much longer */
-	double		aging_s;		/* a job's weight doubles every aging_s seconds of waiting */
+	double		aging_s;		/* a job's weight grows by its base weight every aging_s seconds of waiting */
 	/*
 	 * H, the normaliser of a plan's value (docs/model.md): 0 (the default)
 	 * lets mx_plan_round() choose it per round from the MILP's window; the

@@ -1,0 +1,132 @@
+/*
+ * sim.h — the reusable part of bin/mixdnn-sim: loading the CSV inputs into a
+ * world and replaying it with a virtual clock (docs/simulator.md).
+ *
+ * bin/mixdnn-bench links these objects too (everything in src/sim except
+ * main.o), so nothing here exits or prints except through the explicit
+ * progress / error hooks.
+ */
+#ifndef MIXDNN_SIM_H
+#define MIXDNN_SIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "snapshot.h"
+#include "plan.h"
+#include "planner.h"
+#include "placement.h"
+
+/* Snapshot times are epoch seconds; trace time 0 is this instant (2024-01-01T00:00:00Z). */
+#define SIM_DEFAULT_EPOCH 1704067200.0
+/* Two event times closer than this are the same instant. */
+#define SIM_EPS 1e-6
+
+typedef enum sim_job_state
+{
+	SJ_FUTURE = 0,				/* not submitted yet */
+	SJ_WAITING,					/* submitted, not started */
+	SJ_RUNNING,
+	SJ_DONE,
+	SJ_REJECTED,				/* no configuration of the cluster could ever run it */
+	SJ_UNFINISHED				/* still waiting when the simulation stalled */
+} sim_job_state;
+
+#define SIM_MAX_PARTS 64
+
+typedef struct sim_job
+{
+	/* from the trace */
+	char		name[MX_NAME_LEN];
+	char		model[MX_NAME_LEN];
+	int			line;			/* trace line, for messages */
+	double		submit;			/* seconds from trace start */
+	mx_job		job;			/* submitted = epoch + submit; prev_* = last plan */
+
+	/* simulation state */
+	sim_job_state state;
+	int			type;			/* configuration it ran on */
+	int			gpus;
+	double		utility;
+	double		start;			/* seconds from trace start */
+	double		finish;
+	double		first_planned_start;	/* first round's planned start (NAN if none) */
+	int			replans;		/* rounds in which it waited */
+	int			nparts;
+	mx_part		parts[SIM_MAX_PARTS];
+	char		reason[MX_REASON_LEN];
+} sim_job;
+
+typedef struct sim_world
+{
+	mx_snapshot cluster;		/* types, nodes (busy = 0), profiles; no jobs, no parts */
+	int			njobs;
+	sim_job    *jobs;			/* sorted by submit, then trace order */
+	int			nsoft;
+} sim_world;
+
+/* Loaders: 0, or -1 with a message in err (size errlen). Load types first. */
+int			sim_load_types(sim_world *w, const char *path, char *err, size_t errlen);
+int			sim_load_nodes(sim_world *w, const char *path, char *err, size_t errlen);
+int			sim_load_profiles(sim_world *w, const char *path, char *err, size_t errlen);
+int			sim_load_trace(sim_world *w, const char *path, char *err, size_t errlen);
+void		sim_world_free(sim_world *w);
+
+typedef struct sim_options
+{
+	mx_options	planner;
+	double		epoch;			/* snapshot time of trace time 0 */
+	int			progress;		/* 1: progress line on stderr */
+	FILE	   *util_out;		/* if set: "t_s,busy_gpus,busy_<type>..." at every change */
+	FILE	   *rounds_out;		/* if set: one CSV line per round */
+	int			max_rounds;		/* 0: unlimited */
+	const char *watch;			/* if set: this job's plan in every round, on stderr */
+} sim_options;
+
+typedef struct sim_result
+{
+	const char *policy;
+	int			jobs;			/* in the trace */
+	int			finished;
+	int			rejected;
+	int			unfinished;
+	int			rounds;			/* rounds with at least one waiting job (mx_plan_round calls) */
+	int			events;			/* distinct event times */
+	double		avg_jct;
+	double		p50_jct;
+	double		p99_jct;
+	double		max_jct;
+	double		makespan;
+	double		avg_wait;
+	double		p99_wait;
+	double		gpu_util;
+	double		gpu_seconds;	/* used */
+	int			cluster_gpus;
+	double		solve_ms_p50;
+	double		solve_ms_p95;
+	double		solve_ms_max;
+	double		solve_ms_total;
+	double		avg_utility;	/* mean utility of the configurations jobs ran on */
+	int			moved;			/* jobs run on another configuration than requested */
+	int			soft_jobs;
+	int			place_failures;	/* due jobs the nodes could not hold (should be 0) */
+	int			milp_rounds;	/* rounds whose solver name starts with "glpk" */
+	int			fallback_rounds;	/* rounds whose solver mentions a fallback */
+	double		wall_s;
+} sim_result;
+
+void		sim_options_default(sim_options *o);
+
+/*
+ * Replay the world's trace (the world's job states are reset first).
+ * Returns 0; 1 when the simulation stalled (waiting jobs, nothing left to
+ * happen); -1 when out of memory or the planner failed (err set).
+ */
+int			sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t errlen);
+
+/* Output helpers. */
+void		sim_write_jobs_csv(const sim_world *w, FILE *f);
+void		sim_print_json(const sim_result *r, const sim_options *o, FILE *f);
+void		sim_print_summary(const sim_result *r, const sim_options *o, FILE *f);
+
+#endif

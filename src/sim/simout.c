@@ -1,0 +1,188 @@
+/*
+ * simout.c — per-job CSV, the JSON line and the readable summary (sim.h).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "sim.h"
+
+/* A CSV field, quoted when it holds a comma, quote or newline. */
+static void
+csv_field(FILE *f, const char *v)
+{
+	if (strpbrk(v, ",\"\n\r") == NULL)
+	{
+		fputs(v, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *v; v++)
+	{
+		if (*v == '"')
+			fputc('"', f);
+		fputc(*v, f);
+	}
+	fputc('"', f);
+}
+
+static void
+csv_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.3f", v);
+}
+
+static const char *
+state_name(sim_job_state s)
+{
+	switch (s)
+	{
+		case SJ_DONE:
+			return "completed";
+		case SJ_REJECTED:
+			return "rejected";
+		case SJ_RUNNING:
+			return "running";
+		case SJ_WAITING:
+		case SJ_FUTURE:
+		case SJ_UNFINISHED:
+			return "unfinished";
+	}
+	return "unfinished";
+}
+
+void
+sim_write_jobs_csv(const sim_world *w, FILE *f)
+{
+	int			i,
+				k;
+
+	fprintf(f, "name,job_id,submit_s,start_s,finish_s,gpu_type,gpus,wait_s,jct_s,runtime_s,utility,"
+			"model,model_class,ref_type,ref_gpus,min_gpus,max_gpus,duration_s,first_planned_start_s,"
+			"rounds_waited,nodes,status,reason\n");
+	for (i = 0; i < w->njobs; i++)
+	{
+		const sim_job *j = &w->jobs[i];
+		int			ran = j->state == SJ_DONE;
+		char		nodes[1024];
+		size_t		off = 0;
+
+		csv_field(f, j->name);
+		fprintf(f, ",%lld,", (long long) j->job.job_id);
+		csv_num(f, j->submit);
+		fputc(',', f);
+		if (ran)
+			csv_num(f, j->start);
+		fputc(',', f);
+		if (ran)
+			csv_num(f, j->finish);
+		fputc(',', f);
+		if (ran && j->type >= 0)
+			csv_field(f, w->cluster.types[j->type].name);
+		fputc(',', f);
+		if (ran)
+			fprintf(f, "%d", j->gpus);
+		fputc(',', f);
+		if (ran)
+			csv_num(f, j->start - j->submit);
+		fputc(',', f);
+		if (ran)
+			csv_num(f, j->finish - j->submit);
+		fputc(',', f);
+		if (ran)
+			csv_num(f, j->finish - j->start);
+		fputc(',', f);
+		if (ran)
+			fprintf(f, "%.6f", j->utility);
+		fputc(',', f);
+		csv_field(f, j->model);
+		fprintf(f, ",%s,", j->job.cls == MX_HARD ? "hard" : "soft");
+		if (j->job.ref_type >= 0)
+			csv_field(f, w->cluster.types[j->job.ref_type].name);
+		fprintf(f, ",%d,%d,%d,", j->job.ref_gpus, j->job.min_gpus, j->job.max_gpus);
+		csv_num(f, j->job.duration);
+		fputc(',', f);
+		csv_num(f, j->first_planned_start);
+		fprintf(f, ",%d,", j->replans);
+		nodes[0] = '\0';
+		for (k = 0; ran && k < j->nparts && off < sizeof(nodes) - 80; k++)
+			off += snprintf(nodes + off, sizeof(nodes) - off, "%s%s:%d", k ? "|" : "",
+							w->cluster.nodes[j->parts[k].node].name, j->parts[k].gpus);
+		csv_field(f, nodes);
+		fprintf(f, ",%s,", state_name(j->state));
+		csv_field(f, ran ? "" : j->reason);
+		fputc('\n', f);
+	}
+}
+
+static void
+json_num(FILE *f, const char *key, double v, int last)
+{
+	if (isfinite(v))
+		fprintf(f, "\"%s\": %.6g%s", key, v, last ? "" : ", ");
+	else
+		fprintf(f, "\"%s\": null%s", key, last ? "" : ", ");
+}
+
+void
+sim_print_json(const sim_result *r, const sim_options *o, FILE *f)
+{
+	fprintf(f, "{\"policy\": \"%s\", ", r->policy);
+	fprintf(f, "\"jobs\": %d, \"finished\": %d, \"rejected\": %d, \"unfinished\": %d, ",
+			r->jobs, r->finished, r->rejected, r->unfinished);
+	json_num(f, "avg_jct_s", r->avg_jct, 0);
+	json_num(f, "p50_jct_s", r->p50_jct, 0);
+	json_num(f, "p99_jct_s", r->p99_jct, 0);
+	json_num(f, "max_jct_s", r->max_jct, 0);
+	json_num(f, "makespan_s", r->makespan, 0);
+	json_num(f, "avg_wait_s", r->avg_wait, 0);
+	json_num(f, "p99_wait_s", r->p99_wait, 0);
+	json_num(f, "gpu_util", r->gpu_util, 0);
+	json_num(f, "gpu_seconds", r->gpu_seconds, 0);
+	fprintf(f, "\"cluster_gpus\": %d, ", r->cluster_gpus);
+	json_num(f, "solve_ms_p50", r->solve_ms_p50, 0);
+	json_num(f, "solve_ms_p95", r->solve_ms_p95, 0);
+	json_num(f, "solve_ms_max", r->solve_ms_max, 0);
+	json_num(f, "solve_ms_total", r->solve_ms_total, 0);
+	fprintf(f, "\"rounds\": %d, \"events\": %d, \"milp_rounds\": %d, \"fallback_rounds\": %d, ",
+			r->rounds, r->events, r->milp_rounds, r->fallback_rounds);
+	fprintf(f, "\"soft_jobs\": %d, \"moved\": %d, ", r->soft_jobs, r->moved);
+	json_num(f, "avg_utility", r->avg_utility, 0);
+	fprintf(f, "\"place_failures\": %d, ", r->place_failures);
+	fprintf(f, "\"use_milp\": %s, ", o->planner.use_milp ? "true" : "false");
+	json_num(f, "time_limit_ms", o->planner.time_limit_ms, 0);
+	fprintf(f, "\"window_jobs\": %d, ", o->planner.window_jobs);
+	json_num(f, "wall_s", r->wall_s, 1);
+	fprintf(f, "}\n");
+}
+
+static void
+dur(FILE *f, const char *label, double s)
+{
+	if (s >= 3600)
+		fprintf(f, "  %-22s %12.1f s  (%.2f h)\n", label, s, s / 3600);
+	else
+		fprintf(f, "  %-22s %12.1f s\n", label, s);
+}
+
+void
+sim_print_summary(const sim_result *r, const sim_options *o, FILE *f)
+{
+	fprintf(f, "policy %s: %d jobs, %d finished, %d rejected, %d unfinished on %d GPUs\n",
+			r->policy, r->jobs, r->finished, r->rejected, r->unfinished, r->cluster_gpus);
+	dur(f, "average JCT", r->avg_jct);
+	dur(f, "median JCT", r->p50_jct);
+	dur(f, "p99 JCT", r->p99_jct);
+	dur(f, "makespan", r->makespan);
+	dur(f, "average wait", r->avg_wait);
+	fprintf(f, "  %-22s %12.1f %%\n", "GPU utilisation", 100 * r->gpu_util);
+	fprintf(f, "  %-22s %12d of %d (%d soft jobs), mean utility %.3f\n", "other configuration",
+			r->moved, r->finished, r->soft_jobs, r->avg_utility);
+	fprintf(f, "  %-22s %12d (%d events), solve p50 %.2f ms, p95 %.2f ms, max %.2f ms\n",
+			"rounds", r->rounds, r->events, r->solve_ms_p50, r->solve_ms_p95, r->solve_ms_max);
+	if (o->planner.policy == MX_POLICY_MIXDNN)
+		fprintf(f, "  %-22s %12d MILP rounds, %d fallbacks\n", "solver", r->milp_rounds, r->fallback_rounds);
+	if (r->place_failures)
+		fprintf(f, "  %-22s %12d\n", "placement failures", r->place_failures);
+	fprintf(f, "  %-22s %12.2f s\n", "simulation wall time", r->wall_s);
+}

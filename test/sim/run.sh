@@ -1,0 +1,262 @@
+#!/bin/sh
+# test/sim/run.sh — tests of bin/mixdnn-sim and the baseline policies.
+#
+# Small hand-made traces whose outcomes are computed by hand (comments give
+# the arithmetic), plus invariants on larger generated traces. Prints TAP and
+# a closing "sim: N passed, N failed" line; exits 1 when anything failed.
+#
+#   test/sim/run.sh [path/to/mixdnn-sim]
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SIM=${1:-$ROOT/bin/mixdnn-sim}
+CHECK="python3 $ROOT/test/sim/check_jobs.py"
+T=$(mktemp -d "${TMPDIR:-/tmp}/mixdnn-sim-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+N=0
+FAILED=0
+
+ok() {		# ok CONDITION-EXIT-CODE DESCRIPTION
+	N=$((N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $N - $2"
+	else
+		FAILED=$((FAILED + 1))
+		echo "not ok $N - $2"
+	fi
+}
+
+is() {		# is GOT EXPECTED DESCRIPTION
+	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got '$1', expected '$2'"; fi
+}
+
+# field JOBS.csv JOB COLUMN: one field of one job of a --out file
+field() {
+	awk -F, -v job="$2" -v col="$3" '
+		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+		$1 == job { print $c; exit }' "$1"
+}
+
+# json_get FILE KEY: a number or string of the last line's JSON object
+json_get() {
+	tail -n 1 "$1" | python3 -c 'import json,sys; v=json.loads(sys.stdin.read())[sys.argv[1]]; print(v if not isinstance(v,float) or v!=int(v) else int(v))' "$2"
+}
+
+if [ ! -x "$SIM" ]; then
+	echo "not ok 1 - $SIM is not built"
+	echo "sim: 0 passed, 1 failed"
+	exit 1
+fi
+
+# ---------------------------------------------------------------- inputs
+cat >"$T/types.csv" <<'EOF'
+gpu_type,speed
+fast,1.0
+slow,0.5
+EOF
+cat >"$T/nodes1.csv" <<'EOF'
+node,gpu_type,gpus
+f1,fast,4
+EOF
+cat >"$T/nodes2.csv" <<'EOF'
+node,gpu_type,gpus
+f1,fast,4
+s1,slow,4
+EOF
+
+sim() {		# sim NODES TRACE POLICY OUT [extra...]
+	nodes=$1; trace=$2; pol=$3; out=$4; shift 4
+	"$SIM" --types "$T/types.csv" --nodes "$nodes" --trace "$trace" --policy "$pol" \
+		--out "$out" --quiet "$@" >"$out.stdout" 2>"$out.stderr"
+}
+
+# ---------------------------------------------------------------- 1. static / k8s / backfill, short job behind a blocked one
+# One 4-GPU node. a: 2 GPUs for 100 s at t=0; b: 4 GPUs for 100 s at t=1;
+# c: 2 GPUs for 10 s at t=2.
+#   static:   a 0-100, b 100-200, c may not start before b: 200-210
+#   k8s:      b does not fit at t=1 and is skipped; c fits at t=2: 2-12; b 100-200
+#   backfill: b reserved at 100; c fits on [2, 12) without touching it: 2-12
+cat >"$T/t1.csv" <<'EOF'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s
+a,0,,hard,fast,2,100
+b,1,,hard,fast,4,100
+c,2,,hard,fast,2,10
+EOF
+for p in static k8s backfill mixdnn; do sim "$T/nodes1.csv" "$T/t1.csv" $p "$T/t1-$p.csv"; done
+is "$(field "$T/t1-static.csv" b start_s)/$(field "$T/t1-static.csv" c start_s)" "100.000/200.000" "static: strict FIFO, c (short) waits behind b"
+is "$(field "$T/t1-static.csv" c finish_s)" "210.000" "static: c finishes at 210"
+is "$(field "$T/t1-k8s.csv" c start_s)/$(field "$T/t1-k8s.csv" b start_s)" "2.000/100.000" "k8s: b skipped, c starts at 2, b at 100"
+is "$(field "$T/t1-backfill.csv" c start_s)/$(field "$T/t1-backfill.csv" b start_s)" "2.000/100.000" "backfill: c backfilled at 2, b keeps its reservation at 100"
+is "$(field "$T/t1-mixdnn.csv" c start_s)/$(field "$T/t1-mixdnn.csv" b start_s)" "2.000/100.000" "mixdnn: c fills the gap at 2, b at 100"
+
+# ---------------------------------------------------------------- 2. backfill must not delay the head
+# As 1, but d needs 2 GPUs for 200 s: on [2, 202) it would overlap b's
+# reservation at 100.
+#   k8s:      d fits now: 2-202; b is delayed to 202-302
+#   backfill: d waits; b 100-200; d 200-400
+#   static:   a 0-100, b 100-200, d 200-400
+cat >"$T/t2.csv" <<'EOF'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s
+a,0,,hard,fast,2,100
+b,1,,hard,fast,4,100
+d,2,,hard,fast,2,200
+EOF
+for p in static k8s backfill; do sim "$T/nodes1.csv" "$T/t2.csv" $p "$T/t2-$p.csv"; done
+is "$(field "$T/t2-k8s.csv" d start_s)/$(field "$T/t2-k8s.csv" b start_s)" "2.000/202.000" "k8s: d starts at once and delays b to 202"
+is "$(field "$T/t2-backfill.csv" b start_s)/$(field "$T/t2-backfill.csv" d start_s)" "100.000/200.000" "backfill: d would delay the reservation, waits; b at 100, d at 200"
+is "$(field "$T/t2-static.csv" d start_s)" "200.000" "static: d at 200"
+is "$(json_get "$T/t2-k8s.csv.stdout" makespan_s 2>/dev/null || echo none)" "none" "without --json no JSON line"
+sim "$T/nodes1.csv" "$T/t2.csv" backfill "$T/t2j.csv" --json
+# JCTs 100, 199, 398 -> mean 232.333, makespan 400, wait (0 + 99 + 198) / 3 = 99
+is "$(json_get "$T/t2j.csv.stdout" makespan_s)" "400" "backfill: makespan 400"
+is "$(json_get "$T/t2j.csv.stdout" avg_jct_s)" "232.333" "backfill: average JCT (100 + 199 + 398) / 3"
+is "$(json_get "$T/t2j.csv.stdout" avg_wait_s)" "99" "backfill: average wait (0 + 99 + 198) / 3"
+# GPU-seconds 2*100 + 4*100 + 2*200 = 1000 over 4 GPUs * 400 s
+is "$(json_get "$T/t2j.csv.stdout" gpu_util)" "0.625" "backfill: gpu_util 1000 / (4 * 400)"
+
+# ---------------------------------------------------------------- 3. mixdnn moves a soft job to a free type
+# fast node busy with a until 1000. b (soft, 2 fast GPUs, 100 s) can run on
+# 2 slow GPUs (speed 0.5, utility 0.5): 200 s, finishing at 201 instead of
+# 1100. e is the same job but hard: it must wait for the fast GPUs.
+cat >"$T/t3.csv" <<'EOF'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s
+a,0,,hard,fast,4,1000
+b,1,,soft,fast,2,100
+EOF
+for p in mixdnn k8s; do sim "$T/nodes2.csv" "$T/t3.csv" $p "$T/t3-$p.csv"; done
+is "$(field "$T/t3-mixdnn.csv" b gpu_type)/$(field "$T/t3-mixdnn.csv" b start_s)" "slow/1.000" "mixdnn: soft b moves to the free slow GPUs at once"
+is "$(field "$T/t3-mixdnn.csv" b finish_s)" "201.000" "mixdnn: b runs 100 s / utility 0.5 = 200 s"
+is "$(field "$T/t3-k8s.csv" b gpu_type)/$(field "$T/t3-k8s.csv" b start_s)" "fast/1000.000" "k8s: b keeps its requested type and waits for a"
+sim "$T/nodes2.csv" "$T/t3.csv" mixdnn "$T/t3h.csv" --soft-share 0
+is "$(field "$T/t3h.csv" b gpu_type)/$(field "$T/t3h.csv" b start_s)" "fast/1000.000" "--soft-share 0 makes b hard: it waits for fast GPUs"
+
+# ---------------------------------------------------------------- 4. equal timestamps
+# a ends at 100 and f arrives at 100 needing all 4 GPUs: completions are
+# handled before arrivals, so f starts at 100.
+cat >"$T/t4.csv" <<'EOF'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s
+a,0,,hard,fast,4,100
+f,100,,hard,fast,4,50
+EOF
+for p in mixdnn k8s static backfill; do
+	sim "$T/nodes1.csv" "$T/t4.csv" $p "$T/t4-$p.csv"
+	is "$(field "$T/t4-$p.csv" f start_s)" "100.000" "$p: a completion and an arrival at the same instant: f starts at 100"
+done
+
+# ---------------------------------------------------------------- 5. soft defaults, untyped soft jobs, rejected jobs
+cat >"$T/t5.csv" <<'EOF'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s,min_gpus,max_gpus,allowed_types,priority
+s5,0,,soft,fast,5,100,,,,
+s1,0,,soft,,1,100,,,,
+big,0,,hard,fast,8,100,,,,
+onlyslow,0,,soft,fast,2,100,1,2,slow,0
+EOF
+sim "$T/nodes2.csv" "$T/t5.csv" mixdnn "$T/t5.csv.out" --json
+is "$(field "$T/t5.csv.out" s5 min_gpus)/$(field "$T/t5.csv.out" s5 max_gpus)" "2/5" "soft defaults: min = max(1, 5/2) = 2, max = 5"
+is "$(field "$T/t5.csv.out" s1 min_gpus)/$(field "$T/t5.csv.out" s1 max_gpus)" "1/1" "soft defaults: min = max(1, 1/2) = 1"
+is "$(field "$T/t5.csv.out" big status)" "rejected" "a hard job larger than its type is rejected"
+is "$(json_get "$T/t5.csv.out.stdout" rejected)/$(json_get "$T/t5.csv.out.stdout" finished)" "1/3" "JSON counts the rejected job"
+is "$(field "$T/t5.csv.out" onlyslow gpu_type)" "slow" "allowed_types restricts a soft job to slow"
+is "$(field "$T/t5.csv.out" s1 status)" "completed" "an untyped soft job runs"
+sim "$T/nodes2.csv" "$T/t5.csv" k8s "$T/t5k.csv"
+# untyped soft job under a baseline: the type with speed closest to 1.0
+is "$(field "$T/t5k.csv" s1 gpu_type)" "fast" "k8s: an untyped soft job runs on the speed-1.0 type"
+ok $? "exit status 0 with a rejected job"
+
+# ---------------------------------------------------------------- 6. JSON line
+sim "$T/nodes2.csv" "$T/t1.csv" mixdnn "$T/j.csv" --json
+$CHECK json "$T/j.csv.stdout" policy jobs avg_jct_s p99_jct_s makespan_s avg_wait_s gpu_util solve_ms_p50 solve_ms_p95
+ok $? "--json: the last line is a JSON object with the SPEC §6 keys"
+is "$(json_get "$T/j.csv.stdout" policy)/$(json_get "$T/j.csv.stdout" jobs)" "mixdnn/3" "--json: policy and job count"
+is "$(wc -l <"$T/j.csv.stdout" | tr -d ' ')" "1" "--json prints exactly one line"
+
+# ---------------------------------------------------------------- 7. bad input -> exit 2
+bad() {		# bad DESCRIPTION ARGS...
+	d=$1; shift
+	"$SIM" "$@" >"$T/bad.out" 2>"$T/bad.err"
+	rc=$?
+	if [ $rc -eq 2 ] && [ -s "$T/bad.err" ]; then ok 0 "exit 2 and a message: $d"
+	else ok 1 "exit 2 and a message: $d"; echo "#   exit $rc: $(head -c 200 "$T/bad.err")"; fi
+}
+A="--types $T/types.csv --nodes $T/nodes2.csv"
+bad "missing trace file" $A --trace "$T/nope.csv" --policy k8s
+bad "unknown policy" $A --trace "$T/t1.csv" --policy fifo
+bad "no --policy" $A --trace "$T/t1.csv"
+bad "no --trace" $A --policy k8s
+bad "unknown option" $A --trace "$T/t1.csv" --policy k8s --frobnicate
+bad "bad --soft-share" $A --trace "$T/t1.csv" --policy k8s --soft-share 2
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,0,,hard,tpu,1,10\n' >"$T/b1.csv"
+bad "unknown gpu_type in the trace" $A --trace "$T/b1.csv" --policy k8s
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,zero,,hard,fast,1,10\n' >"$T/b2.csv"
+bad "non-numeric submit_s" $A --trace "$T/b2.csv" --policy k8s
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,0,,hard,fast,1,-5\n' >"$T/b3.csv"
+bad "negative duration" $A --trace "$T/b3.csv" --policy k8s
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,0,,hard,,1,10\n' >"$T/b4.csv"
+bad "hard job without gpu_type" $A --trace "$T/b4.csv" --policy k8s
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s,min_gpus,max_gpus\nx,0,,soft,fast,4,10,4,2\n' >"$T/b5.csv"
+bad "min_gpus > max_gpus" $A --trace "$T/b5.csv" --policy k8s
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,0,,medium,fast,1,10\n' >"$T/b6.csv"
+bad "unknown model_class" $A --trace "$T/b6.csv" --policy k8s
+printf 'name,submit_s,model,model_class,gpus,duration_s\nx,0,,hard,1,10\n' >"$T/b7.csv"
+bad "missing column gpu_type" $A --trace "$T/b7.csv" --policy k8s
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\n"x,0,,hard,fast,1,10\n' >"$T/b8.csv"
+bad "unterminated quote" $A --trace "$T/b8.csv" --policy k8s
+printf 'node,gpu_type,gpus\nn1,fast,0\n' >"$T/b9.csv"
+bad "node with 0 GPUs" --types "$T/types.csv" --nodes "$T/b9.csv" --trace "$T/t1.csv" --policy k8s
+printf 'node,gpu_type,gpus\nn1,tpu,4\n' >"$T/b10.csv"
+bad "node of an unknown type" --types "$T/types.csv" --nodes "$T/b10.csv" --trace "$T/t1.csv" --policy k8s
+printf 'gpu_type,speed\nfast,-1\n' >"$T/b11.csv"
+bad "negative speed" --types "$T/b11.csv" --nodes "$T/nodes1.csv" --trace "$T/t1.csv" --policy k8s
+printf 'model,gpu_type,gpus,throughput\nm,fast,1,abc\n' >"$T/b12.csv"
+bad "bad profile throughput" $A --profiles "$T/b12.csv" --trace "$T/t1.csv" --policy k8s
+: >"$T/b13.csv"
+bad "empty trace file" $A --trace "$T/b13.csv" --policy k8s
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s,min_gpus,max_gpus,allowed_types\nx,0,,soft,fast,2,10,,,fast|tpu\n' >"$T/b14.csv"
+bad "unknown type in allowed_types" $A --trace "$T/b14.csv" --policy k8s
+
+# ---------------------------------------------------------------- 8. generated traces: invariants and determinism
+DATA=${MIXDNN_DATA:-}
+for d in "$ROOT/../shared/data" "$ROOT/../../shared/data" /work/shared/data; do
+	[ -z "$DATA" ] && [ -d "$d/gavel" ] && DATA=$d
+done
+if [ -n "$DATA" ] && [ -d "$DATA/gavel" ]; then
+	D="python3 $ROOT/tools/mixdnn_data.py --data $DATA"
+	$D types --out "$T/gt.csv" && $D profiles --out "$T/gp.csv" && $D nodes --preset medium --out "$T/gn.csv" &&
+		$D pollux-trace --workload 3 --nodes "$T/gn.csv" --soft-share 0.5 --out "$T/gfull.csv" &&
+		head -n 61 "$T/gfull.csv" >"$T/gw.csv"	# the first 60 jobs keep the test fast
+	ok $? "importers write types, profiles, nodes and a Pollux trace"
+	head -1 "$T/gw.csv" | grep -q '^name,submit_s,model,model_class,gpu_type,gpus,duration_s'
+	ok $? "the imported trace has the SPEC §6 columns"
+	awk -F, 'NR > 1 && $6 > 8 { bad = 1 } END { exit bad }' "$T/gfull.csv"
+	ok $? "imported GPU counts are clamped to 8"
+	for p in mixdnn k8s static backfill; do
+		"$SIM" --types "$T/gt.csv" --nodes "$T/gn.csv" --profiles "$T/gp.csv" --trace "$T/gw.csv" \
+			--policy $p --quiet --json --out "$T/g-$p.csv" >"$T/g-$p.json" 2>"$T/g-$p.err"
+		ok $? "$p runs the generated trace"
+		$CHECK capacity "$T/gn.csv" "$T/g-$p.csv"
+		ok $? "$p: no node ever holds more GPUs than it has"
+		is "$(json_get "$T/g-$p.json" finished)" "60" "$p: all 60 jobs finish"
+	done
+	$CHECK fifo "$T/g-static.csv"
+	ok $? "static: starts are non-decreasing in submit order"
+	"$SIM" --types "$T/gt.csv" --nodes "$T/gn.csv" --profiles "$T/gp.csv" --trace "$T/gw.csv" \
+		--policy mixdnn --quiet --no-milp --out "$T/d1.csv" >/dev/null 2>&1
+	"$SIM" --types "$T/gt.csv" --nodes "$T/gn.csv" --profiles "$T/gp.csv" --trace "$T/gw.csv" \
+		--policy mixdnn --quiet --no-milp --out "$T/d2.csv" >/dev/null 2>&1
+	cmp -s "$T/d1.csv" "$T/d2.csv"
+	ok $? "mixdnn --no-milp is deterministic (identical --out twice)"
+	"$SIM" --types "$T/gt.csv" --nodes "$T/gn.csv" --profiles "$T/gp.csv" --trace "$T/gw.csv" \
+		--policy backfill --quiet --out "$T/d3.csv" >/dev/null 2>&1
+	cmp -s "$T/d3.csv" "$T/g-backfill.csv"
+	ok $? "backfill is deterministic"
+	m=$(json_get "$T/g-mixdnn.json" moved)
+	[ "$m" -gt 0 ]
+	ok $? "mixdnn moves some soft jobs to other configurations ($m)"
+	is "$(json_get "$T/g-k8s.json" moved)" "0" "k8s never changes a configuration"
+else
+	echo "# shared data not found: generated-trace tests skipped"
+fi
+
+echo "1..$N"
+echo "sim: $((N - FAILED)) passed, $FAILED failed"
+[ $FAILED -eq 0 ]
