@@ -27,34 +27,50 @@
 
 PG_FUNCTION_INFO_V1(mixdnn_launch_due);
 
-/* Growable parallel arrays for the unnest() writes. */
+/* A growable column of Datums, one per row of an unnest() write. */
+typedef struct dvec
+{
+	int			n;
+	int			cap;
+	Datum	   *v;
+} dvec;
+
+static void
+dvec_push(dvec *d, Datum x)
+{
+	if (d->n == d->cap)
+	{
+		d->cap = d->cap ? 2 * d->cap : 16;
+		d->v = d->v ? repalloc(d->v, sizeof(Datum) * d->cap) : palloc(sizeof(Datum) * d->cap);
+	}
+	d->v[d->n++] = x;
+}
+
+/* What one launch_due() call writes: jobs, their parts, their GPUs. */
 typedef struct launch_batch
 {
-	int			njobs;
-	Datum	   *job_id;
-	Datum	   *attempt;
-	Datum	   *end_at;
-	int			nparts;
-	Datum	   *part_job;
-	Datum	   *part_attempt;
-	Datum	   *part_node;
-	Datum	   *part_rank;
-	Datum	   *part_gpus;
-	int			nholds;
-	Datum	   *hold_node;
-	Datum	   *hold_index;
-	Datum	   *hold_job;
+	dvec		job_id,
+				attempt,
+				end_at;
+	dvec		part_job,
+				part_attempt,
+				part_node,
+				part_rank,
+				part_gpus;
+	dvec		hold_node,
+				hold_index,
+				hold_job;
 } launch_batch;
 
 static Datum
-array_of(Datum *values, int n, Oid elemtype)
+array_of(const dvec *d, Oid elemtype)
 {
 	int16		typlen;
 	bool		typbyval;
 	char		typalign;
 
 	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
-	return PointerGetDatum(construct_array(values, n, elemtype, typlen, typbyval, typalign));
+	return PointerGetDatum(construct_array(d->v, d->n, elemtype, typlen, typbyval, typalign));
 }
 
 static void
@@ -77,40 +93,34 @@ write_batch(launch_batch *b, TimestampTz now)
 	Oid			holdtypes[3] = {TEXTARRAYOID, INT4ARRAYOID, INT8ARRAYOID};
 	Datum		holdvals[3];
 
-	jobvals[0] = array_of(b->job_id, b->njobs, INT8OID);
-	jobvals[1] = array_of(b->attempt, b->njobs, INT4OID);
-	jobvals[2] = array_of(b->end_at, b->njobs, TIMESTAMPTZOID);
+	jobvals[0] = array_of(&b->job_id, INT8OID);
+	jobvals[1] = array_of(&b->attempt, INT4OID);
+	jobvals[2] = array_of(&b->end_at, TIMESTAMPTZOID);
 	jobvals[3] = TimestampTzGetDatum(now);
 	spi_write("UPDATE mixdnn.jobs j SET status = 'launching', attempt = u.attempt, started_at = $4, "
 			  "       planned_end = u.end_at, reason = NULL "
 			  "FROM unnest($1, $2, $3) AS u(job_id, attempt, end_at) WHERE j.job_id = u.job_id",
 			  4, jobtypes, jobvals, SPI_OK_UPDATE);
 
-	partvals[0] = array_of(b->part_job, b->nparts, INT8OID);
-	partvals[1] = array_of(b->part_attempt, b->nparts, INT4OID);
-	partvals[2] = array_of(b->part_node, b->nparts, TEXTOID);
-	partvals[3] = array_of(b->part_rank, b->nparts, INT4OID);
-	partvals[4] = array_of(b->part_gpus, b->nparts, INT4OID);
+	partvals[0] = array_of(&b->part_job, INT8OID);
+	partvals[1] = array_of(&b->part_attempt, INT4OID);
+	partvals[2] = array_of(&b->part_node, TEXTOID);
+	partvals[3] = array_of(&b->part_rank, INT4OID);
+	partvals[4] = array_of(&b->part_gpus, INT4OID);
 	partvals[5] = TimestampTzGetDatum(now + (int64) mx_guc_lease_timeout_s * USECS_PER_SEC);
 	spi_write("INSERT INTO mixdnn.job_parts (job_id, attempt, node, node_rank, gpus, lease_until) "
 			  "SELECT u.*, $6 FROM unnest($1, $2, $3, $4, $5) AS u",
 			  6, parttypes, partvals, SPI_OK_INSERT);
 
-	holdvals[0] = array_of(b->hold_node, b->nholds, TEXTOID);
-	holdvals[1] = array_of(b->hold_index, b->nholds, INT4OID);
-	holdvals[2] = array_of(b->hold_job, b->nholds, INT8OID);
+	holdvals[0] = array_of(&b->hold_node, TEXTOID);
+	holdvals[1] = array_of(&b->hold_index, INT4OID);
+	holdvals[2] = array_of(&b->hold_job, INT8OID);
 	spi_write("INSERT INTO mixdnn.gpu_holds (node, gpu_index, job_id) SELECT * FROM unnest($1, $2, $3)",
 			  3, holdtypes, holdvals, SPI_OK_INSERT);
 
 	spi_write("UPDATE mixdnn.rounds SET launched = launched + $1 "
 			  "WHERE round_id = (SELECT max(round_id) FROM mixdnn.rounds)",
-			  1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(b->njobs)}, SPI_OK_UPDATE);
-}
-
-static Datum *
-grow(Datum *a, int n)
-{
-	return a ? repalloc(a, sizeof(Datum) * n) : palloc(sizeof(Datum) * n);
+			  1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(b->job_id.n)}, SPI_OK_UPDATE);
 }
 
 int
@@ -171,54 +181,40 @@ mx_launch_due(void)
 		}
 		mx_place_commit(cluster.nodes, parts, nparts);
 
-		b.job_id = grow(b.job_id, b.njobs + 1);
-		b.attempt = grow(b.attempt, b.njobs + 1);
-		b.end_at = grow(b.end_at, b.njobs + 1);
-		b.job_id[b.njobs] = Int64GetDatum(job_id);
-		b.attempt[b.njobs] = Int32GetDatum(attempt);
-		b.end_at[b.njobs] = DirectFunctionCall2(timestamptz_pl_interval, TimestampTzGetDatum(now),
-												IntervalPGetDatum(runtime));
-		b.njobs++;
+		dvec_push(&b.job_id, Int64GetDatum(job_id));
+		dvec_push(&b.attempt, Int32GetDatum(attempt));
+		dvec_push(&b.end_at, DirectFunctionCall2(timestamptz_pl_interval, TimestampTzGetDatum(now),
+												 IntervalPGetDatum(runtime)));
 
 		for (p = 0; p < nparts; p++)
 		{
-			const char *node = cluster.nodes[parts[p].node].name;
+			Datum		node = CStringGetTextDatum(cluster.nodes[parts[p].node].name);
 			int			g;
 
-			b.part_job = grow(b.part_job, b.nparts + 1);
-			b.part_attempt = grow(b.part_attempt, b.nparts + 1);
-			b.part_node = grow(b.part_node, b.nparts + 1);
-			b.part_rank = grow(b.part_rank, b.nparts + 1);
-			b.part_gpus = grow(b.part_gpus, b.nparts + 1);
-			b.part_job[b.nparts] = Int64GetDatum(job_id);
-			b.part_attempt[b.nparts] = Int32GetDatum(attempt);
-			b.part_node[b.nparts] = CStringGetTextDatum(node);
-			b.part_rank[b.nparts] = Int32GetDatum(p);
-			b.part_gpus[b.nparts] = Int32GetDatum(parts[p].gpus);
-			b.nparts++;
+			dvec_push(&b.part_job, Int64GetDatum(job_id));
+			dvec_push(&b.part_attempt, Int32GetDatum(attempt));
+			dvec_push(&b.part_node, node);
+			dvec_push(&b.part_rank, Int32GetDatum(p));
+			dvec_push(&b.part_gpus, Int32GetDatum(parts[p].gpus));
 
 			for (g = 0; g < MX_MAX_NODE_GPUS; g++)
-			{
-				if (!(parts[p].indices & (UINT64CONST(1) << g)))
-					continue;
-				b.hold_node = grow(b.hold_node, b.nholds + 1);
-				b.hold_index = grow(b.hold_index, b.nholds + 1);
-				b.hold_job = grow(b.hold_job, b.nholds + 1);
-				b.hold_node[b.nholds] = CStringGetTextDatum(node);
-				b.hold_index[b.nholds] = Int32GetDatum(g);
-				b.hold_job[b.nholds] = Int64GetDatum(job_id);
-				b.nholds++;
-			}
+				if (parts[p].indices & (UINT64CONST(1) << g))
+				{
+					dvec_push(&b.hold_node, node);
+					dvec_push(&b.hold_index, Int32GetDatum(g));
+					dvec_push(&b.hold_job, Int64GetDatum(job_id));
+				}
 
 			/* Delivered at commit, and only then: a rolled-back launch notifies nobody. */
 			Async_Notify("mixdnn_launch",
-						 psprintf("{\"job_id\": " INT64_FORMAT ", \"node\": \"%s\"}", job_id, node));
+						 psprintf("{\"job_id\": " INT64_FORMAT ", \"node\": \"%s\"}", job_id,
+								  cluster.nodes[parts[p].node].name));
 		}
 	}
 
-	if (b.njobs > 0)
+	if (b.job_id.n > 0)
 		write_batch(&b, now);
-	launched = b.njobs;
+	launched = b.job_id.n;
 
 	SPI_finish();
 	mx_restore_user(&saved);

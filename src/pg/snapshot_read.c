@@ -55,16 +55,20 @@ col_name(HeapTuple t, int c, char *dst)
 	strlcpy(dst, v, MX_NAME_LEN);
 }
 
+/*
+ * Binary search by name over an array whose elements start with their
+ * name (mx_node, mx_gpu_type), sorted with strcmp.
+ */
 static int
-find_node(const mx_snapshot *s, const char *name)
+find_name(const void *array, size_t stride, int n, const char *name)
 {
 	int			lo = 0,
-				hi = s->nnodes - 1;
+				hi = n - 1;
 
 	while (lo <= hi)
 	{
 		int			mid = (lo + hi) / 2;
-		int			c = strcmp(s->nodes[mid].name, name);
+		int			c = strcmp((const char *) array + (size_t) mid * stride, name);
 
 		if (c == 0)
 			return mid;
@@ -77,24 +81,17 @@ find_node(const mx_snapshot *s, const char *name)
 }
 
 static int
+find_node(const mx_snapshot *s, const char *name)
+{
+	StaticAssertStmt(offsetof(mx_node, name) == 0, "mx_node must start with its name");
+	return find_name(s->nodes, sizeof(mx_node), s->nnodes, name);
+}
+
+static int
 find_type(const mx_snapshot *s, const char *name)
 {
-	int			lo = 0,
-				hi = s->ntypes - 1;
-
-	while (lo <= hi)
-	{
-		int			mid = (lo + hi) / 2;
-		int			c = strcmp(s->types[mid].name, name);
-
-		if (c == 0)
-			return mid;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -1;
+	StaticAssertStmt(offsetof(mx_gpu_type, name) == 0, "mx_gpu_type must start with its name");
+	return find_name(s->types, sizeof(mx_gpu_type), s->ntypes, name);
 }
 
 void
