@@ -22,13 +22,18 @@ REGRESS_OPTS = --inputdir=. --outputdir=build/regress
 BINS          = bin/mixdnn-sim bin/mixdnn-bench bin/mixdnn-launcher
 SCRIPTS_built = $(BINS)
 UNIT_TESTS    = $(patsubst test/unit/%.c,build/unit/%,$(sort $(wildcard test/unit/test_*.c)))
-EXTRA_CLEAN   = $(BINS) build src/sim/*.o src/bench/*.o src/launcher/*.o
+EXTRA_CLEAN   = $(BINS) build src/sim/*.o src/bench/*.o src/launcher/*.o src/*/*.d
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 override CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers
+
+# Header dependencies: PGXS tracks them only in builds configured with
+# --enable-depend, and a stale object after a struct change is a silent bug.
+override CFLAGS += -MMD -MP
+-include $(wildcard src/*/*.d)
 
 all: $(BINS)
 

@@ -11,6 +11,7 @@
 
 /* Values come from mx_guc_init(); the planner's from mx_options_default(). */
 char	   *mx_guc_database;
+int			mx_guc_plan_mode;
 int			mx_guc_policy;
 bool		mx_guc_use_milp;
 int			mx_guc_time_limit_ms;
@@ -26,6 +27,12 @@ int			mx_guc_max_retries;
 bool		mx_virtual_now_set = false;
 TimestampTz mx_virtual_now = 0;
 static char *virtual_now_text = NULL;
+
+static const struct config_enum_entry plan_mode_options[] = {
+	{"commit", MX_PLAN_MODE_COMMIT, false},
+	{"worker", MX_PLAN_MODE_WORKER, false},
+	{NULL, 0, false}
+};
 
 static const struct config_enum_entry policy_options[] = {
 	{"mixdnn", MX_POLICY_MIXDNN, false},
@@ -103,6 +110,13 @@ mx_guc_init(void)
 							   "For tests and trace replays.",
 							   &virtual_now_text, "",
 							   PGC_SUSET, 0, check_virtual_now, assign_virtual_now, NULL);
+
+	DefineCustomEnumVariable("mixdnn.plan_mode",
+							 "Who runs the rounds: each committing transaction, or the background worker.",
+							 "worker lets submitters commit without waiting for a round; the worker plans "
+							 "everything committed since its last round (docs/performance.md).",
+							 &mx_guc_plan_mode, MX_PLAN_MODE_COMMIT, plan_mode_options,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomEnumVariable("mixdnn.policy",
 							 "Scheduling policy of the rounds.",

@@ -9,7 +9,14 @@
 
 #include "planner.h"
 
+typedef enum mx_plan_mode
+{
+	MX_PLAN_MODE_COMMIT = 0,	/* a round in every committing transaction (SPEC §4) */
+	MX_PLAN_MODE_WORKER			/* the background worker plans for many commits at once */
+} mx_plan_mode;
+
 extern char *mx_guc_database;
+extern int	mx_guc_plan_mode;
 extern int	mx_guc_policy;
 extern bool mx_guc_use_milp;
 extern int	mx_guc_time_limit_ms;

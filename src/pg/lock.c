@@ -9,7 +9,9 @@
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 
+#include "guc.h"
 #include "lock.h"
+#include "worker.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_lock_scheduler);
 PG_FUNCTION_INFO_V1(mixdnn_lock_scheduler_trigger);
@@ -42,6 +44,11 @@ mixdnn_lock_scheduler_trigger(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("mixdnn._lock_scheduler() must be called as a trigger")));
-	mx_lock_scheduler();
+	/*
+	 * Without a round at commit a writer never waits for the lock while
+	 * holding rows, so it need not queue behind rounds (plan_mode worker).
+	 */
+	if (mx_guc_plan_mode != MX_PLAN_MODE_WORKER || !mx_worker_plans_here())
+		mx_lock_scheduler();
 	return PointerGetDatum(NULL);
 }

@@ -23,29 +23,16 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "events.h"
+#include "guc.h"
 #include "round.h"
+#include "worker.h"
 #include "triggers.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_note_event);
 PG_FUNCTION_INFO_V1(mixdnn_round_at_commit);
 
 /* Events noted in this transaction and not yet planned for. */
-typedef enum event_bit
-{
-	EV_ARRIVAL = 1 << 0,
-	EV_COMPLETION = 1 << 1,
-	EV_CANCEL = 1 << 2,
-	EV_REQUEUE = 1 << 3,
-	EV_UPDATE = 1 << 4,
-	EV_DELETE = 1 << 5,
-	EV_NODE = 1 << 6,
-	EV_PROFILE = 1 << 7
-} event_bit;
-
-static const char *const event_names[] = {
-	"arrival", "completion", "cancel", "requeue", "update", "delete", "node", "profile"
-};
-
 static int	pending_events = 0;
 
 /* Request columns: changing one of them changes what the job may run on. */
@@ -99,7 +86,7 @@ classify_node_update(Relation rel, HeapTuple oldtup, HeapTuple newtup)
 
 	for (i = 0; i < lengthof(node_columns); i++)
 		if (column_changed(rel, oldtup, newtup, node_columns[i]))
-			return EV_NODE;
+			return MX_EV_NODE;
 	return 0;
 }
 
@@ -113,16 +100,16 @@ classify_job_update(Relation rel, HeapTuple oldtup, HeapTuple newtup)
 	if (before && after && strcmp(before, after) != 0)
 	{
 		if (strcmp(after, "completed") == 0 || strcmp(after, "failed") == 0)
-			return EV_COMPLETION;
+			return MX_EV_COMPLETION;
 		if (strcmp(after, "cancelled") == 0)
-			return EV_CANCEL;
+			return MX_EV_CANCEL;
 		if (strcmp(after, "planned") == 0
 			&& (strcmp(before, "launching") == 0 || strcmp(before, "running") == 0))
-			return EV_REQUEUE;
+			return MX_EV_REQUEUE;
 	}
 	for (i = 0; i < lengthof(request_columns); i++)
 		if (column_changed(rel, oldtup, newtup, request_columns[i]))
-			return EV_UPDATE;
+			return MX_EV_UPDATE;
 	return 0;
 }
 
@@ -142,18 +129,18 @@ mixdnn_note_event(PG_FUNCTION_ARGS)
 	if (strcmp(table, "jobs") == 0)
 	{
 		if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
-			pending_events |= EV_ARRIVAL;
+			pending_events |= MX_EV_ARRIVAL;
 		else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
-			pending_events |= EV_DELETE;
+			pending_events |= MX_EV_DELETE;
 		else
 			pending_events |= classify_job_update(td->tg_relation, td->tg_trigtuple, td->tg_newtuple);
 	}
 	else if (strcmp(table, "gpu_nodes") == 0)
 		pending_events |= TRIGGER_FIRED_BY_UPDATE(td->tg_event)
 			? classify_node_update(td->tg_relation, td->tg_trigtuple, td->tg_newtuple)
-			: EV_NODE;
+			: MX_EV_NODE;
 	else
-		pending_events |= EV_PROFILE;
+		pending_events |= MX_EV_PROFILE;
 
 	/* The row goes ahead unchanged. */
 	return PointerGetDatum(TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple);
@@ -162,25 +149,24 @@ mixdnn_note_event(PG_FUNCTION_ARGS)
 Datum
 mixdnn_round_at_commit(PG_FUNCTION_ARGS)
 {
-	char		event[128] = "";
-	size_t		i;
+	char		event[128];
+	int			events = pending_events;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("mixdnn._round_at_commit() must be called as a trigger")));
-	if (pending_events == 0)
+	if (events == 0)
 		return PointerGetDatum(NULL);
 
-	for (i = 0; i < lengthof(event_names); i++)
-		if (pending_events & (1 << i))
-		{
-			if (event[0])
-				strlcat(event, ",", sizeof(event));
-			strlcat(event, event_names[i], sizeof(event));
-		}
 	/* Cleared first: the round's own writes queue more firings of this trigger. */
 	pending_events = 0;
+
+	/* In plan_mode worker the background worker plans for many commits at once. */
+	if (mx_guc_plan_mode == MX_PLAN_MODE_WORKER && mx_worker_request_round(events))
+		return PointerGetDatum(NULL);
+
+	mx_events_name(events, event, sizeof(event));
 	mx_run_round_protected(event);
 	return PointerGetDatum(NULL);
 }

@@ -6,7 +6,9 @@
  * (mx_worker_wake_at_commit), the next planned start or lease end comes, or
  * the poll interval passes. Each cycle, in short transactions of its own, it
  * expires lost leases (mixdnn.expire_leases(); the re-queue runs a round at
- * commit) and launches the due jobs (mx_launch_due()). At start-up it
+ * commit), runs the round that plan_mode worker leaves to it for every event
+ * committed since its last, and launches the due jobs (mx_launch_due()).
+ * At start-up it
  * repairs what a crash may have left half-done (mixdnn._repair()).
  *
  * An error in a cycle is logged and the cycle is retried after a delay: the
@@ -17,6 +19,7 @@
 
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "commands/dbcommands.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -28,6 +31,7 @@
 #include "storage/latch.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
+#include "port/atomics.h"
 #include "storage/spin.h"
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
@@ -37,7 +41,9 @@
 
 #include "clock.h"
 #include "guc.h"
+#include "events.h"
 #include "launch.h"
+#include "round.h"
 #include "worker.h"
 
 PGDLLEXPORT void mixdnn_worker_main(Datum main_arg);
@@ -55,12 +61,13 @@ PGDLLEXPORT void mixdnn_worker_main(Datum main_arg);
  */
 #define PAST_DUE_DELAY_MS 1000
 
-/* Shared state: how backends find the worker's latch. */
+/* Shared state: how backends find the worker's latch, and what to plan for. */
 typedef struct mx_worker_shared
 {
 	slock_t		mutex;
 	Latch	   *latch;			/* the running worker's, else NULL */
 	pid_t		pid;
+	pg_atomic_uint32 events;	/* plan_mode worker: events committed and not yet planned */
 } mx_worker_shared;
 
 static mx_worker_shared *worker_shared = NULL;
@@ -70,8 +77,12 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
 static int	worker_poll_interval_s = 10;
 
-/* Per backend: the current transaction asked to wake the worker. */
+/* Per backend: the current transaction asked to wake the worker, and to plan for these events. */
 static bool wake_requested = false;
+static uint32 requested_events = 0;
+
+/* In the worker: events taken from shared memory by a round that has not committed yet. */
+static uint32 events_in_flight = 0;
 static bool xact_callback_registered = false;
 
 /* ---------- shared memory ---------- */
@@ -99,6 +110,7 @@ worker_shmem_startup(void)
 		SpinLockInit(&worker_shared->mutex);
 		worker_shared->latch = NULL;
 		worker_shared->pid = 0;
+		pg_atomic_init_u32(&worker_shared->events, 0);
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -128,15 +140,25 @@ worker_xact_callback(XactEvent event, void *arg)
 	{
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
+			/* Published only now: the worker must find the rows committed. */
+			if (requested_events != 0)
+				pg_atomic_fetch_or_u32(&worker_shared->events, requested_events);
 			if (wake_requested)
 				wake_worker();
 			wake_requested = false;
+			requested_events = 0;
 			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
-		case XACT_EVENT_PREPARE:
-			/* A prepared transaction's plan is seen at the next poll. */
 			wake_requested = false;
+			requested_events = 0;
+			break;
+		case XACT_EVENT_PREPARE:
+			/* A prepared transaction's events are planned at its COMMIT PREPARED's next event or poll. */
+			if (requested_events != 0)
+				pg_atomic_fetch_or_u32(&worker_shared->events, requested_events);
+			wake_requested = false;
+			requested_events = 0;
 			break;
 		default:
 			break;
@@ -152,6 +174,37 @@ mx_worker_wake_at_commit(void)
 		xact_callback_registered = true;
 	}
 	wake_requested = true;
+}
+
+/*
+ * The worker plans for this backend only if it is loaded and serves this
+ * database; both are fixed for the backend's life. (A worker that is
+ * restarting still counts: the events wait for it in shared memory.)
+ */
+bool
+mx_worker_plans_here(void)
+{
+	static int	serves_here = -1;
+
+	if (worker_shared == NULL)
+		return false;
+	if (serves_here < 0)
+	{
+		char	   *db = get_database_name(MyDatabaseId);
+
+		serves_here = db != NULL && mx_guc_database != NULL && strcmp(db, mx_guc_database) == 0;
+	}
+	return serves_here == 1;
+}
+
+bool
+mx_worker_request_round(int events)
+{
+	if (!mx_worker_plans_here())
+		return false;
+	mx_worker_wake_at_commit();
+	requested_events |= (uint32) events;
+	return true;
 }
 
 /* ---------- registration ---------- */
@@ -235,10 +288,11 @@ typedef enum cycle_step
 {
 	STEP_REPAIR,
 	STEP_EXPIRE,
+	STEP_PLAN,
 	STEP_LAUNCH
 } cycle_step;
 
-static const char *const step_names[] = {"repair", "lease expiry", "launch"};
+static const char *const step_names[] = {"repair", "lease expiry", "plan", "launch"};
 
 /*
  * One step in a transaction of its own; nothing to do until CREATE EXTENSION
@@ -285,6 +339,19 @@ run_step(cycle_step step, long *wait_ms)
 								(errmsg("mixdnn worker found %d jobs whose launcher lease expired", lost)));
 					break;
 				}
+			case STEP_PLAN:
+				{
+					/* Every event committed since the last round, in one round. */
+					events_in_flight = pg_atomic_exchange_u32(&worker_shared->events, 0);
+					if (events_in_flight != 0)
+					{
+						char		event[128];
+
+						mx_events_name((int) events_in_flight, event, sizeof(event));
+						(void) mx_run_round(event);
+					}
+					break;
+				}
 			case STEP_LAUNCH:
 				{
 					bool		isnull;
@@ -315,6 +382,7 @@ run_step(cycle_step step, long *wait_ms)
 
 	PopActiveSnapshot();
 	CommitTransactionCommand();
+	events_in_flight = 0;
 	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
@@ -341,6 +409,10 @@ run_step_protected(cycle_step step, long *wait_ms, MemoryContext cxt)
 		FlushErrorState();
 		AbortCurrentTransaction();
 		pgstat_report_activity(STATE_IDLE, NULL);
+		/* The events of a failed round are planned by the retry. */
+		if (events_in_flight != 0)
+			pg_atomic_fetch_or_u32(&worker_shared->events, events_in_flight);
+		events_in_flight = 0;
 		ereport(WARNING,
 				(errcode(edata->sqlerrcode),
 				 errmsg("mixdnn worker %s step failed: %s", step_names[step], edata->message),
@@ -393,6 +465,7 @@ mixdnn_worker_main(Datum main_arg)
 			if (repaired)
 			{
 				(void) run_step_protected(STEP_EXPIRE, &wait_ms, cxt);
+				(void) run_step_protected(STEP_PLAN, &wait_ms, cxt);
 				(void) run_step_protected(STEP_LAUNCH, &wait_ms, cxt);
 			}
 		}

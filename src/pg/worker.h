@@ -14,4 +14,14 @@ void		mx_worker_init(void);
  */
 void		mx_worker_wake_at_commit(void);
 
+/*
+ * plan_mode worker: hand this transaction's events to the worker, which
+ * plans them after the commit. Returns false when the worker cannot (not
+ * loaded, or serving another database): then the caller plans now.
+ */
+bool		mx_worker_request_round(int events);
+
+/* Whether the worker plans for this backend's database. */
+bool		mx_worker_plans_here(void);
+
 #endif
