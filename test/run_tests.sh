@@ -4,7 +4,8 @@
 #   unit     C unit tests of the planner core (no PostgreSQL)
 #   regress  pg_regress: the SQL surface
 #   pgtap    pgTAP via pg_prove: behaviour inside PostgreSQL
-#   sim      bin/mixdnn-sim, and the differential test extension == simulator
+#   sim      bin/mixdnn-sim and the baseline policies
+#   diff     the extension and bin/mixdnn-sim make the same schedule (test/sim/differential.sh)
 #   e2e      background worker + real bin/mixdnn-launcher processes
 # Run one suite with: test/run_tests.sh pgtap
 set -uo pipefail
@@ -20,7 +21,7 @@ chmod 755 "$WORK"
 trap 'cluster_stop; rm -rf "$WORK"' EXIT
 CLUSTER_PORT=${MIXDNN_TEST_PORT:-5499} cluster_start "$WORK/pg" || exit 1
 
-suites=${*:-unit regress pgtap sim e2e}
+suites=${*:-unit regress pgtap sim diff e2e}
 passed=0
 failed=0
 failed_names=""
@@ -30,6 +31,7 @@ for suite in $suites; do
 		regress) cmd="bash test/regress.sh" ;;
 		pgtap) cmd="bash test/pgtap/run.sh" ;;
 		sim) cmd="bash test/sim/run.sh" ;;
+		diff) cmd="sh test/sim/differential.sh bin/mixdnn-sim" ;;
 		e2e) cmd="bash test/e2e/run.sh" ;;
 		*) echo "unknown suite: $suite" >&2; exit 2 ;;
 	esac

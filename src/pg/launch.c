@@ -151,7 +151,7 @@ mx_launch_due(void)
 	if (SPI_execute_with_args("SELECT job_id, attempt + 1, planned_gpu_type, planned_gpus, "
 							  "       planned_end - planned_start "
 							  "FROM mixdnn.jobs WHERE status = 'planned' AND planned_start <= $1 "
-							  "ORDER BY planned_start, priority DESC, job_id",
+							  "ORDER BY planned_start, job_id",
 							  1, (Oid[]) {TIMESTAMPTZOID}, (Datum[]) {TimestampTzGetDatum(now)},
 							  NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "mixdnn: could not read due jobs");
