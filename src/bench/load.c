@@ -1,0 +1,195 @@
+/*
+ * load.c — a snapshot dumped from a database by test/bench/export_snapshot.sql
+ * (types.csv, nodes.csv, running.csv, waiting.csv; times relative to the
+ * export), for `mixdnn-bench --load DIR` (load.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+#include "load.h"
+#include "placement.h"
+
+static int
+open_dir(csv_reader *r, const char *dir, const char *file, char *err, size_t errlen)
+{
+	char		path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (csv_open(r, path) < 0)
+	{
+		snprintf(err, errlen, "%s", r->err);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *
+field(csv_reader *r, const char *name)
+{
+	return csv_get(r, csv_col(r, name));
+}
+
+static double
+num(csv_reader *r, const char *name, int *bad)
+{
+	double		v;
+
+	if (csv_parse_double(field(r, name), &v) < 0)
+	{
+		*bad = 1;
+		return 0;
+	}
+	return v;
+}
+
+#define GROW(arr, n, cap) \
+	do { \
+		if ((n) >= (cap)) \
+		{ \
+			int			nc_ = (cap) ? (cap) * 2 : 16; \
+			void	   *p_ = realloc((arr), (size_t) nc_ * sizeof(*(arr))); \
+			if (!p_) \
+				goto oom; \
+			(arr) = p_; \
+			(cap) = nc_; \
+		} \
+	} while (0)
+
+int
+bench_load(const char *dir, double now, mx_snapshot *s, char *err, size_t errlen)
+{
+	csv_reader	r;
+	int			rc,
+				cap = 0,
+				bad = 0,
+				i;
+
+	memset(s, 0, sizeof(*s));
+	s->now = now;
+
+	if (open_dir(&r, dir, "types.csv", err, errlen) < 0)
+		return -1;
+	while ((rc = csv_next(&r)) > 0)
+	{
+		GROW(s->types, s->ntypes, cap);
+		memset(&s->types[s->ntypes], 0, sizeof(mx_gpu_type));
+		snprintf(s->types[s->ntypes].name, MX_NAME_LEN, "%s", field(&r, "gpu_type"));
+		s->types[s->ntypes].speed = num(&r, "speed", &bad);
+		s->ntypes++;
+	}
+	csv_close(&r);
+
+	cap = 0;
+	if (open_dir(&r, dir, "nodes.csv", err, errlen) < 0)
+		goto fail;
+	while ((rc = csv_next(&r)) > 0)
+	{
+		mx_node    *nd;
+		const char *st = field(&r, "status");
+
+		GROW(s->nodes, s->nnodes, cap);
+		nd = &s->nodes[s->nnodes];
+		memset(nd, 0, sizeof(*nd));
+		snprintf(nd->name, MX_NAME_LEN, "%s", field(&r, "node"));
+		nd->type = mx_type_index(s, field(&r, "gpu_type"));
+		nd->gpus = (int) num(&r, "gpus", &bad);
+		nd->status = strcmp(st, "down") == 0 ? MX_NODE_DOWN :
+			strcmp(st, "draining") == 0 ? MX_NODE_DRAINING : MX_NODE_UP;
+		s->nnodes++;
+	}
+	csv_close(&r);
+
+	cap = 0;
+	if (open_dir(&r, dir, "running.csv", err, errlen) < 0)
+		goto fail;
+	while ((rc = csv_next(&r)) > 0)
+	{
+		mx_running_part *p;
+		const char *node = field(&r, "node");
+		int			nd = -1,
+					k;
+
+		for (i = 0; i < s->nnodes; i++)
+			if (strcmp(s->nodes[i].name, node) == 0)
+				nd = i;
+		if (nd < 0)
+			continue;
+		GROW(s->parts, s->nparts, cap);
+		p = &s->parts[s->nparts++];
+		p->job_id = (int64_t) num(&r, "job_id", &bad);
+		p->node = nd;
+		p->gpus = (int) num(&r, "gpus", &bad);
+		p->expected_end = now + num(&r, "end_s", &bad);
+		/* mark the node's lowest free GPUs busy (the database has the real indices) */
+		for (i = 0, k = p->gpus; i < s->nodes[nd].gpus && k > 0; i++)
+			if (!(s->nodes[nd].busy & ((uint64_t) 1 << i)))
+			{
+				s->nodes[nd].busy |= (uint64_t) 1 << i;
+				k--;
+			}
+	}
+	csv_close(&r);
+
+	cap = 0;
+	if (open_dir(&r, dir, "waiting.csv", err, errlen) < 0)
+		goto fail;
+	while ((rc = csv_next(&r)) > 0)
+	{
+		mx_job	   *j;
+		const char *allowed = field(&r, "allowed_types");
+		const char *pt = field(&r, "prev_type");
+
+		GROW(s->jobs, s->njobs, cap);
+		j = &s->jobs[s->njobs++];
+		memset(j, 0, sizeof(*j));
+		j->job_id = (int64_t) num(&r, "job_id", &bad);
+		j->cls = strcmp(field(&r, "model_class"), "hard") == 0 ? MX_HARD : MX_SOFT;
+		j->ref_type = field(&r, "gpu_type")[0] ? mx_type_index(s, field(&r, "gpu_type")) : -1;
+		j->ref_gpus = (int) num(&r, "gpus", &bad);
+		j->min_gpus = (int) num(&r, "min_gpus", &bad);
+		j->max_gpus = (int) num(&r, "max_gpus", &bad);
+		if (j->cls == MX_HARD)
+			j->allowed = j->ref_type >= 0 ? (uint64_t) 1 << j->ref_type : 0;
+		else if (allowed[0] == '\0')
+			j->allowed = s->ntypes >= 64 ? ~(uint64_t) 0 : (((uint64_t) 1 << s->ntypes) - 1);
+		else
+		{
+			char		buf[1024];
+			char	   *tok,
+					   *save = NULL;
+
+			snprintf(buf, sizeof(buf), "%s", allowed);
+			for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
+			{
+				int			k = mx_type_index(s, tok);
+
+				if (k >= 0)
+					j->allowed |= (uint64_t) 1 << k;
+			}
+		}
+		j->duration = num(&r, "duration_s", &bad);
+		j->priority = (int) num(&r, "priority", &bad);
+		j->submitted = now - num(&r, "age_s", &bad);
+		j->profile = -1;
+		j->prev_type = pt[0] ? mx_type_index(s, pt) : -1;
+		j->prev_gpus = (int) num(&r, "prev_gpus", &bad);
+		j->prev_start = j->prev_type >= 0 ? now + num(&r, "prev_start_s", &bad) : 0;
+	}
+	csv_close(&r);
+	if (bad)
+	{
+		snprintf(err, errlen, "%s: a number could not be read", dir);
+		goto fail;
+	}
+	return 0;
+
+oom:
+	csv_close(&r);
+	snprintf(err, errlen, "out of memory");
+fail:
+	mx_snapshot_free(s);
+	return -1;
+}
