@@ -28,6 +28,27 @@ fail(char *err, size_t errlen, const char *fmt,...)
 	return -1;
 }
 
+/*
+ * Room for one more element in a growing array: doubles *cap (from first)
+ * when n has reached it. 0, or -1 when out of memory (*arr unchanged).
+ */
+static int
+reserve_one(void **arr, int *cap, int n, size_t elem, int first)
+{
+	void	   *grown;
+	int			newcap;
+
+	if (n < *cap)
+		return 0;
+	newcap = *cap ? *cap * 2 : first;
+	grown = realloc(*arr, (size_t) newcap * elem);
+	if (grown == NULL)
+		return -1;
+	*arr = grown;
+	*cap = newcap;
+	return 0;
+}
+
 /* Copy a trimmed field into dst (MX_NAME_LEN); -1 when too long. */
 static int
 copy_name(char *dst, const char *src)
@@ -103,18 +124,10 @@ sim_load_types(sim_world *w, const char *path, char *err, size_t errlen)
 			fail(err, errlen, "%s:%d: more than %d GPU types", path, r.line, MX_MAX_TYPES);
 			goto bad;
 		}
-		if (s->ntypes >= cap)
+		if (reserve_one((void **) &s->types, &cap, s->ntypes, sizeof(*s->types), 8) < 0)
 		{
-			mx_gpu_type *nt;
-
-			cap = cap ? cap * 2 : 8;
-			nt = realloc(s->types, (size_t) cap * sizeof(*nt));
-			if (nt == NULL)
-			{
-				fail(err, errlen, "out of memory");
-				goto bad;
-			}
-			s->types = nt;
+			fail(err, errlen, "out of memory");
+			goto bad;
 		}
 		s->types[s->ntypes++] = t;
 	}
@@ -197,18 +210,10 @@ sim_load_nodes(sim_world *w, const char *path, char *err, size_t errlen)
 				fail(err, errlen, "%s:%d: duplicate node \"%s\"", path, r.line, n.name);
 				goto bad;
 			}
-		if (s->nnodes >= cap)
+		if (reserve_one((void **) &s->nodes, &cap, s->nnodes, sizeof(*s->nodes), 16) < 0)
 		{
-			mx_node    *nn;
-
-			cap = cap ? cap * 2 : 16;
-			nn = realloc(s->nodes, (size_t) cap * sizeof(*nn));
-			if (nn == NULL)
-			{
-				fail(err, errlen, "out of memory");
-				goto bad;
-			}
-			s->nodes = nn;
+			fail(err, errlen, "out of memory");
+			goto bad;
 		}
 		s->nodes[s->nnodes++] = n;
 	}
@@ -278,18 +283,10 @@ sim_load_profiles(sim_world *w, const char *path, char *err, size_t errlen)
 		pi = mx_profile_index(s, model);
 		if (pi < 0)
 		{
-			if (s->nprofiles >= cap)
+			if (reserve_one((void **) &s->profiles, &cap, s->nprofiles, sizeof(*s->profiles), 16) < 0)
 			{
-				mx_profile *np;
-
-				cap = cap ? cap * 2 : 16;
-				np = realloc(s->profiles, (size_t) cap * sizeof(*np));
-				if (np == NULL)
-				{
-					fail(err, errlen, "out of memory");
-					goto bad;
-				}
-				s->profiles = np;
+				fail(err, errlen, "out of memory");
+				goto bad;
 			}
 			pi = s->nprofiles++;
 			memset(&s->profiles[pi], 0, sizeof(mx_profile));
@@ -500,18 +497,10 @@ sim_load_trace(sim_world *w, const char *path, char *err, size_t errlen)
 		mj->prev_type = -1;
 		if (mj->cls == MX_SOFT)
 			w->nsoft++;
-		if (w->njobs >= cap)
+		if (reserve_one((void **) &w->jobs, &cap, w->njobs, sizeof(*w->jobs), 256) < 0)
 		{
-			sim_job    *nj;
-
-			cap = cap ? cap * 2 : 256;
-			nj = realloc(w->jobs, (size_t) cap * sizeof(*nj));
-			if (nj == NULL)
-			{
-				fail(err, errlen, "out of memory");
-				goto bad;
-			}
-			w->jobs = nj;
+			fail(err, errlen, "out of memory");
+			goto bad;
 		}
 		w->jobs[w->njobs++] = j;
 	}
