@@ -40,6 +40,14 @@ CREATE FUNCTION mixdnn._caller_level() RETURNS text
 	$$;
 COMMENT ON FUNCTION mixdnn._caller_level() IS 'internal: the caller''s level for mixdnn.status_transitions';
 
+-- The core's own rule for "some configuration could ever run it"
+-- (src/pg/feasibility.c): GPU counts and measured zero throughputs.
+CREATE FUNCTION mixdnn._job_can_run(model_class text, gpu_type text, gpus int, min_gpus int,
+									 max_gpus int, allowed_types text[], model text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'mixdnn_job_can_run'
+	LANGUAGE C STABLE;
+COMMENT ON FUNCTION mixdnn._job_can_run(text, text, int, int, int, text[], text) IS 'internal: whether any configuration of the registered cluster could ever run such a job';
+
 CREATE FUNCTION mixdnn._job_before_write() RETURNS trigger
 	LANGUAGE plpgsql
 	SET search_path = pg_catalog, pg_temp
@@ -191,6 +199,15 @@ BEGIN
 					  DETAIL = format('It needs at least %s GPUs of one allowed type; the largest allowed type has %s.',
 									  NEW.min_gpus, cap_total);
 		END IF;
+	END IF;
+	-- The GPUs exist; the model's measured throughputs may still rule every configuration out.
+	IF NEW.model IS NOT NULL
+	   AND NOT mixdnn._job_can_run(NEW.model_class, NEW.gpu_type, NEW.gpus, NEW.min_gpus, NEW.max_gpus,
+								   NEW.allowed_types, NEW.model) THEN
+		RAISE EXCEPTION 'no configuration of the cluster can run this job'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('mixdnn.profiles measures a throughput of 0 for model %s on every configuration it fits.',
+								  NEW.model);
 	END IF;
 	RETURN NEW;
 END

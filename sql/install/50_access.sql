@@ -58,4 +58,5 @@ GRANT SELECT ON mixdnn.gpu_nodes TO mixdnn_launcher;
 
 -- Functions that triggers call as the invoker. (Trigger functions
 -- themselves need no EXECUTE grant.)
-GRANT EXECUTE ON FUNCTION mixdnn.now(), mixdnn._caller_level() TO mixdnn_user, mixdnn_admin, mixdnn_launcher;
+GRANT EXECUTE ON FUNCTION mixdnn.now(), mixdnn._caller_level(),
+	mixdnn._job_can_run(text, text, int, int, int, text[], text) TO mixdnn_user, mixdnn_admin, mixdnn_launcher;

@@ -11,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(86);
+SELECT plan(89);
 
 CREATE ROLE tap08_user NOLOGIN IN ROLE mixdnn_user;
 
@@ -221,6 +221,25 @@ SELECT throws_ok($$UPDATE mixdnn.jobs SET status = 'pending' WHERE name = 'mine'
 :commit
 RESET ROLE;
 :bad
+
+-- A model measured at 0 on every configuration the request fits (SPEC §7:
+-- no configuration could ever run it), and one that fits elsewhere.
+INSERT INTO mixdnn.profiles (model, gpu_type, gpus, throughput) VALUES
+	('nofit', 'v100', 4, 0), ('nofit', 'v100', 8, 0), ('nofit', 'k80', 4, 3.0);
+:commit
+DELETE FROM before;
+INSERT INTO before SELECT pg_temp.state();
+\set label 'hard job whose model runs at 0 on its configuration'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, model, model_class, gpu_type, gpus, duration)
+	VALUES ('bad', 'nofit', 'hard', 'v100', 4, '1h')$$, '22023', 'no configuration of the cluster can run this job', :'label');
+:commit
+:bad
+SELECT lives_ok($$INSERT INTO mixdnn.jobs (name, model, model_class, gpu_type, gpus, duration)
+	VALUES ('fits-k80', 'nofit', 'soft', 'v100', 4, '1h')$$,
+	'a soft job of that model is accepted: it can run on k80');
+:commit
+DELETE FROM before;
+INSERT INTO before SELECT pg_temp.state();
 
 -- Unknown model: accepted, planned by the scaling model.
 SELECT lives_ok($$INSERT INTO mixdnn.jobs (name, model, gpu_type, gpus, duration) VALUES ('unknown-model', 'model-nobody-profiled', 'v100', 2, '1h')$$,

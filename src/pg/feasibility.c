@@ -1,0 +1,121 @@
+/*
+ * feasibility.c — mixdnn._job_can_run(): whether any configuration of the
+ * registered cluster could ever run a submission (SPEC §7), decided by the
+ * core's own candidate rule, so that submission and planning agree: GPU
+ * counts per type on every registered node (whatever its status), and the
+ * model's measured throughputs, where 0 means "cannot run there".
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+
+#include "clock.h"
+#include "guc.h"
+#include "snapshot_read.h"
+#include "utility.h"
+
+PG_FUNCTION_INFO_V1(mixdnn_job_can_run);
+
+static uint64_t
+allowed_types(const mx_snapshot *s, ArrayType *arr)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				i;
+	uint64_t	mask = 0;
+
+	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	for (i = 0; i < n; i++)
+	{
+		int			k = nulls[i] ? -1 : mx_type_index(s, TextDatumGetCString(elems[i]));
+
+		if (k >= 0)
+			mask |= UINT64CONST(1) << k;
+	}
+	return mask;
+}
+
+/* The model's measured points, or -1 when it has none. */
+static int
+read_profile(mx_snapshot *s, text *model)
+{
+	uint64		i;
+	mx_profile *p;
+
+	if (SPI_execute_with_args("SELECT gpu_type, gpus, throughput FROM mixdnn.profiles WHERE model = $1",
+							  1, (Oid[]) {TEXTOID}, (Datum[]) {PointerGetDatum(model)},
+							  NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "mixdnn: could not read profiles");
+	if (SPI_processed == 0)
+		return -1;
+	p = palloc0(sizeof(mx_profile));
+	p->points = palloc0(sizeof(mx_profile_point) * SPI_processed);
+	for (i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	t = SPI_tuptable->vals[i];
+		TupleDesc	d = SPI_tuptable->tupdesc;
+		bool		isnull;
+		int			type = mx_type_index(s, TextDatumGetCString(SPI_getbinval(t, d, 1, &isnull)));
+
+		if (type < 0)
+			continue;
+		p->points[p->npoints].type = type;
+		p->points[p->npoints].gpus = DatumGetInt32(SPI_getbinval(t, d, 2, &isnull));
+		p->points[p->npoints].thr = DatumGetFloat8(SPI_getbinval(t, d, 3, &isnull));
+		p->npoints++;
+	}
+	s->profiles = p;
+	s->nprofiles = 1;
+	return 0;
+}
+
+/* (model_class, gpu_type, gpus, min_gpus, max_gpus, allowed_types, model) -> bool */
+Datum
+mixdnn_job_can_run(PG_FUNCTION_ARGS)
+{
+	mx_snapshot s;
+	mx_job		j;
+	mx_config  *configs;
+	int			n,
+				i;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
+		PG_RETURN_NULL();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "mixdnn: SPI_connect failed");
+
+	mx_read_cluster(&s, mx_clock_now());
+	/* "Ever": every registered node counts, free and up. */
+	for (i = 0; i < s.nnodes; i++)
+	{
+		s.nodes[i].status = MX_NODE_UP;
+		s.nodes[i].busy = 0;
+	}
+
+	memset(&j, 0, sizeof(j));
+	j.cls = strcmp(text_to_cstring(PG_GETARG_TEXT_PP(0)), "hard") == 0 ? MX_HARD : MX_SOFT;
+	j.ref_type = PG_ARGISNULL(1) ? -1 : mx_type_index(&s, text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	j.ref_gpus = PG_GETARG_INT32(2);
+	j.min_gpus = PG_ARGISNULL(3) ? j.ref_gpus : PG_GETARG_INT32(3);
+	j.max_gpus = PG_ARGISNULL(4) ? j.ref_gpus : PG_GETARG_INT32(4);
+	if (j.cls == MX_HARD)
+		j.allowed = j.ref_type >= 0 ? UINT64CONST(1) << j.ref_type : 0;
+	else if (PG_ARGISNULL(5))
+		j.allowed = s.ntypes >= 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << s.ntypes) - 1;
+	else
+		j.allowed = allowed_types(&s, PG_GETARG_ARRAYTYPE_P(5));
+	j.duration = 1.0;
+	j.submitted = s.now;
+	j.prev_type = -1;
+	j.profile = PG_ARGISNULL(6) ? -1 : read_profile(&s, PG_GETARG_TEXT_PP(6));
+
+	configs = palloc(sizeof(mx_config) * Max(mx_job_configs_max(&s, &j), 1));
+	n = mx_job_configs(&s, &j, mx_guc_scaling_alpha, configs, Max(mx_job_configs_max(&s, &j), 1));
+	SPI_finish();
+	PG_RETURN_BOOL(n > 0);
+}
