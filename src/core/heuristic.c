@@ -1,6 +1,7 @@
 /*
- * heuristic.c — job weights, plan values and greedy list scheduling
- * (heuristic.h). See docs/model.md, "Objective" and "Heuristic".
+ * heuristic.c — job weights, plan values, the guards (starving and
+ * makespan-critical jobs) and greedy list scheduling (heuristic.h). See
+ * docs/model.md, "Objective", "Who holds GPUs" and "Heuristic".
  */
 #include <math.h>
 #include <stdlib.h>
@@ -177,62 +178,317 @@ mx_heuristic_choose(const mx_snapshot *s, const mx_options *o, const mx_capacity
 	return best;
 }
 
+double
+mx_job_best_runtime(const mx_snapshot *s, const mx_job *j, const mx_options *o)
+{
+	mx_config  *cf = NULL;
+	int			ccap = 0,
+				n = configs_of(s, j, o->scaling_alpha, &cf, &ccap),
+				c;
+	double		best = INFINITY;
+
+	for (c = 0; c < n; c++)
+		if (cf[c].runtime < best)
+			best = cf[c].runtime;
+	free(cf);
+	return best;
+}
+
+/*
+ * The guards (docs/model.md, "Who holds GPUs"). T is a lower bound on the
+ * makespan of the work the round knows, the largest of
+ *
+ *   - the latest expected end of a running part on an up node (an overdue
+ *     part: now + overrun_s);
+ *   - now + the best run time of every waiting job;
+ *   - now + (busy GPU-seconds of the running parts + the least GPU-seconds
+ *     of every waiting job) / the up GPUs (all work on all GPUs);
+ *   - per type k: now + (busy GPU-seconds on k + the GPU-seconds of the
+ *     hard jobs that need k) / the up GPUs of k.
+ *
+ * A job with best run time r is
+ *
+ *   starving when now >= submitted + X r  (X = starve_factor > 0), and
+ *   critical when now >= T - (1 + mu) r   (mu = critical_margin >= 0),
+ *
+ * starving winning when both hold.
+ */
+int
+mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *guard, double *deadline)
+{
+	double	   *rt = NULL,
+			   *busy = NULL,
+			   *hard = NULL;
+	int		   *tot = NULL;
+	mx_config  *cf = NULL;
+	double		T = s->now,
+				allwork = 0,
+				allbusy = 0;
+	int			i,
+				c,
+				k,
+				ccap = 0,
+				totall = 0,
+				rc = -1;
+
+	for (i = 0; i < s->njobs; i++)
+	{
+		guard[i] = MX_GUARD_NONE;
+		if (deadline)
+			deadline[i] = INFINITY;
+	}
+	if (s->njobs <= 0 || o->reserve_all)
+		return 0;
+	rt = malloc((size_t) s->njobs * sizeof(double));
+	busy = calloc((size_t) s->ntypes + 1, sizeof(double));
+	hard = calloc((size_t) s->ntypes + 1, sizeof(double));
+	tot = calloc((size_t) s->ntypes + 1, sizeof(int));
+	if (!rt || !busy || !hard || !tot)
+		goto out;
+	for (i = 0; i < s->nnodes; i++)
+		if (s->nodes[i].status == MX_NODE_UP && s->nodes[i].type >= 0 && s->nodes[i].type < s->ntypes)
+			tot[s->nodes[i].type] += s->nodes[i].gpus;
+	for (k = 0; k < s->ntypes; k++)
+		totall += tot[k];
+	for (i = 0; i < s->nparts; i++)
+	{
+		const mx_running_part *r = &s->parts[i];
+		double		e = r->expected_end > s->now ? r->expected_end : s->now + o->overrun_s;
+
+		if (r->node < 0 || r->node >= s->nnodes || s->nodes[r->node].status != MX_NODE_UP ||
+			!(r->gpus > 0))
+			continue;
+		busy[s->nodes[r->node].type] += r->gpus * (e - s->now);
+		allbusy += r->gpus * (e - s->now);
+		if (e > T)
+			T = e;
+	}
+	for (i = 0; i < s->njobs; i++)
+	{
+		const mx_job *j = &s->jobs[i];
+		int			nc = configs_of(s, j, o->scaling_alpha, &cf, &ccap);
+		double		w = INFINITY;
+
+		rt[i] = INFINITY;
+		for (c = 0; c < nc; c++)
+		{
+			if (cf[c].runtime < rt[i])
+				rt[i] = cf[c].runtime;
+			if (cf[c].runtime * cf[c].gpus < w)
+				w = cf[c].runtime * cf[c].gpus;
+		}
+		if (!isfinite(rt[i]))
+			continue;
+		if (s->now + rt[i] > T)
+			T = s->now + rt[i];
+		allwork += w;
+		if (j->cls == MX_HARD && j->ref_type >= 0 && j->ref_type < s->ntypes)
+			hard[j->ref_type] += w;
+	}
+	if (totall > 0 && s->now + (allbusy + allwork) / totall > T)
+		T = s->now + (allbusy + allwork) / totall;
+	for (k = 0; k < s->ntypes; k++)
+		if (tot[k] > 0 && s->now + (busy[k] + hard[k]) / tot[k] > T)
+			T = s->now + (busy[k] + hard[k]) / tot[k];
+	for (i = 0; i < s->njobs; i++)
+	{
+		const mx_job *j = &s->jobs[i];
+		double		dl;
+
+		if (!isfinite(rt[i]))
+			continue;
+		dl = j->submitted + o->starve_factor * rt[i];
+		if (o->starve_factor > 0 && isfinite(dl) && s->now >= dl)
+		{
+			guard[i] = MX_GUARD_STARVING;
+			if (deadline)
+				deadline[i] = dl;
+		}
+		else if (o->critical_margin >= 0 && s->now >= T - (1.0 + o->critical_margin) * rt[i])
+			guard[i] = MX_GUARD_CRITICAL;
+	}
+	rc = 0;
+out:
+	free(rt);
+	free(busy);
+	free(hard);
+	free(tot);
+	free(cf);
+	return rc;
+}
+
+static void
+set_unplannable(mx_assignment *a, const char *why)
+{
+	a->status = MX_UNPLANNABLE;
+	a->type = -1;
+	a->gpus = 0;
+	a->start = a->end = NAN;
+	a->utility = 0;
+	mx_plan_set_reason(a, why);
+}
+
+#define PO_PLANNED 0
+#define PO_DEFERRED 1			/* now_only and its choice does not start now: nothing changed */
+#define PO_UNPLANNABLE 2
+
+/*
+ * Plan job ji into cap at the configuration that finishes earliest
+ * (mx_heuristic_choose) and reserve it. With now_only, a job whose choice
+ * does not start now is left alone (PO_DEFERRED).
+ */
+static int
+plan_one(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, int ji, mx_plan *p,
+		 mx_config **cf, int *ccap, int now_only)
+{
+	const mx_job *j = &s->jobs[ji];
+	mx_assignment *a = &p->a[ji];
+	int			nc = configs_of(s, j, o->scaling_alpha, cf, ccap);
+	int			c;
+	double		t;
+
+	a->job = ji;
+	a->job_id = j->job_id;
+	if (nc <= 0)
+	{
+		char		why[MX_REASON_LEN];
+
+		if (nc < 0)
+			set_unplannable(a, "out of memory while planning");
+		else
+		{
+			if (!mx_job_explain(s, j, o->scaling_alpha, why, sizeof(why)))
+				strcpy(why, "no configuration fits the cluster");
+			set_unplannable(a, why);
+		}
+		return PO_UNPLANNABLE;
+	}
+	c = mx_heuristic_choose(s, o, cap, j, *cf, nc, &t);
+	if (c >= 0 && now_only && t > s->now + TIE_EPS)
+		return PO_DEFERRED;
+	if (c < 0 || mx_capacity_reserve(cap, (*cf)[c].type, (*cf)[c].gpus, t, (*cf)[c].runtime) < 0)
+	{
+		set_unplannable(a, "no configuration ever fits the cluster's capacity");
+		return PO_UNPLANNABLE;
+	}
+	a->status = MX_PLANNED;
+	a->type = (*cf)[c].type;
+	a->gpus = (*cf)[c].gpus;
+	a->start = t;
+	a->end = t + (*cf)[c].runtime;
+	a->utility = (*cf)[c].utility;
+	a->reason[0] = '\0';
+	return PO_PLANNED;
+}
+
+typedef struct pass_key
+{
+	int			pos;			/* position in order[] */
+	double		key;			/* ascending */
+} pass_key;
+
+static int
+cmp_pass(const void *a, const void *b)
+{
+	const pass_key *x = a;
+	const pass_key *y = b;
+
+	if (x->key < y->key)
+		return -1;
+	if (x->key > y->key)
+		return 1;
+	return x->pos - y->pos;
+}
+
+/*
+ * Four passes over order[0..n) (docs/model.md, "Heuristic"):
+ *
+ *  A. critical jobs, longest best run time first: start now if their
+ *     earliest-completion configuration starts now;
+ *  B. starving jobs, earliest deadline (submitted + X r) first: reserve
+ *     their earliest-completion configuration, now or later;
+ *  C. every other job (and critical jobs A could not start) in order: start
+ *     now if its choice starts now, else deferred;
+ *  D. deferred jobs in order: planned at their earliest completion in what
+ *     is left — a planned start, not a hold on GPUs: the next round plans
+ *     them again, and a later job that fits now is not kept waiting for them.
+ *
+ * With o->reserve_all every job is planned and reserved in order (pass D
+ * alone: conservative list scheduling, the planner before issue #4).
+ */
 void
 mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
 				  const int *order, int n, mx_plan *p)
 {
 	mx_config  *cf = NULL;
 	int			ccap = 0,
-				i;
+				i,
+				nk = 0;
+	unsigned char *guard = NULL;
+	double	   *deadline = NULL;
+	pass_key   *pk = NULL;
+	char	   *deferred = NULL;	/* per position: 0 not placed yet, 1 deferred, 2 done */
 
-	for (i = 0; i < n; i++)
+	if (n <= 0)
+		return;
+	if (!o->reserve_all)
 	{
-		int			ji = order[i];
-		const mx_job *j = &s->jobs[ji];
-		mx_assignment *a = &p->a[ji];
-		int			nc = configs_of(s, j, o->scaling_alpha, &cf, &ccap);
-		int			c;
-		double		t;
-
-		a->job = ji;
-		a->job_id = j->job_id;
-		if (nc <= 0)
-		{
-			char		why[MX_REASON_LEN];
-
-			a->status = MX_UNPLANNABLE;
-			a->type = -1;
-			a->gpus = 0;
-			a->start = a->end = NAN;
-			a->utility = 0;
-			if (nc < 0)
-				mx_plan_set_reason(a, "out of memory while planning");
-			else
-			{
-				if (!mx_job_explain(s, j, o->scaling_alpha, why, sizeof(why)))
-					strcpy(why, "no configuration fits the cluster");
-				mx_plan_set_reason(a, why);
-			}
-			continue;
-		}
-		c = mx_heuristic_choose(s, o, cap, j, cf, nc, &t);
-		if (c < 0 || mx_capacity_reserve(cap, cf[c].type, cf[c].gpus, t, cf[c].runtime) < 0)
-		{
-			a->status = MX_UNPLANNABLE;
-			a->type = -1;
-			a->gpus = 0;
-			a->start = a->end = NAN;
-			a->utility = 0;
-			mx_plan_set_reason(a, "no configuration ever fits the cluster's capacity");
-			continue;
-		}
-		a->status = MX_PLANNED;
-		a->type = cf[c].type;
-		a->gpus = cf[c].gpus;
-		a->start = t;
-		a->end = t + cf[c].runtime;
-		a->utility = cf[c].utility;
-		a->reason[0] = '\0';
+		guard = malloc((size_t) s->njobs);
+		deadline = malloc((size_t) s->njobs * sizeof(double));
+		pk = malloc((size_t) n * sizeof(pass_key));
+		deferred = calloc((size_t) n, 1);
 	}
+	if (o->reserve_all || !guard || !deadline || !pk || !deferred ||
+		mx_job_guards(s, o, guard, deadline) < 0)
+	{
+		/* conservative: every job reserves in turn (also the out-of-memory path) */
+		for (i = 0; i < n; i++)
+			plan_one(s, o, cap, order[i], p, &cf, &ccap, 0);
+		goto out;
+	}
+
+	/* A: critical jobs, longest first, only if they start now */
+	nk = 0;
+	for (i = 0; i < n; i++)
+		if (guard[order[i]] == MX_GUARD_CRITICAL)
+		{
+			pk[nk].pos = i;
+			pk[nk].key = -mx_job_best_runtime(s, &s->jobs[order[i]], o);
+			nk++;
+		}
+	qsort(pk, nk, sizeof(pass_key), cmp_pass);
+	for (i = 0; i < nk; i++)
+		deferred[pk[i].pos] = plan_one(s, o, cap, order[pk[i].pos], p, &cf, &ccap, 1) == PO_DEFERRED ? 1 : 2;
+
+	/* B: starving jobs, earliest deadline first, reserved */
+	nk = 0;
+	for (i = 0; i < n; i++)
+		if (guard[order[i]] == MX_GUARD_STARVING)
+		{
+			pk[nk].pos = i;
+			pk[nk].key = deadline[order[i]];
+			nk++;
+		}
+	qsort(pk, nk, sizeof(pass_key), cmp_pass);
+	for (i = 0; i < nk; i++)
+	{
+		plan_one(s, o, cap, order[pk[i].pos], p, &cf, &ccap, 0);
+		deferred[pk[i].pos] = 2;
+	}
+
+	/* C: the rest in order (critical jobs A deferred try again here), now or deferred */
+	for (i = 0; i < n; i++)
+		if (deferred[i] != 2)
+			deferred[i] = plan_one(s, o, cap, order[i], p, &cf, &ccap, 1) == PO_DEFERRED ? 1 : 2;
+
+	/* D: deferred jobs in order, planned into what is left */
+	for (i = 0; i < n; i++)
+		if (deferred[i] == 1)
+			plan_one(s, o, cap, order[i], p, &cf, &ccap, 0);
+out:
+	free(guard);
+	free(deadline);
+	free(pk);
+	free(deferred);
 	free(cf);
 }

@@ -34,10 +34,6 @@ double		mx_plan_value(const mx_snapshot *s, const mx_options *o, const mx_plan *
 void		mx_heuristic_order(const mx_snapshot *s, const mx_options *o, int *order);
 
 /*
- * Plan the jobs order[0..n) into cap (reserving what it plans), each at the
- * configuration and start that finish it earliest. Fills p->a[job].
- */
-/*
  * The heuristic's choice for one job among its configurations cf[0..n)
  * against cap: the index of the config that finishes earliest (ties: fewer
  * GPUs, the previous plan's type, lower type index) and its start in *start;
@@ -46,6 +42,29 @@ void		mx_heuristic_order(const mx_snapshot *s, const mx_options *o, int *order);
 int			mx_heuristic_choose(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 								const mx_job *j, const mx_config *cf, int n, double *start);
 
+/* Shortest run time over job j's candidate configurations; INFINITY without any. */
+double		mx_job_best_runtime(const mx_snapshot *s, const mx_job *j, const mx_options *o);
+
+/* Guard of a waiting job in this round (docs/model.md, "Who holds GPUs"). */
+#define MX_GUARD_NONE 0
+#define MX_GUARD_CRITICAL 1		/* would end after the known makespan bound T: served first when it fits now */
+#define MX_GUARD_STARVING 2		/* waited >= starve_factor x its best run time: reserved */
+
+/*
+ * guard[i] for every job of s (s->njobs entries) and, for starving jobs,
+ * deadline[i] = submitted + starve_factor x best run time (INFINITY for
+ * the others; deadline may be NULL). All MX_GUARD_NONE with o->reserve_all.
+ * 0, or -1 when out of memory.
+ */
+int			mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *guard, double *deadline);
+
+/*
+ * Plan the jobs order[0..n) into cap (reserving what it plans), each at the
+ * configuration that finishes it earliest, in four passes (critical jobs
+ * that start now; starving jobs, reserved; the rest that start now; the
+ * deferred rest, planned into what is left — docs/model.md, "Heuristic").
+ * Fills p->a[job].
+ */
 void		mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
 							  const int *order, int n, mx_plan *p);
 

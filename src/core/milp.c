@@ -23,6 +23,22 @@
 
 #define T_EPS 1e-6				/* seconds: grid points closer than this are one point */
 #define MX_MILP_MAX_COLS 200000	/* larger models cannot be solved within any sensible budget */
+#define MX_BUILD_SHARE 0.4		/* share of the budget after which no more window jobs are added */
+#define MX_NODE_FACTOR 1.5		/* branch and bound only with this many root-LP times left */
+/*
+ * Model size the budget allows: loading and solving the LP grows faster
+ * than linearly in the constraint matrix's nonzeros (measured: ~50k
+ * nonzeros load in ~1 ms and solve in 10-20 ms; ~180k take 60 ms to load);
+ * the window is cut before the job that takes the model past this many
+ * nonzeros per millisecond of budget (docs/model.md, "Budget").
+ */
+#define MX_MILP_NNZ_PER_MS 500.0
+/*
+ * GLPK checks our deadline only between its steps (a node's LP, cut or
+ * heuristic round): it is told to stop this share of the budget early
+ * (at least 1 ms) so that it has stopped by the budget (docs/model.md, "Budget").
+ */
+#define MX_STOP_SHARE 0.15
 
 int			mx_milp_test_force_error = 0;
 
@@ -181,6 +197,7 @@ typedef struct glpk_job
 				ncol,
 				nnz;
 	const double *rowcap;		/* upper bound of capacity row i (0-based after the job rows) */
+	const char *mustnow;		/* job row i (0-based) must be 1: the job starts now */
 	const double *obj;			/* objective coefficient of column j, 1-based */
 	const int  *ia,
 			   *ja;
@@ -191,7 +208,8 @@ typedef struct glpk_job
 	double		mip_gap;
 	double		wsum;
 	double		t0,
-				budget;
+				budget,
+				solve_end;		/* GLPK must stop by then (t0 + budget - its stop latency) */
 	/* out */
 	double	   *xsol;
 	mx_milp_result result;
@@ -240,7 +258,10 @@ run_glpk(glpk_job *gj)
 		int			i;
 
 		for (i = 1; i <= gj->njobrow; i++)
-			glp_set_row_bnds(P, i, GLP_UP, 0.0, 1.0);
+			if (gj->mustnow && gj->mustnow[i - 1])
+				glp_set_row_bnds(P, i, GLP_FX, 1.0, 1.0);
+			else
+				glp_set_row_bnds(P, i, GLP_UP, 0.0, 1.0);
 		for (i = gj->njobrow + 1; i <= gj->nrow; i++)
 			glp_set_row_bnds(P, i, GLP_UP, 0.0, gj->rowcap[i - gj->njobrow - 1]);
 		glp_add_cols(P, gj->ncol);
@@ -257,15 +278,18 @@ run_glpk(glpk_job *gj)
 	{
 		glp_smcp	sm;
 		int			ret;
-		double		left;
+		double		left,
+					lp_ms;
 
 		/* LP relaxation: at most half of the budget */
 		glp_init_smcp(&sm);
 		sm.msg_lev = GLP_MSG_OFF;
 		sm.presolve = GLP_OFF;
-		left = gj->budget - (now_ms() - gj->t0);
+		left = gj->solve_end - now_ms();
 		sm.tm_lim = (int) fmax(1.0, fmin(left, gj->budget * 0.5));
+		lp_ms = now_ms();
 		ret = glp_simplex(P, &sm);
+		lp_ms = now_ms() - lp_ms;
 		if (ret == GLP_ETMLIM)
 			gj->result = MX_MILP_TIME_LIMIT;
 		else if (ret != 0 || glp_get_status(P) != GLP_OPT)
@@ -284,8 +308,15 @@ run_glpk(glpk_job *gj)
 				gj->solved = 2;
 				gj->proven = 1;
 			}
-			else if ((left = gj->budget - (now_ms() - gj->t0)) < 1.0)
+			else if ((left = gj->solve_end - now_ms()) < 1.0 || left < MX_NODE_FACTOR * lp_ms)
+			{
+				/*
+				 * Branch and bound stops only between nodes, and a node's LP
+				 * can take about as long as the root's: without time for a
+				 * few of them it would overrun the budget.
+				 */
 				gj->result = MX_MILP_TIME_LIMIT;
+			}
 			else
 			{
 				glp_iocp	io;
@@ -299,7 +330,7 @@ run_glpk(glpk_job *gj)
 				io.tm_lim = (int) fmax(1.0, left);
 				hi.x = gj->xinc;
 				hi.given = 0;
-				hi.deadline_ms = gj->t0 + gj->budget;
+				hi.deadline_ms = gj->solve_end;
 				hi.terminated = 0;
 				hi.wsum = gj->wsum;
 				hi.gap = gj->mip_gap;
@@ -353,6 +384,9 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 	double		t0 = now_ms();
 	double		budget = o->time_limit_ms > 0 ? o->time_limit_ms : 1.0;
 	int		   *cfoff = NULL;	/* configs of window job i: cf[cfoff[i] .. cfoff[i+1]) */
+	char	   *mustnow = NULL; /* window job i must start now (the incumbent starts it now) */
+	double	   *vdef = NULL;	/* value of window job i's incumbent plan (its forecast) */
+	int			nowonly = !o->reserve_all;	/* the start-now model (docs/model.md, "MILP") */
 	mx_config  *cf = NULL;
 	gpoint	   *grid = NULL;
 	int		   *freek = NULL;	/* free[k * G + m] from running jobs */
@@ -385,6 +419,9 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 	double		mip_obj = NAN;
 	int			solved = 0;		/* 1: xsol holds a MILP solution; 2: heuristic proven optimal */
 	int			proven = 0;
+	int			ncut = 0;		/* window jobs cut off by the build budget (after the first n) */
+	long		nnzest = 0,		/* nonzeros of the columns built so far (an upper bound) */
+				nnzcap = (long) (MX_MILP_NNZ_PER_MS * budget);
 
 	if (bound)
 		*bound = NAN;
@@ -395,8 +432,31 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 
 	/* configurations of the window jobs */
 	cfoff = malloc(((size_t) n + 1) * sizeof(int));
-	if (cfoff == NULL)
+	mustnow = calloc((size_t) n + 1, 1);
+	vdef = calloc((size_t) n + 1, sizeof(double));
+	if (cfoff == NULL || mustnow == NULL || vdef == NULL)
 		goto out_of_memory;
+	/*
+	 * Start-now model (default): every column starts now. A job the
+	 * incumbent starts now keeps starting now, on any configuration that
+	 * fits now (its row = 1); any other job may start now instead of at its
+	 * forecast, for the gain v(now) - v(forecast). The MILP thus chooses
+	 * which jobs start now and on what, never keeping GPUs idle for a job it
+	 * merely plans for later (docs/model.md, "Who holds GPUs"). With
+	 * o->reserve_all, the full time-grid model of the planner before issue
+	 * #4 (every planned start is a reservation).
+	 */
+	for (i = 0; i < n; i++)
+	{
+		const mx_assignment *a = &p->a[window[i]];
+
+		if (!nowonly)
+			continue;
+		mustnow[i] = a->status == MX_PLANNED && a->start <= s->now + T_EPS;
+		vdef[i] = a->status == MX_PLANNED ? mx_value(s, &s->jobs[window[i]], o, a->start, a->end) : 0;
+		if (vdef[i] < 0)
+			vdef[i] = 0;
+	}
 	{
 		int			tot = 0;
 
@@ -415,7 +475,15 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 		cfoff[n] = ncf;
 	}
 
-	/* grid: now, running ends, the heuristic's starts (kept) and ends */
+	/*
+	 * grid: now, the steps of cap (running ends; the starts and ends of
+	 * what the caller holds there) and, in the time-grid model, the
+	 * heuristic's starts (kept) and ends. A step where free capacity falls
+	 * (a hold starts) is kept too: the capacity rows are checked at grid
+	 * points only, which is enough only if free capacity never falls
+	 * between two of them. In the start-now model columns start at point
+	 * 0 only and the other points carry the capacity rows.
+	 */
 	{
 		int			cnt = 1 + 2 * n;
 
@@ -432,9 +500,9 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 				if (cap->steps[k][i].t > s->now)
 				{
 					grid[G].t = cap->steps[k][i].t;
-					grid[G++].keep = 0;
+					grid[G++].keep = i > 0 && cap->steps[k][i].free < cap->steps[k][i - 1].free;
 				}
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n && !nowonly; i++)
 		{
 			const mx_assignment *a = &p->a[window[i]];
 
@@ -455,27 +523,47 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 		for (m = 0; m < G; m++)
 			freek[k * G + m] = mx_capacity_free_at(cap, k, grid[m].t);
 
-	/* columns: (job, config, grid point) where the config fits beside the running jobs */
-	if ((long) ncf * G > 4L * MX_MILP_MAX_COLS)
+	/*
+	 * columns: (job, config, grid point) where the config fits beside what
+	 * cap holds. Build budget (docs/model.md, "Budget"): columns are added
+	 * job by job in window order; once the build has used MX_BUILD_SHARE of
+	 * the budget, or a job would take the model past MX_MILP_MAX_COLS
+	 * binaries, the window is cut before that job. Jobs cut off are left to
+	 * the caller like jobs the MILP leaves out (MX_WAITING on success).
+	 */
 	{
-		result = MX_MILP_TIME_LIMIT;	/* far too large for any budget */
-		goto cleanup;
+		long		maxjob = 0,
+					alloc;
+
+		for (i = 0; i < n; i++)
+			if ((long) (cfoff[i + 1] - cfoff[i]) * G > maxjob)
+				maxjob = (long) (cfoff[i + 1] - cfoff[i]) * G;
+		if (maxjob > MX_MILP_MAX_COLS)
+		{
+			result = MX_MILP_TIME_LIMIT;	/* not even one job fits the model */
+			goto cleanup;
+		}
+		alloc = (long) ncf * G;
+		if (alloc > MX_MILP_MAX_COLS + maxjob)
+			alloc = MX_MILP_MAX_COLS + maxjob;
+		cols = malloc((size_t) (alloc > 0 ? alloc : 1) * sizeof(column));
+		if (cols == NULL)
+			goto out_of_memory;
 	}
-	cols = malloc((size_t) (ncf > 0 ? ncf : 1) * G * sizeof(column));
-	if (cols == NULL)
-		goto out_of_memory;
 	for (i = 0; i < n; i++)
 	{
 		const mx_job *j = &s->jobs[window[i]];
+		int			first = ncol;
+		long		nnzfirst = nnzest;
 
-		if ((i & 7) == 7 && now_ms() - t0 >= budget)
+		if (i > 0 && now_ms() - t0 >= MX_BUILD_SHARE * budget)
 		{
-			result = MX_MILP_TIME_LIMIT;
-			goto cleanup;
+			ncut = n - i;
+			n = i;
+			break;
 		}
-
 		for (c = cfoff[i]; c < cfoff[i + 1]; c++)
-			for (m = 0; m < G; m++)
+			for (m = 0; m < (nowonly ? 1 : G); m++)
 			{
 				double		v;
 
@@ -484,6 +572,8 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 				if (mx_capacity_earliest(cap, cf[c].type, cf[c].gpus, cf[c].runtime, grid[m].t) != grid[m].t)
 					continue;
 				v = mx_value(s, j, o, grid[m].t, grid[m].t + cf[c].runtime);
+				if (nowonly && !mustnow[i])
+					v -= vdef[i];	/* gain over its forecast */
 				if (!(v > 0))
 					continue;	/* never worth choosing */
 				cols[ncol].w = i;
@@ -491,7 +581,37 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 				cols[ncol].m = m;
 				cols[ncol].v = v;
 				ncol++;
+				/* nonzeros: its job row and each grid point it is active at (at most) */
+				{
+					int			lo = m,
+								hi = G;
+					double		e = grid[m].t + cf[c].runtime;
+
+					while (lo < hi)
+					{
+						int			mid = (lo + hi) / 2;
+
+						if (grid[mid].t < e)
+							lo = mid + 1;
+						else
+							hi = mid;
+					}
+					nnzest += 1 + (lo - m);
+				}
 			}
+		if (ncol > MX_MILP_MAX_COLS || (i > 0 && nnzest > nnzcap))
+		{
+			ncol = first;		/* job i does not fit the model: cut here */
+			nnzest = nnzfirst;
+			ncut = n - i;
+			n = i;
+			break;
+		}
+	}
+	if (n == 0)
+	{
+		result = MX_MILP_TIME_LIMIT;
+		goto cleanup;
 	}
 	if (nvars)
 		*nvars = ncol;
@@ -501,7 +621,7 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 		goto cleanup;
 	}
 	/* building the model counts against the budget too */
-	if (ncol > MX_MILP_MAX_COLS || now_ms() - t0 >= budget)
+	if (now_ms() - t0 >= budget)
 	{
 		result = MX_MILP_TIME_LIMIT;
 		goto cleanup;
@@ -643,7 +763,7 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 					found = 1;
 				}
 			}
-			if (!found)
+			if (!found && !(nowonly && !mustnow[i]))
 				inc_ok = 0;		/* still a feasible (partial) solution */
 		}
 	}
@@ -662,6 +782,7 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 		gj.ncol = ncol;
 		gj.nnz = nnz;
 		gj.rowcap = rowcap;
+		gj.mustnow = mustnow;
 		gj.obj = obj;
 		gj.ia = ia;
 		gj.ja = ja;
@@ -670,11 +791,16 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 		gj.inc_obj = inc_obj;
 		gj.inc_ok = inc_ok;
 		gj.mip_gap = o->mip_gap > 0 ? o->mip_gap : 0.0;
+		/*
+		 * wsum - objective = the window's weighted completion time / H (with
+		 * the forecasts of the jobs the start-now model does not start)
+		 */
 		gj.wsum = 0;
 		for (i = 0; i < n; i++)
-			gj.wsum += mx_job_weight(s, &s->jobs[window[i]], o);
+			gj.wsum += mx_job_weight(s, &s->jobs[window[i]], o) - (nowonly && !mustnow[i] ? vdef[i] : 0);
 		gj.t0 = t0;
 		gj.budget = budget;
+		gj.solve_end = t0 + budget - fmax(1.0, MX_STOP_SHARE * budget);
 		gj.xsol = xsol;
 		if (run_glpk(&gj) != 0)
 		{
@@ -689,7 +815,13 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 	}
 
 	if (bound)
+	{
+		/* start-now model: its jobs that are not started keep their forecast */
 		*bound = lp_bound;
+		for (i = 0; i < n && nowonly; i++)
+			if (!mustnow[i])
+				*bound += vdef[i];
+	}
 	if (solved == 2)
 		goto cleanup;			/* p already holds the (optimal) heuristic plan */
 	if (solved != 1)
@@ -704,25 +836,26 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 		result = proven ? MX_MILP_NO_SOLUTION : MX_MILP_TIME_LIMIT;
 		goto cleanup;
 	}
-	/* not proven and identical to the incumbent: the time limit found nothing better */
-	if (!proven)
+	/*
+	 * identical to the incumbent: p stays as it is — proven optimal, or the
+	 * time limit found nothing better
+	 */
 	{
 		int			same = 1;
 
-		for (i = 1; i <= ncol; i++)
+		for (i = 1; i <= ncol && same; i++)
 			if ((xsol[i] > 0.5) != (xinc[i] > 0.5))
-			{
 				same = 0;
-				break;
-			}
-		if (same)
+		if (same && !proven)
 		{
 			result = MX_MILP_TIME_LIMIT;
 			goto cleanup;
 		}
+		if (same && inc_ok)
+			goto cleanup;
 	}
-	/* write the window's choices; jobs left out are for the heuristic */
-	for (i = 0; i < n; i++)
+	/* write the window's choices; jobs left out (or cut off) are for the heuristic */
+	for (i = 0; i < n + ncut; i++)
 	{
 		mx_assignment *a = &p->a[window[i]];
 
@@ -757,6 +890,8 @@ out_of_memory:
 	result = MX_MILP_ERROR;
 cleanup:
 	free(cfoff);
+	free(mustnow);
+	free(vdef);
 	free(cf);
 	free(grid);
 	free(freek);

@@ -32,6 +32,9 @@ mx_options_default(mx_options *o)
 	o->overrun_s = 60.0;
 	o->aging_s = 3600.0;
 	o->value_horizon_s = 0.0;
+	o->starve_factor = 16.0;
+	o->critical_margin = 0.05;
+	o->reserve_all = 0;
 }
 
 static const char *const policy_names[] = {"mixdnn", "k8s", "static", "backfill"};
@@ -222,17 +225,55 @@ round_horizon(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 	return 2.0 * ((last - s->now) + rt) + 1.0;
 }
 
+/*
+ * The MILP's bound for the returned plan: the LP bound of the window
+ * (hold[] == 2) plus the value of every other planned job as planned. It bounds plans whose
+ * window jobs start on the grid; when the returned plan (whose re-planned
+ * window jobs need not start on grid points) is worth more, there is no
+ * valid bound: NAN.
+ */
+static double
+window_bound(const mx_snapshot *s, const mx_options *o, const mx_plan *p, const int *order, int np,
+			 const int *win, int nw, const unsigned char *hold, double lp)
+{
+	double		rest = 0,
+				b;
+	int			i;
+
+	(void) win;
+	(void) nw;
+	if (!isfinite(lp))
+		return NAN;
+	for (i = 0; i < np; i++)
+	{
+		const mx_assignment *a = &p->a[order[i]];
+
+		if (hold[order[i]] != 2 && a->status == MX_PLANNED)
+			rest += mx_value(s, &s->jobs[order[i]], o, a->start, a->end);
+	}
+	b = lp + rest;
+	return b >= p->objective - 1e-9 * fmax(1.0, fabs(p->objective)) ? b : NAN;
+}
+
 int
 mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 {
 	double		t0 = wall_ms();
 	mx_options	o = *o_in;
 	mx_capacity cap,
-				work;
-	int		   *order = NULL;
+				work,
+				milpcap;
+	int			milpcap_ok = 0;
+	int		   *order = NULL,
+			   *win = NULL;
+	unsigned char *hold = NULL,
+			   *guard = NULL;
 	int			i,
 				np = 0,
-				nw;
+				nw,
+				nwin = 0;
+	double		heur_ms,
+				milp_budget = 0;
 	mx_plan		heur;
 
 	memset(out, 0, sizeof(*out));
@@ -283,28 +324,79 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 		goto oom;
 	mx_heuristic_plan(s, &o, &work, order, np, out);
 	mx_capacity_free(&work);
+	heur_ms = wall_ms() - t0;
 
-	nw = (o.use_milp && o.window_jobs > 0) ? (np < o.window_jobs ? np : o.window_jobs) : 0;
+	/*
+	 * Holds (docs/model.md, "MILP"): the heuristic's plans of starving jobs
+	 * (reservations) and of critical jobs that start now. The MILP plans
+	 * around them (they are reserved in milpcap) and never moves them; its
+	 * window is the first window_jobs other plannable jobs in order.
+	 */
+	win = malloc((size_t) (np > 0 ? np : 1) * sizeof(int));
+	hold = calloc((size_t) (s->njobs > 0 ? s->njobs : 1), 1);
+	guard = malloc((size_t) (s->njobs > 0 ? s->njobs : 1));
+	if (win == NULL || hold == NULL || guard == NULL || mx_job_guards(s, &o, guard, NULL) < 0 ||
+		mx_capacity_copy(&milpcap, &cap) < 0)
+		goto oom;
+	milpcap_ok = 1;
+	for (i = 0; i < np; i++)
+	{
+		int			ji = order[i];
+		const mx_assignment *a = &out->a[ji];
+
+		if (a->status == MX_PLANNED &&
+			(guard[ji] == MX_GUARD_STARVING || (guard[ji] == MX_GUARD_CRITICAL && a->start <= s->now + 1e-6)))
+		{
+			hold[ji] = 1;
+			if (mx_capacity_reserve(&milpcap, a->type, a->gpus, a->start, a->end - a->start) < 0)
+				goto oom;		/* cannot happen: the heuristic's plan fits */
+		}
+		else if (nwin < (o.window_jobs > 0 ? o.window_jobs : 0))
+		{
+			hold[ji] = 2;		/* in the window */
+			win[nwin++] = ji;
+		}
+	}
+
+	nw = o.use_milp ? nwin : 0;
 	if (!(o.value_horizon_s > 0))
-		o.value_horizon_s = round_horizon(s, &o, &cap,
-										  order, o.window_jobs > 0 ? (np < o.window_jobs ? np : o.window_jobs) : np,
-										  out);
+		o.value_horizon_s = round_horizon(s, &o, &milpcap, win, nwin, out);
 	out->heuristic_objective = mx_plan_value(s, &o, out);
 	out->objective = out->heuristic_objective;
 	out->bound = NAN;
 	set_solver(out, "heuristic");
+
+	/*
+	 * The round's time limit covers everything (docs/model.md, "Budget"):
+	 * the MILP gets what the heuristic left, minus a reserve for completing
+	 * and checking its plan afterwards (about two heuristic runs).
+	 */
+	if (nw > 0)
+	{
+		double		reserve = 2.0 * heur_ms + 0.5;
+
+		milp_budget = o.time_limit_ms - (wall_ms() - t0) - reserve;
+		if (!(milp_budget >= 1.0))
+		{
+			nw = 0;
+			set_solver(out, "heuristic (glpk time limit)");
+			out->milp_jobs = nwin;
+		}
+	}
 
 	if (nw > 0)
 	{
 		mx_milp_result r;
 		double		bound = NAN;
 		int			nvars = 0;
+		mx_options	om = o;
 
+		om.time_limit_ms = milp_budget;
 		if (mx_plan_init(&heur, s->njobs) < 0)
 			goto oom;
 		memcpy(heur.a, out->a, (size_t) s->njobs * sizeof(mx_assignment));
 
-		r = mx_milp_plan(s, &o, &cap, order, nw, out, &bound, &nvars);
+		r = mx_milp_plan(s, &om, &milpcap, win, nw, out, &bound, &nvars);
 		out->milp_jobs = nw;
 		out->milp_vars = nvars;
 
@@ -315,12 +407,21 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 
 			if (changed)
 			{
-				/* reserve the MILP's window, then the rest by the heuristic */
-				for (i = nw; i < np; i++)
+				/*
+				 * Keep the holds and the jobs the MILP starts now; every
+				 * other job is planned again by the heuristic's rules into
+				 * what is left (a later start is a forecast, not a hold).
+				 * With reserve_all (time-grid model) the window's later
+				 * starts are kept too, as in the planner before issue #4.
+				 */
+				for (i = 0; i < np; i++)
 				{
 					mx_assignment *a = &out->a[order[i]];
 
-					a->status = MX_WAITING;
+					if (hold[order[i]] == 1 || a->status != MX_PLANNED)
+						continue;
+					if (hold[order[i]] != 2 || (!o.reserve_all && a->start > s->now + 1e-6))
+						a->status = MX_WAITING;
 				}
 				ok = complete_plan(s, &o, &cap, order, np, out) == 0 && plan_fits(s, &cap, out);
 			}
@@ -330,18 +431,8 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 
 				if (obj >= out->heuristic_objective - 1e-9 * fmax(1.0, fabs(out->heuristic_objective)))
 				{
-					double		rest = 0;
-
 					out->objective = obj;
-					/* bound: the window's LP bound plus the rest as planned */
-					for (i = nw; i < np; i++)
-					{
-						const mx_assignment *a = &out->a[order[i]];
-
-						if (a->status == MX_PLANNED)
-							rest += mx_value(s, &s->jobs[order[i]], &o, a->start, a->end);
-					}
-					out->bound = isfinite(bound) ? bound + rest : NAN;
+					out->bound = window_bound(s, &o, out, order, np, win, nw, hold, bound);
 					if (!changed)
 						set_solver(out, "glpk (heuristic plan within gap)");
 					else
@@ -372,30 +463,29 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 			else
 				set_solver(out, "heuristic (glpk found no better plan)");
 			if (r != MX_MILP_ERROR && isfinite(bound))
-			{
-				double		rest = 0;
-
-				for (i = nw; i < np; i++)
-				{
-					const mx_assignment *a = &out->a[order[i]];
-
-					if (a->status == MX_PLANNED)
-						rest += mx_value(s, &s->jobs[order[i]], &o, a->start, a->end);
-				}
-				out->bound = bound + rest;
-			}
+				out->bound = window_bound(s, &o, out, order, np, win, nw, hold, bound);
 		}
 		mx_plan_free(&heur);
 	}
 
 	fill_reasons(s, out);
 	free(order);
+	free(win);
+	free(hold);
+	free(guard);
+	if (milpcap_ok)
+		mx_capacity_free(&milpcap);
 	mx_capacity_free(&cap);
 	out->solve_ms = wall_ms() - t0;
 	return 0;
 
 oom:
 	free(order);
+	free(win);
+	free(hold);
+	free(guard);
+	if (milpcap_ok)
+		mx_capacity_free(&milpcap);
 	mx_capacity_free(&cap);
 	mx_plan_free(out);
 	return -1;

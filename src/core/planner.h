@@ -30,6 +30,15 @@ typedef struct mx_options
 	double		overrun_s;		/* a job past its expected end is assumed to need this much longer */
 	double		aging_s;		/* a job's weight grows by its base weight every aging_s seconds of waiting */
 	/*
+	 * Guards of the heuristic's list scheduling (docs/model.md, "Who holds
+	 * GPUs"): a waiting job holds no GPUs ahead of time unless it is
+	 * starving (it gets a reservation) or makespan-critical (it is served
+	 * first whenever it fits now).
+	 */
+	double		starve_factor;	/* X: a job waiting >= X x its best run time is starving; <= 0: never */
+	double		critical_margin;	/* mu: critical when now >= T - (1 + mu) x its best run time; < 0: never */
+	int			reserve_all;	/* 1: every job reserves in its turn (the planner before issue #4; ablation) */
+	/*
 	 * H, the normaliser of a plan's value (docs/model.md): 0 (the default)
 	 * lets mx_plan_round() choose it per round from the MILP's window; the
 	 * value functions use MX_DEFAULT_HORIZON_S when it is 0 outside a round.

@@ -164,6 +164,120 @@ test_order_and_ties(void)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * Makespan-critical guard: job 2 (4 GPUs, 100 s) is as long as the known
+ * makespan bound T = now + 100, so it is served first and starts now; the
+ * soft job 1 then takes 4 of the 8 GPUs (84.9 s at alpha 0.5) instead of
+ * all 8 (60 s) — both start now. Without the guard (critical_margin < 0)
+ * greedy gives job 1 all 8 GPUs and job 2 waits for them.
+ */
+static void
+test_guard_critical(void)
+{
+	mx_snapshot s;
+	mx_options	o = opts_heuristic();
+	mx_plan		p;
+	unsigned char g[2];
+	int			a;
+
+	fx_init(&s, NOW);
+	a = fx_type(&s, "a", 1.0);
+	fx_node(&s, "a0", a, 8, MX_NODE_UP);
+	fx_soft(&s, 1, a, 8, 4, 8, 0, 60);
+	fx_hard(&s, 2, a, 4, 100);
+	o.scaling_alpha = 0.5;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[0] == MX_GUARD_NONE && g[1] == MX_GUARD_CRITICAL,
+		  "job 2 is critical, job 1 is not (%d %d)", g[0], g[1]);
+	plan_all(&s, &o, &p);
+	CHECK(p.a[1].start == NOW && p.a[0].start == NOW && p.a[0].gpus == 4,
+		  "critical job 2 starts now, job 1 on 4 GPUs beside it (+%.0f, +%.0f, %d GPUs)",
+		  p.a[1].start - NOW, p.a[0].start - NOW, p.a[0].gpus);
+	mx_plan_free(&p);
+	o.critical_margin = -1;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[1] == MX_GUARD_NONE, "critical_margin < 0: no guard");
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].gpus == 8 && p.a[0].start == NOW && p.a[1].start == NOW + 60,
+		  "without the guard: job 1 on 8 GPUs, job 2 after it (+%.0f)", p.a[1].start - NOW);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+/*
+ * Who holds GPUs. Type a has 4 GPUs, 2 busy until +1000. W needs all 4 for
+ * 100 s; N needs 2 for 1500 s and fits now. L (10000 s on type b) makes
+ * T = now + 10000, so neither W nor N is critical.
+ *  - W not starving: it holds nothing; N starts now; W is planned when
+ *    its GPUs free, at +1500 (N's end).
+ *  - W starving (waited 500 s >= X x 100 s, X = 4 here): W is reserved at +1000;
+ *    N would overlap that reservation, so N is planned after W.
+ *  - reserve_all (the planner before issue #4): W reserves in its turn
+ *    (it is first in order), N waits as in the starving case.
+ */
+static void
+test_guard_starving(void)
+{
+	mx_snapshot s;
+	mx_options	o = opts_heuristic();
+	mx_plan		p;
+	unsigned char g[3];
+	double		dl[3];
+	int			a, b, na;
+
+	o.starve_factor = 4;		/* W's wait is compared with 4 x its run time */
+	fx_init(&s, NOW);
+	a = fx_type(&s, "a", 1.0);
+	b = fx_type(&s, "b", 1.0);
+	na = fx_node(&s, "a0", a, 4, MX_NODE_UP);
+	fx_node(&s, "b0", b, 4, MX_NODE_UP);
+	fx_part(&s, 90, na, 2, NOW + 1000);
+	fx_hard(&s, 1, a, 4, 100)->submitted = NOW - 300;	/* W */
+	fx_hard(&s, 2, a, 2, 1500);		/* N */
+	fx_hard(&s, 3, b, 4, 10000);	/* L */
+	CHECK(mx_job_guards(&s, &o, g, dl) == 0 && g[0] == MX_GUARD_NONE && g[1] == MX_GUARD_NONE &&
+		  g[2] == MX_GUARD_CRITICAL, "W waited 3 x its run time: no guard; L critical (%d %d %d)", g[0], g[1], g[2]);
+	plan_all(&s, &o, &p);
+	CHECK(p.a[1].start == NOW && p.a[0].start == NOW + 1500 && p.a[2].start == NOW,
+		  "W holds nothing: N starts now, W planned when N's GPUs free (+%.0f, +%.0f)",
+		  p.a[1].start - NOW, p.a[0].start - NOW);
+	mx_plan_free(&p);
+
+	s.jobs[0].submitted = NOW - 500;
+	CHECK(mx_job_guards(&s, &o, g, dl) == 0 && g[0] == MX_GUARD_STARVING && fabs(dl[0] - (NOW - 100)) < 1e-6,
+		  "W waited 5 x its run time: starving since submitted + 4 x 100 s (%d, %+.0f)", g[0], dl[0] - NOW);
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].start == NOW + 1000 && p.a[1].start == NOW + 1100,
+		  "W starving: reserved at +1000, N after it (+%.0f, +%.0f)", p.a[0].start - NOW, p.a[1].start - NOW);
+	mx_plan_free(&p);
+
+	/* the MILP plans around the reservation and never moves it */
+	{
+		mx_options	om;
+
+		mx_options_default(&om);
+		om.starve_factor = 4;
+		om.time_limit_ms = 2000;
+		mx_plan_round(&s, &om, &p);
+		CHECK(p.a[0].start == NOW + 1000 && fx_plan_violations(&s, &p, om.overrun_s) == 0,
+			  "with the MILP ('%s'): W still at +1000 (+%.0f)", p.solver, p.a[0].start - NOW);
+		mx_plan_free(&p);
+	}
+
+	s.jobs[0].submitted = NOW - 300;
+	o.reserve_all = 1;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[2] == MX_GUARD_NONE, "reserve_all: no guards");
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].start == NOW + 1000 && p.a[1].start == NOW + 1100,
+		  "reserve_all: W reserves in its turn, N after it (+%.0f, +%.0f)", p.a[0].start - NOW,
+		  p.a[1].start - NOW);
+	mx_plan_free(&p);
+
+	o.reserve_all = 0;
+	o.starve_factor = 0;
+	s.jobs[0].submitted = NOW - 1e6;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[0] == MX_GUARD_NONE, "starve_factor 0: never starving");
+	mx_snapshot_free(&s);
+}
+
 static void
 test_random_invariant(void)
 {
@@ -206,6 +320,8 @@ main(void)
 	test_weight();
 	test_choices();
 	test_order_and_ties();
+	test_guard_critical();
+	test_guard_starving();
 	test_random_invariant();
 	return unit_done("test_heuristic");
 }

@@ -15,6 +15,8 @@ test_options(void)
 	CHECK(o.policy == MX_POLICY_MIXDNN && o.use_milp == 1 && o.time_limit_ms == 200 && o.mip_gap == 0.01 &&
 		  o.window_jobs == 20 && o.grid_points == 24 && o.overrun_s == 60 && o.aging_s == 3600 &&
 		  o.value_horizon_s == 0, "defaults");
+	CHECK(o.starve_factor == 16 && o.critical_margin == 0.05 && o.reserve_all == 0,
+		  "guard defaults: starve_factor 16, critical_margin 0.05, reserve_all 0");
 	CHECK(o.scaling_alpha > 0.7 && o.scaling_alpha < 0.8, "alpha %.3f", o.scaling_alpha);
 	rc = mx_policy_parse("backfill", &p);
 	CHECK(rc == 0 && p == MX_POLICY_BACKFILL, "parse backfill");
@@ -129,6 +131,20 @@ test_scale(void)
 	CHECK(rc == 0 && planned > 1500, "2000 jobs: %d planned", planned);
 	CHECK(fx_plan_violations(&s, &p, o.overrun_s) == 0, "fits");
 	CHECK(p.solve_ms < 3000, "round took %.0f ms (solver '%s', %d vars)", p.solve_ms, p.solver, p.milp_vars);
+	mx_plan_free(&p);
+
+	/*
+	 * time_limit_ms bounds the whole round, model building included: with
+	 * a 200-job window the model is cut to what 50 ms allow (the planner
+	 * before issue #4 built ~200k binaries and took ~1.7 s here). The
+	 * check leaves room for a loaded machine.
+	 */
+	o.window_jobs = 200;
+	o.time_limit_ms = 50;
+	rc = mx_plan_round(&s, &o, &p);
+	CHECK(rc == 0 && p.solve_ms < 2 * o.time_limit_ms, "window 200, 50 ms: the round took %.0f ms ('%s', %d vars)",
+		  p.solve_ms, p.solver, p.milp_vars);
+	CHECK(fx_plan_violations(&s, &p, o.overrun_s) == 0, "... and fits");
 	mx_plan_free(&p);
 
 	/* a huge window with a 1 ms budget: building the model counts, the round stays short */
