@@ -21,6 +21,9 @@ int			mx_guc_grid_points;
 double		mx_guc_scaling_alpha;
 int			mx_guc_overrun_s;
 int			mx_guc_aging_s;
+double		mx_guc_starve_factor;
+double		mx_guc_critical_margin;
+bool		mx_guc_reserve_all;
 int			mx_guc_lease_timeout_s;
 int			mx_guc_max_retries;
 
@@ -165,6 +168,24 @@ mx_guc_init(void)
 							NULL, &mx_guc_aging_s, (int) d.aging_s, 1, 365 * 86400,
 							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
 
+	DefineCustomRealVariable("mixdnn.starve_factor",
+							 "A job waiting this many times its best run time is starving and gets a reservation.",
+							 "0 never reserves for a starving job.",
+							 &mx_guc_starve_factor, d.starve_factor, 0.0, 1000000.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("mixdnn.critical_margin",
+							 "Slack, as a share of its best run time, at which a long job becomes makespan-critical.",
+							 "A critical job is served first whenever it fits now; -1 turns the guard off.",
+							 &mx_guc_critical_margin, d.critical_margin, -1.0, 100.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("mixdnn.reserve_all",
+							 "Every waiting job reserves GPUs in its turn, and the MILP plans on a time grid.",
+							 "The planner before the guards; kept for comparison (docs/model.md).",
+							 &mx_guc_reserve_all, d.reserve_all != 0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
 	DefineCustomIntVariable("mixdnn.lease_timeout",
 							"A launcher silent for longer loses its jobs.",
 							NULL, &mx_guc_lease_timeout_s, 60, 1, 86400,
@@ -196,4 +217,7 @@ mx_guc_options(mx_options *o)
 	o->scaling_alpha = mx_guc_scaling_alpha;
 	o->overrun_s = mx_guc_overrun_s;
 	o->aging_s = mx_guc_aging_s;
+	o->starve_factor = mx_guc_starve_factor;
+	o->critical_margin = mx_guc_critical_margin;
+	o->reserve_all = mx_guc_reserve_all;
 }

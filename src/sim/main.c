@@ -38,7 +38,10 @@ usage(FILE *f)
 			"  --mip-gap G            mixdnn: relative MIP gap\n"
 			"  --grid-points N        mixdnn: start-time points of the MILP grid\n"
 			"  --alpha A              scaling exponent for unprofiled configurations\n"
-			"  --aging-s S            mixdnn: a job's weight doubles every S seconds of waiting\n"
+			"  --aging-s S            mixdnn: a job's weight grows by its base weight every S s of waiting\n"
+			"  --starve-factor X      mixdnn: waiting X times its best run time earns a reservation (0: never)\n"
+			"  --critical-margin MU   mixdnn: slack share at which a long job is critical (<0: never)\n"
+			"  --reserve-all          mixdnn: every job reserves in its turn (the planner before the guards)\n"
 			"  --overrun-s S          assumed extra time of a job past its expected end\n"
 			"  --epoch T              epoch seconds of trace time 0 (default %.0f)\n"
 			"  --max-rounds N         stop after N rounds (unfinished jobs are reported)\n"
@@ -134,7 +137,7 @@ enum
 {
 	OPT_TYPES = 256, OPT_NODES, OPT_PROFILES, OPT_TRACE, OPT_POLICY, OPT_JSON, OPT_OUT,
 	OPT_UTIL_OUT, OPT_ROUNDS_OUT, OPT_SOFT_SHARE, OPT_SEED, OPT_NO_MILP, OPT_TIME_LIMIT,
-	OPT_WINDOW, OPT_GAP, OPT_GRID, OPT_ALPHA, OPT_AGING, OPT_OVERRUN, OPT_EPOCH,
+	OPT_WINDOW, OPT_GAP, OPT_GRID, OPT_ALPHA, OPT_AGING, OPT_OVERRUN, OPT_STARVE, OPT_CRITICAL, OPT_RESERVE_ALL, OPT_EPOCH,
 	OPT_MAX_ROUNDS, OPT_QUIET, OPT_HELP, OPT_WATCH
 };
 
@@ -161,6 +164,9 @@ main(int argc, char **argv)
 		{"alpha", required_argument, NULL, OPT_ALPHA},
 		{"aging-s", required_argument, NULL, OPT_AGING},
 		{"overrun-s", required_argument, NULL, OPT_OVERRUN},
+		{"starve-factor", required_argument, NULL, OPT_STARVE},
+		{"critical-margin", required_argument, NULL, OPT_CRITICAL},
+		{"reserve-all", no_argument, NULL, OPT_RESERVE_ALL},
 		{"epoch", required_argument, NULL, OPT_EPOCH},
 		{"max-rounds", required_argument, NULL, OPT_MAX_ROUNDS},
 		{"quiet", no_argument, NULL, OPT_QUIET},
@@ -263,6 +269,17 @@ main(int argc, char **argv)
 			case OPT_OVERRUN:
 				if (parse_num("--overrun-s", optarg, 0, 1e12, &o.planner.overrun_s) < 0)
 					return 2;
+				break;
+			case OPT_STARVE:
+				if (parse_num("--starve-factor", optarg, 0, 1e6, &o.planner.starve_factor) < 0)
+					return 2;
+				break;
+			case OPT_CRITICAL:
+				if (parse_num("--critical-margin", optarg, -1, 100, &o.planner.critical_margin) < 0)
+					return 2;
+				break;
+			case OPT_RESERVE_ALL:
+				o.planner.reserve_all = 1;
 				break;
 			case OPT_EPOCH:
 				if (parse_num("--epoch", optarg, 0, 1e11, &o.epoch) < 0)
