@@ -237,10 +237,8 @@ def report(a, wl, res, stats):
             c, gpus, desc.get(fam, "")))
     w("")
     budget = ""
-    if "--time-limit-ms 50" in (a.sim_opts or ""):
-        budget = (" The MILP ran with a 50 ms budget per round instead of the extension's 200 ms, "
-                  "so that the 168 simulations fit in a few minutes; on Pollux workloads 1–2 the "
-                  "two budgets give average JCTs within 3 % of each other.")
+    if (a.sim_opts or "").strip():
+        budget = " The mixdnn runs used `%s` on top of the extension's defaults." % a.sim_opts.strip()
     w("Every job requests one GPU type (a seeded draw weighted by the cluster's GPUs of each type) "
       "and its trace GPU count clamped to 8." + budget)
     w("")
@@ -389,7 +387,8 @@ def report(a, wl, res, stats):
     w("```")
     w("")
     w("`EVAL_JOBS` sets the parallel simulations (default 2), `SIM_OPTS` passes options to the "
-      "mixdnn runs (e.g. `--time-limit-ms 50`), `MIXDNN_DATA` points at the shared data. "
+      "mixdnn runs (default none: the extension's defaults; e.g. `--reserve-all` for the "
+      "planner before the guards), `MIXDNN_DATA` points at the shared data. "
       "Per-job results are in `build/eval/runs/<workload>-s<share>-<policy>.jobs.csv`, busy GPUs "
       "over time in `.util.csv`. With the MILP's wall-clock time limit, runs whose rounds hit "
       "the limit can differ slightly from run to run; everything else is deterministic.")
