@@ -98,7 +98,8 @@ usage(FILE *f)
 			"  --quiet              no per-round lines\n"
 			"planner (mx_options):\n"
 			"  --time-limit-ms MS --window N --grid-points N --mip-gap F --no-milp\n"
-			"  --value-horizon-s S --alpha A\n");
+			"  --value-horizon-s S --alpha A\n"
+			"  --starve-factor X --critical-margin MU --reserve-all (the guards, docs/model.md)\n");
 }
 
 typedef struct wct_info
@@ -276,6 +277,9 @@ main(int argc, char **argv)
 		{"no-milp", no_argument, 0, 'n'},
 		{"value-horizon-s", required_argument, 0, 'H'},
 		{"alpha", required_argument, 0, 'a'},
+		{"starve-factor", required_argument, 0, 'X'},
+		{"critical-margin", required_argument, 0, 'U'},
+		{"reserve-all", no_argument, 0, 'A'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}
 	};
@@ -379,6 +383,15 @@ main(int argc, char **argv)
 				break;
 			case 'a':
 				o.scaling_alpha = atof(optarg);
+				break;
+			case 'X':
+				o.starve_factor = atof(optarg);
+				break;
+			case 'U':
+				o.critical_margin = atof(optarg);
+				break;
+			case 'A':
+				o.reserve_all = 1;
 				break;
 			case 'h':
 				usage(stdout);

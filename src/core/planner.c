@@ -179,9 +179,10 @@ fill_reasons(const mx_snapshot *s, mx_plan *p)
 }
 
 /*
- * H for this round: twice the span the MILP's values must cover (the latest
- * grid point it can use, the window's heuristic end or a running end, plus
- * its longest configuration), so every MILP value is positive.
+ * H for this round: twice the span the values must cover (the latest end of
+ * any planned job or running part, plus the window's longest configuration),
+ * so every MILP value and every planned job's value is positive and
+ * objectives of plans with different windows are on one scale.
  */
 static double
 round_horizon(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
@@ -197,16 +198,16 @@ round_horizon(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 	for (k = 0; k < cap->ntypes; k++)
 		if (cap->nsteps[k] > 0 && cap->steps[k][cap->nsteps[k] - 1].t > last)
 			last = cap->steps[k][cap->nsteps[k] - 1].t;
+	for (i = 0; i < s->njobs; i++)
+		if (p->a[i].status == MX_PLANNED && p->a[i].end > last)
+			last = p->a[i].end;
 	for (i = 0; i < nw; i++)
 	{
 		const mx_job *j = &s->jobs[window[i]];
-		const mx_assignment *a = &p->a[window[i]];
 		int			mx = mx_job_configs_max(s, j),
 					n,
 					c;
 
-		if (a->status == MX_PLANNED && a->end > last)
-			last = a->end;
 		if (mx > ccap)
 		{
 			mx_config  *nc = realloc(cf, (size_t) mx * sizeof(mx_config));
