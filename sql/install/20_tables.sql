@@ -177,7 +177,7 @@ COMMENT ON TABLE mixdnn.rounds IS 'one row per scheduling round';
 COMMENT ON COLUMN mixdnn.rounds.round_id IS 'generated identifier, in the order rounds ran';
 COMMENT ON COLUMN mixdnn.rounds.at IS 'mixdnn.now() when the round ran';
 COMMENT ON COLUMN mixdnn.rounds.policy IS 'mixdnn.policy of the round';
-COMMENT ON COLUMN mixdnn.rounds.event IS 'what started it: arrival, completion, cancel, node, due, lease, manual, ...';
+COMMENT ON COLUMN mixdnn.rounds.event IS 'what started it: arrival, completion, cancel, node, due, lease, retry, manual, ...';
 COMMENT ON COLUMN mixdnn.rounds.solver IS 'what produced the plan: glpk, heuristic, or heuristic with the reason GLPK was not used';
 COMMENT ON COLUMN mixdnn.rounds.solve_ms IS 'planner wall time in milliseconds';
 COMMENT ON COLUMN mixdnn.rounds.waiting IS 'waiting jobs the round planned';

@@ -17,7 +17,8 @@ typedef enum mx_event
 	MX_EV_UPDATE = 1 << 4,
 	MX_EV_DELETE = 1 << 5,
 	MX_EV_NODE = 1 << 6,
-	MX_EV_PROFILE = 1 << 7
+	MX_EV_PROFILE = 1 << 7,
+	MX_EV_RETRY = 1 << 8		/* rows a worker round skipped (locked by a user) */
 } mx_event;
 
 /* "arrival,cancel" for MX_EV_ARRIVAL | MX_EV_CANCEL. */

@@ -34,7 +34,8 @@ mx_run_round(const char *event)
 	mx_db_snapshot d;
 	mx_options	o;
 	mx_plan		plan;
-	int64		round_id;
+	volatile int64 round_id = 0;
+	int			skipped = 0;
 
 	mx_lock_scheduler();
 
@@ -61,7 +62,8 @@ mx_run_round(const char *event)
 	PG_TRY();
 	{
 		round_id = mx_record_round(&d, &plan, now, event);
-		mx_write_plan(&d, &plan, round_id);
+		/* Only the background worker plans without waiting for row locks (writeback.h). */
+		mx_write_plan(&d, &plan, round_id, mx_worker_is_self(), &skipped);
 	}
 	PG_FINALLY();
 	{
@@ -76,6 +78,13 @@ mx_run_round(const char *event)
 
 	/* New plans may start jobs now or sooner than the worker's next wake-up. */
 	mx_worker_wake_at_commit();
+	if (skipped > 0)
+	{
+		ereport(DEBUG1,
+				(errmsg_internal("mixdnn round %lld left %d locked jobs for a retry",
+								 (long long) round_id, skipped)));
+		mx_worker_retry_round();
+	}
 	return round_id;
 }
 

@@ -83,6 +83,10 @@ static uint32 requested_events = 0;
 
 /* In the worker: events taken from shared memory by a round that has not committed yet. */
 static uint32 events_in_flight = 0;
+
+/* In the worker: a round of the current transaction skipped locked rows. */
+static bool in_worker = false;
+static uint32 retry_events = 0;
 static bool xact_callback_registered = false;
 
 /* ---------- shared memory ---------- */
@@ -195,6 +199,19 @@ mx_worker_plans_here(void)
 		serves_here = db != NULL && mx_guc_database != NULL && strcmp(db, mx_guc_database) == 0;
 	}
 	return serves_here == 1;
+}
+
+bool
+mx_worker_is_self(void)
+{
+	return in_worker;
+}
+
+void
+mx_worker_retry_round(void)
+{
+	if (in_worker)
+		retry_events |= MX_EV_RETRY;
 }
 
 bool
@@ -383,6 +400,13 @@ run_step(cycle_step step, long *wait_ms)
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	events_in_flight = 0;
+	/* Not at once: the locker may hold its rows a while, and its commit is an event anyway. */
+	if (retry_events != 0)
+	{
+		pg_atomic_fetch_or_u32(&worker_shared->events, retry_events);
+		retry_events = 0;
+		*wait_ms = Min(*wait_ms, PAST_DUE_DELAY_MS);
+	}
 	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
@@ -413,6 +437,7 @@ run_step_protected(cycle_step step, long *wait_ms, MemoryContext cxt)
 		if (events_in_flight != 0)
 			pg_atomic_fetch_or_u32(&worker_shared->events, events_in_flight);
 		events_in_flight = 0;
+		retry_events = 0;
 		ereport(WARNING,
 				(errcode(edata->sqlerrcode),
 				 errmsg("mixdnn worker %s step failed: %s", step_names[step], edata->message),
@@ -437,6 +462,7 @@ mixdnn_worker_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 
 	BackgroundWorkerInitializeConnection(mx_guc_database, NULL, 0);
+	in_worker = true;
 	pgstat_report_appname("mixdnn launch worker");
 	publish_latch();
 

@@ -21,6 +21,15 @@ void		mx_worker_wake_at_commit(void);
  */
 bool		mx_worker_request_round(int events);
 
+/* Whether this process is the MixDNN background worker. */
+bool		mx_worker_is_self(void);
+
+/*
+ * In the worker: the current round left rows locked by users unplanned;
+ * plan again shortly after this transaction commits.
+ */
+void		mx_worker_retry_round(void);
+
 /* Whether the worker plans for this backend's database. */
 bool		mx_worker_plans_here(void);
 

@@ -87,7 +87,7 @@ mx_record_round(const mx_db_snapshot *d, const mx_plan *p, TimestampTz now, cons
 }
 
 int
-mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id)
+mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, bool skip_locked, int *skipped)
 {
 	const mx_snapshot *s = &d->snap;
 	column		id,
@@ -100,9 +100,9 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id)
 	int			n = 0,
 				i,
 				rc;
-	Oid			argtypes[8] = {INT8ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, INT4ARRAYOID,
-							   TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID, INT8OID};
-	Datum		values[8];
+	Oid			argtypes[9] = {INT8ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, INT4ARRAYOID,
+							   TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID, INT8OID, INT8ARRAYOID};
+	Datum		values[9];
 
 	column_init(&id, s->njobs);
 	column_init(&status, s->njobs);
@@ -148,10 +148,34 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id)
 			reason.values[n] = CStringGetTextDatum(new_reason);
 		n++;
 	}
+	*skipped = 0;
 	if (n == 0)
 		return 0;
 
 	values[0] = column_array(&id, n, INT8OID);
+	if (skip_locked)
+	{
+		/*
+		 * The worker's round must never wait for a user's row lock: a
+		 * multi-row user UPDATE locking in another order would deadlock
+		 * with it. Lock what is free, in job_id order; the rest is planned
+		 * again once its locker commits (that commit is an event).
+		 */
+		bool		isnull;
+		Datum		locked;
+
+		if (SPI_execute_with_args("SELECT coalesce(array_agg(job_id), '{}') FROM "
+								  "(SELECT job_id FROM mixdnn.jobs WHERE job_id = ANY($1) "
+								  " ORDER BY job_id FOR UPDATE SKIP LOCKED) l",
+								  1, (Oid[]) {INT8ARRAYOID}, values, NULL, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "mixdnn: could not lock the planned jobs");
+		locked = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+		*skipped = n - ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(locked)),
+									  ARR_DIMS(DatumGetArrayTypeP(locked)));
+		values[8] = locked;
+	}
+	else
+		values[8] = values[0];
 	values[1] = column_array(&status, n, TEXTOID);
 	values[2] = column_array(&type, n, TEXTOID);
 	values[3] = column_array(&gpus, n, INT4OID);
@@ -167,12 +191,13 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id)
 		"                   planned_gpus = plan.gpus, planned_start = plan.start_at, "
 		"                   planned_end = plan.end_at, reason = plan.reason "
 		"            FROM plan WHERE j.job_id = plan.job_id AND j.status IN ('pending', 'planned') "
+		"              AND j.job_id = ANY($9) "
 		"            RETURNING j.job_id, j.status, j.planned_gpu_type, j.planned_gpus, "
 		"                      j.planned_start, j.planned_end, j.reason) "
 		"INSERT INTO mixdnn.plan_history (round_id, job_id, status, planned_gpu_type, planned_gpus, "
 		"                                 planned_start, planned_end, reason) "
 		"SELECT $8, * FROM changed",
-		8, argtypes, values, NULL, false, 0);
+		9, argtypes, values, NULL, false, 0);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "mixdnn: could not write the plan: %s", SPI_result_code_string(rc));
 	return (int) SPI_processed;

@@ -14,7 +14,12 @@
 /* Insert the mixdnn.rounds row; returns its round_id. */
 int64		mx_record_round(const mx_db_snapshot *d, const mx_plan *p, TimestampTz now, const char *event);
 
-/* Write changed plans to mixdnn.jobs and mixdnn.plan_history; returns how many changed. */
-int			mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id);
+/*
+ * Write changed plans to mixdnn.jobs and mixdnn.plan_history; returns how
+ * many changed. With skip_locked, rows another transaction has locked are
+ * left alone (their number goes to *skipped) instead of waited for.
+ */
+int			mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id,
+						  bool skip_locked, int *skipped);
 
 #endif
