@@ -157,6 +157,10 @@ plan_fits(const mx_snapshot *s, const mx_capacity *cap, const mx_plan *p)
 	return rc == 0;
 }
 
+/*
+ * The time is absolute (UTC), not "+N s from now": a plan that does not
+ * change then keeps its reason too, and the round need not rewrite its row.
+ */
 static void
 fill_reasons(const mx_snapshot *s, mx_plan *p)
 {
@@ -165,16 +169,23 @@ fill_reasons(const mx_snapshot *s, mx_plan *p)
 	for (i = 0; i < p->n; i++)
 	{
 		mx_assignment *a = &p->a[i];
+		time_t		t;
+		struct tm	tm;
+		char		when[32];
 
 		if (a->status != MX_PLANNED)
 			continue;
-		if (a->start > s->now + 0.5)
-			snprintf(a->reason, sizeof(a->reason),
-					 "waiting for %d %s GPU%s, expected free at +%.0f s",
-					 a->gpus, (a->type >= 0 && a->type < s->ntypes) ? s->types[a->type].name : "?",
-					 a->gpus == 1 ? "" : "s", a->start - s->now);
-		else
+		if (!(a->start > s->now + 0.5))
+		{
 			a->reason[0] = '\0';
+			continue;
+		}
+		t = (time_t) floor(a->start + 0.5);
+		if (gmtime_r(&t, &tm) == NULL || strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+			snprintf(when, sizeof(when), "+%.0f s", a->start - s->now);
+		snprintf(a->reason, sizeof(a->reason), "waiting for %d %s GPU%s, expected free at %s",
+				 a->gpus, (a->type >= 0 && a->type < s->ntypes) ? s->types[a->type].name : "?",
+				 a->gpus == 1 ? "" : "s", when);
 	}
 }
 

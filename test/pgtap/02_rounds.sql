@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(30);
+SELECT plan(32);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0), ('a100', 2.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('v1', 'v100', 4), ('v2', 'v100', 4), ('a1', 'a100', 4);
@@ -115,6 +115,14 @@ INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('b
 SELECT is(mixdnn.launch_due(), 1, 'big launches at t0');
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('next', 'hard', 'a100', 2, '1h');
 :commit
+-- Time passing alone changes neither the plan nor its reason: no rewrite.
+SELECT pg_temp.set_now(pg_temp.t0() + interval '10 minutes');
+SELECT mixdnn.run_round('test');
+SELECT is((SELECT count(*) FROM mixdnn.plan_history WHERE job_id = pg_temp.jid('next')), 1::bigint,
+	'a later round with the same plan does not rewrite the waiting job');
+SELECT is((SELECT reason FROM mixdnn.jobs WHERE name = 'next'),
+	'waiting for 2 a100 GPUs, expected free at 2026-01-01 02:00:00 UTC',
+	'the waiting job''s reason gives the planned start in UTC');
 SELECT pg_temp.set_now(pg_temp.t0() + interval '30 minutes');
 UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'big';
 :commit
