@@ -99,7 +99,8 @@ usage(FILE *f)
 			"planner (mx_options):\n"
 			"  --time-limit-ms MS --window N --grid-points N --mip-gap F --no-milp\n"
 			"  --value-horizon-s S --alpha A\n"
-			"  --starve-factor X --critical-margin MU --reserve-all (the guards, docs/model.md)\n");
+			"  --starve-factor X --critical-margin MU --drain-margin NU --reserve-all\n"
+			"                       (the guards, docs/model.md)\n");
 }
 
 typedef struct wct_info
@@ -280,6 +281,7 @@ main(int argc, char **argv)
 		{"starve-factor", required_argument, 0, 'X'},
 		{"critical-margin", required_argument, 0, 'U'},
 		{"reserve-all", no_argument, 0, 'A'},
+		{"drain-margin", required_argument, 0, 'D'},
 		{"help", no_argument, 0, 'h'},
 		{0, 0, 0, 0}
 	};
@@ -392,6 +394,9 @@ main(int argc, char **argv)
 				break;
 			case 'A':
 				o.reserve_all = 1;
+				break;
+			case 'D':
+				o.drain_margin = atof(optarg);
 				break;
 			case 'h':
 				usage(stdout);

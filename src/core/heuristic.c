@@ -304,6 +304,8 @@ mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *guard, d
 			if (deadline)
 				deadline[i] = dl;
 		}
+		else if (o->drain_margin >= 0 && s->now >= T - (1.0 + o->drain_margin) * rt[i])
+			guard[i] = MX_GUARD_DRAIN;
 		else if (o->critical_margin >= 0 && s->now >= T - (1.0 + o->critical_margin) * rt[i])
 			guard[i] = MX_GUARD_CRITICAL;
 	}
@@ -447,10 +449,10 @@ mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
 		goto out;
 	}
 
-	/* A: critical jobs, longest first, only if they start now */
+	/* A: critical jobs, longest first, only if they start now; draining ones reserved */
 	nk = 0;
 	for (i = 0; i < n; i++)
-		if (guard[order[i]] == MX_GUARD_CRITICAL)
+		if (guard[order[i]] == MX_GUARD_CRITICAL || guard[order[i]] == MX_GUARD_DRAIN)
 		{
 			pk[nk].pos = i;
 			pk[nk].key = -mx_job_best_runtime(s, &s->jobs[order[i]], o);
@@ -458,7 +460,11 @@ mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
 		}
 	qsort(pk, nk, sizeof(pass_key), cmp_pass);
 	for (i = 0; i < nk; i++)
-		deferred[pk[i].pos] = plan_one(s, o, cap, order[pk[i].pos], p, &cf, &ccap, 1) == PO_DEFERRED ? 1 : 2;
+	{
+		int			drain = guard[order[pk[i].pos]] == MX_GUARD_DRAIN;
+
+		deferred[pk[i].pos] = plan_one(s, o, cap, order[pk[i].pos], p, &cf, &ccap, !drain) == PO_DEFERRED ? 1 : 2;
+	}
 
 	/* B: starving jobs, earliest deadline first, reserved */
 	nk = 0;

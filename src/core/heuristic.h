@@ -49,6 +49,7 @@ double		mx_job_best_runtime(const mx_snapshot *s, const mx_job *j, const mx_opti
 #define MX_GUARD_NONE 0
 #define MX_GUARD_CRITICAL 1		/* would end after the known makespan bound T: served first when it fits now */
 #define MX_GUARD_STARVING 2		/* waited >= starve_factor x its best run time: reserved */
+#define MX_GUARD_DRAIN 3		/* critical with slack below drain_margin: reserved (GPUs drained for it) */
 
 /*
  * guard[i] for every job of s (s->njobs entries) and, for starving jobs,

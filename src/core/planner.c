@@ -34,6 +34,7 @@ mx_options_default(mx_options *o)
 	o->value_horizon_s = 0.0;
 	o->starve_factor = 16.0;
 	o->critical_margin = 0.05;
+	o->drain_margin = -1.0;
 	o->reserve_all = 0;
 }
 
@@ -357,7 +358,8 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 		const mx_assignment *a = &out->a[ji];
 
 		if (a->status == MX_PLANNED &&
-			(guard[ji] == MX_GUARD_STARVING || (guard[ji] == MX_GUARD_CRITICAL && a->start <= s->now + 1e-6)))
+			(guard[ji] == MX_GUARD_STARVING || guard[ji] == MX_GUARD_DRAIN ||
+			 (guard[ji] == MX_GUARD_CRITICAL && a->start <= s->now + 1e-6)))
 		{
 			hold[ji] = 1;
 			if (mx_capacity_reserve(&milpcap, a->type, a->gpus, a->start, a->end - a->start) < 0)

@@ -23,6 +23,7 @@ int			mx_guc_overrun_s;
 int			mx_guc_aging_s;
 double		mx_guc_starve_factor;
 double		mx_guc_critical_margin;
+double		mx_guc_drain_margin;
 bool		mx_guc_reserve_all;
 int			mx_guc_lease_timeout_s;
 int			mx_guc_max_retries;
@@ -180,6 +181,12 @@ mx_guc_init(void)
 							 &mx_guc_critical_margin, d.critical_margin, -1.0, 100.0,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 
+	DefineCustomRealVariable("mixdnn.drain_margin",
+							 "Slack, as a share of its best run time, below which a critical job reserves GPUs.",
+							 "Makespan first: GPUs are drained for the job at the cost of average JCT; -1 (the default) never.",
+							 &mx_guc_drain_margin, d.drain_margin, -1.0, 100.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("mixdnn.reserve_all",
 							 "Every waiting job reserves GPUs in its turn, and the MILP plans on a time grid.",
 							 "The planner before the guards; kept for comparison (docs/model.md).",
@@ -219,5 +226,6 @@ mx_guc_options(mx_options *o)
 	o->aging_s = mx_guc_aging_s;
 	o->starve_factor = mx_guc_starve_factor;
 	o->critical_margin = mx_guc_critical_margin;
+	o->drain_margin = mx_guc_drain_margin;
 	o->reserve_all = mx_guc_reserve_all;
 }

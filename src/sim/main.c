@@ -41,6 +41,7 @@ usage(FILE *f)
 			"  --aging-s S            mixdnn: a job's weight grows by its base weight every S s of waiting\n"
 			"  --starve-factor X      mixdnn: waiting X times its best run time earns a reservation (0: never)\n"
 			"  --critical-margin MU   mixdnn: slack share at which a long job is critical (<0: never)\n"
+			"  --drain-margin NU      mixdnn: slack share below which a critical job reserves (<0: never)\n"
 			"  --reserve-all          mixdnn: every job reserves in its turn (the planner before the guards)\n"
 			"  --overrun-s S          assumed extra time of a job past its expected end\n"
 			"  --epoch T              epoch seconds of trace time 0 (default %.0f)\n"
@@ -137,7 +138,7 @@ enum
 {
 	OPT_TYPES = 256, OPT_NODES, OPT_PROFILES, OPT_TRACE, OPT_POLICY, OPT_JSON, OPT_OUT,
 	OPT_UTIL_OUT, OPT_ROUNDS_OUT, OPT_SOFT_SHARE, OPT_SEED, OPT_NO_MILP, OPT_TIME_LIMIT,
-	OPT_WINDOW, OPT_GAP, OPT_GRID, OPT_ALPHA, OPT_AGING, OPT_OVERRUN, OPT_STARVE, OPT_CRITICAL, OPT_RESERVE_ALL, OPT_EPOCH,
+	OPT_WINDOW, OPT_GAP, OPT_GRID, OPT_ALPHA, OPT_AGING, OPT_OVERRUN, OPT_STARVE, OPT_CRITICAL, OPT_RESERVE_ALL, OPT_DRAIN, OPT_EPOCH,
 	OPT_MAX_ROUNDS, OPT_QUIET, OPT_HELP, OPT_WATCH
 };
 
@@ -167,6 +168,7 @@ main(int argc, char **argv)
 		{"starve-factor", required_argument, NULL, OPT_STARVE},
 		{"critical-margin", required_argument, NULL, OPT_CRITICAL},
 		{"reserve-all", no_argument, NULL, OPT_RESERVE_ALL},
+		{"drain-margin", required_argument, NULL, OPT_DRAIN},
 		{"epoch", required_argument, NULL, OPT_EPOCH},
 		{"max-rounds", required_argument, NULL, OPT_MAX_ROUNDS},
 		{"quiet", no_argument, NULL, OPT_QUIET},
@@ -276,6 +278,10 @@ main(int argc, char **argv)
 				break;
 			case OPT_CRITICAL:
 				if (parse_num("--critical-margin", optarg, -1, 100, &o.planner.critical_margin) < 0)
+					return 2;
+				break;
+			case OPT_DRAIN:
+				if (parse_num("--drain-margin", optarg, -1, 100, &o.planner.drain_margin) < 0)
 					return 2;
 				break;
 			case OPT_RESERVE_ALL:

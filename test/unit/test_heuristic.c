@@ -203,6 +203,53 @@ test_guard_critical(void)
 }
 
 /*
+ * Drain guard. Type a has 4 GPUs, 2 busy until +1000. L needs all 4 for
+ * 20000 s; N needs 2 for 1500 s and fits now. T = now + (2 x 1000 + 4 x
+ * 20000 + 2 x 1500) / 4 = now + 21250, so with margins of 0.1 L's slack
+ * T - r_L = 1250 s is below 0.1 x r_L:
+ *  - drain_margin < 0: L is critical, cannot start now, holds nothing; N
+ *    starts now and L is planned at +1500, when N ends;
+ *  - drain_margin 0.1: L drains: reserved at +1000, and N, which would
+ *    overlap it, waits until L ends.
+ */
+static void
+test_guard_drain(void)
+{
+	mx_snapshot s;
+	mx_options	o = opts_heuristic();
+	mx_plan		p;
+	unsigned char g[2];
+	int			a, na;
+
+	o.critical_margin = 0.1;
+	fx_init(&s, NOW);
+	a = fx_type(&s, "a", 1.0);
+	na = fx_node(&s, "a0", a, 4, MX_NODE_UP);
+	fx_part(&s, 90, na, 2, NOW + 1000);
+	fx_hard(&s, 1, a, 4, 20000);	/* L */
+	fx_hard(&s, 2, a, 2, 1500);		/* N */
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[0] == MX_GUARD_CRITICAL && g[1] == MX_GUARD_NONE,
+		  "drain off: L critical, N unguarded (%d %d)", g[0], g[1]);
+	plan_all(&s, &o, &p);
+	CHECK(p.a[1].start == NOW && p.a[0].start == NOW + 1500,
+		  "drain off: N starts now, L when N ends (+%.0f, +%.0f)", p.a[1].start - NOW, p.a[0].start - NOW);
+	mx_plan_free(&p);
+
+	o.drain_margin = 0.1;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[0] == MX_GUARD_DRAIN && g[1] == MX_GUARD_NONE,
+		  "drain_margin 0.1: L drains (%d %d)", g[0], g[1]);
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].start == NOW + 1000 && p.a[1].start == NOW + 21000,
+		  "L reserved at +1000, N after it (+%.0f, +%.0f)", p.a[0].start - NOW, p.a[1].start - NOW);
+	mx_plan_free(&p);
+
+	o.drain_margin = 0.0;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[0] == MX_GUARD_CRITICAL,
+		  "drain_margin 0: slack 1250 s > 0, L only critical (%d)", g[0]);
+	mx_snapshot_free(&s);
+}
+
+/*
  * Who holds GPUs. Type a has 4 GPUs, 2 busy until +1000. W needs all 4 for
  * 100 s; N needs 2 for 1500 s and fits now. L (10000 s on type b) makes
  * T = now + 10000, so neither W nor N is critical.
@@ -321,6 +368,7 @@ main(void)
 	test_choices();
 	test_order_and_ties();
 	test_guard_critical();
+	test_guard_drain();
 	test_guard_starving();
 	test_random_invariant();
 	return unit_done("test_heuristic");
