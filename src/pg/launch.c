@@ -150,13 +150,14 @@ mx_launch_due(void)
 
 	/*
 	 * In plan_mode worker a user's cancel does not take the scheduler lock,
-	 * so lock the due rows: one cancelled meanwhile fails the re-checked
-	 * status test, one being cancelled right now is left for the next call.
+	 * so lock the due rows (as strongly as the UPDATE below will): one
+	 * cancelled meanwhile fails the re-checked status test, one being
+	 * cancelled right now is left for the next call.
 	 */
 	if (SPI_execute_with_args("SELECT job_id, attempt + 1, planned_gpu_type, planned_gpus, "
 							  "       planned_end - planned_start "
 							  "FROM mixdnn.jobs WHERE status = 'planned' AND planned_start <= $1 "
-							  "ORDER BY planned_start, job_id FOR UPDATE SKIP LOCKED",
+							  "ORDER BY planned_start, job_id FOR NO KEY UPDATE SKIP LOCKED",
 							  1, (Oid[]) {TIMESTAMPTZOID}, (Datum[]) {TimestampTzGetDatum(now)},
 							  NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "mixdnn: could not read due jobs");

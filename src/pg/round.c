@@ -13,6 +13,7 @@
 #include "utils/resowner.h"
 
 #include "clock.h"
+#include "events.h"
 #include "guc.h"
 #include "lock.h"
 #include "planner.h"
@@ -62,8 +63,7 @@ mx_run_round(const char *event)
 	PG_TRY();
 	{
 		round_id = mx_record_round(&d, &plan, now, event);
-		/* Only the background worker plans without waiting for row locks (writeback.h). */
-		mx_write_plan(&d, &plan, round_id, mx_worker_is_self(), &skipped);
+		mx_write_plan(&d, &plan, round_id, &skipped);
 	}
 	PG_FINALLY();
 	{
@@ -78,12 +78,20 @@ mx_run_round(const char *event)
 
 	/* New plans may start jobs now or sooner than the worker's next wake-up. */
 	mx_worker_wake_at_commit();
+	/*
+	 * Rows skipped because another transaction held them are planned again
+	 * by the worker shortly after this commits (in a backend: handed over as
+	 * a retry event; without a worker, by the next round).
+	 */
 	if (skipped > 0)
 	{
 		ereport(DEBUG1,
 				(errmsg_internal("mixdnn round %lld left %d locked jobs for a retry",
 								 (long long) round_id, skipped)));
-		mx_worker_retry_round();
+		if (mx_worker_is_self())
+			mx_worker_retry_round();
+		else
+			(void) mx_worker_request_round(MX_EV_RETRY);
 	}
 	return round_id;
 }

@@ -87,7 +87,7 @@ mx_record_round(const mx_db_snapshot *d, const mx_plan *p, TimestampTz now, cons
 }
 
 int
-mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, bool skip_locked, int *skipped)
+mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, int *skipped)
 {
 	const mx_snapshot *s = &d->snap;
 	column		id,
@@ -153,20 +153,21 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, bool sk
 		return 0;
 
 	values[0] = column_array(&id, n, INT8OID);
-	if (skip_locked)
 	{
 		/*
-		 * The worker's round must never wait for a user's row lock: a
-		 * multi-row user UPDATE locking in another order would deadlock
-		 * with it. Lock what is free, in job_id order; the rest is planned
-		 * again once its locker commits (that commit is an event).
+		 * Never wait for another transaction's row lock: a multi-row user
+		 * UPDATE locking in another order (plan_mode worker, where users
+		 * take no scheduler lock) or a user's SELECT ... FOR UPDATE would
+		 * deadlock with the round or hold it up. Lock what is free, in
+		 * job_id order, with the strength of the UPDATE below; the rest is
+		 * left to a retry round (round.c).
 		 */
 		bool		isnull;
 		Datum		locked;
 
 		if (SPI_execute_with_args("SELECT coalesce(array_agg(job_id), '{}') FROM "
 								  "(SELECT job_id FROM mixdnn.jobs WHERE job_id = ANY($1) "
-								  " ORDER BY job_id FOR UPDATE SKIP LOCKED) l",
+								  " ORDER BY job_id FOR NO KEY UPDATE SKIP LOCKED) l",
 								  1, (Oid[]) {INT8ARRAYOID}, values, NULL, false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "mixdnn: could not lock the planned jobs");
 		locked = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
@@ -174,8 +175,6 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, bool sk
 									  ARR_DIMS(DatumGetArrayTypeP(locked)));
 		values[8] = locked;
 	}
-	else
-		values[8] = values[0];
 	values[1] = column_array(&status, n, TEXTOID);
 	values[2] = column_array(&type, n, TEXTOID);
 	values[3] = column_array(&gpus, n, INT4OID);

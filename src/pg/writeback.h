@@ -16,10 +16,9 @@ int64		mx_record_round(const mx_db_snapshot *d, const mx_plan *p, TimestampTz no
 
 /*
  * Write changed plans to mixdnn.jobs and mixdnn.plan_history; returns how
- * many changed. With skip_locked, rows another transaction has locked are
- * left alone (their number goes to *skipped) instead of waited for.
+ * many changed. Rows another transaction has locked are left alone (their
+ * number goes to *skipped) instead of waited for.
  */
-int			mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id,
-						  bool skip_locked, int *skipped);
+int			mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, int *skipped);
 
 #endif
