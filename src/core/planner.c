@@ -474,6 +474,8 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 				set_solver(out, "heuristic (glpk error)");
 			else if (r == MX_MILP_TIME_LIMIT)
 				set_solver(out, "heuristic (glpk time limit)");
+			else if (nvars == 0)
+				set_solver(out, "heuristic (nothing for glpk to decide)");
 			else
 				set_solver(out, "heuristic (glpk found no better plan)");
 			if (r != MX_MILP_ERROR && isfinite(bound))

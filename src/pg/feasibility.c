@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "guc.h"
 #include "snapshot_read.h"
+#include "spi_cache.h"
 #include "utility.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_job_can_run);
@@ -47,7 +48,7 @@ read_profile(mx_snapshot *s, text *model)
 	uint64		i;
 	mx_profile *p;
 
-	if (SPI_execute_with_args("SELECT gpu_type, gpus, throughput FROM mixdnn.profiles WHERE model = $1",
+	if (mx_spi_execute("SELECT gpu_type, gpus, throughput FROM mixdnn.profiles WHERE model = $1",
 							  1, (Oid[]) {TEXTOID}, (Datum[]) {PointerGetDatum(model)},
 							  NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "mixdnn: could not read profiles");

@@ -24,6 +24,7 @@
 #include "privilege.h"
 #include "round.h"
 #include "snapshot_read.h"
+#include "spi_cache.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_launch_due);
 
@@ -76,7 +77,7 @@ array_of(const dvec *d, Oid elemtype)
 static void
 spi_write(const char *sql, int nargs, Oid *types, Datum *values, int expect)
 {
-	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0);
+	int			rc = mx_spi_execute(sql, nargs, types, values, NULL, false, 0);
 
 	if (rc != expect)
 		elog(ERROR, "mixdnn: launch write failed (%s): %s", SPI_result_code_string(rc), sql);
@@ -154,7 +155,7 @@ mx_launch_due(void)
 	 * cancelled meanwhile fails the re-checked status test, one being
 	 * cancelled right now is left for the next call.
 	 */
-	if (SPI_execute_with_args("SELECT job_id, attempt + 1, planned_gpu_type, planned_gpus, "
+	if (mx_spi_execute("SELECT job_id, attempt + 1, planned_gpu_type, planned_gpus, "
 							  "       planned_end - planned_start "
 							  "FROM mixdnn.jobs WHERE status = 'planned' AND planned_start <= $1 "
 							  "ORDER BY planned_start, job_id FOR NO KEY UPDATE SKIP LOCKED",

@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "snapshot_read.h"
+#include "spi_cache.h"
 
 /*
  * Not read-only: each query then sees the writes made earlier in this
@@ -23,7 +24,7 @@
 static void
 spi_run(const char *sql)
 {
-	int			rc = SPI_execute(sql, false, 0);
+	int			rc = mx_spi_execute(sql, 0, NULL, NULL, NULL, false, 0);
 
 	if (rc != SPI_OK_SELECT)
 		elog(ERROR, "mixdnn: snapshot query failed (%s): %s", SPI_result_code_string(rc), sql);

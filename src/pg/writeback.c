@@ -13,6 +13,7 @@
 #include "utils/lsyscache.h"
 
 #include "clock.h"
+#include "spi_cache.h"
 #include "writeback.h"
 
 /* A column being collected for unnest(). */
@@ -77,7 +78,7 @@ mx_record_round(const mx_db_snapshot *d, const mx_plan *p, TimestampTz now, cons
 	values[10] = Int32GetDatum(p->milp_jobs);
 	values[11] = Int32GetDatum(p->milp_vars);
 
-	rc = SPI_execute_with_args("INSERT INTO mixdnn.rounds (at, event, policy, solver, solve_ms, waiting, running, "
+	rc = mx_spi_execute("INSERT INTO mixdnn.rounds (at, event, policy, solver, solve_ms, waiting, running, "
 							   "launched, objective, heuristic_objective, bound, milp_jobs, milp_vars) "
 							   "VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11, $12) RETURNING round_id",
 							   12, argtypes, values, nulls, false, 1);
@@ -165,7 +166,7 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, int *sk
 		bool		isnull;
 		Datum		locked;
 
-		if (SPI_execute_with_args("SELECT coalesce(array_agg(job_id), '{}') FROM "
+		if (mx_spi_execute("SELECT coalesce(array_agg(job_id), '{}') FROM "
 								  "(SELECT job_id FROM mixdnn.jobs WHERE job_id = ANY($1) "
 								  " ORDER BY job_id FOR NO KEY UPDATE SKIP LOCKED) l",
 								  1, (Oid[]) {INT8ARRAYOID}, values, NULL, false, 0) != SPI_OK_SELECT)
@@ -183,7 +184,7 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, int *sk
 	values[6] = column_array(&reason, n, TEXTOID);
 	values[7] = Int64GetDatum(round_id);
 
-	rc = SPI_execute_with_args(
+	rc = mx_spi_execute(
 		"WITH plan AS (SELECT * FROM unnest($1, $2, $3, $4, $5, $6, $7) "
 		"              AS u(job_id, status, gpu_type, gpus, start_at, end_at, reason)), "
 		"changed AS (UPDATE mixdnn.jobs j SET status = plan.status, planned_gpu_type = plan.gpu_type, "

@@ -1,0 +1,51 @@
+/*
+ * spi_cache.c — prepared SPI plans for fixed queries (see spi_cache.h).
+ */
+#include "postgres.h"
+
+#include "executor/spi.h"
+
+#include "spi_cache.h"
+
+#define MX_SPI_CACHE_SIZE 32
+
+typedef struct cached_plan
+{
+	const char *sql;
+	SPIPlanPtr	plan;
+} cached_plan;
+
+static cached_plan cache[MX_SPI_CACHE_SIZE];
+static int	ncached = 0;
+
+SPIPlanPtr
+mx_spi_cached_plan(const char *sql, int nargs, Oid *argtypes)
+{
+	SPIPlanPtr	plan;
+	int			i;
+
+	for (i = 0; i < ncached; i++)
+		if (cache[i].sql == sql)
+			return cache[i].plan;
+
+	plan = SPI_prepare(sql, nargs, argtypes);
+	if (plan == NULL)
+		elog(ERROR, "mixdnn: could not prepare a query (%s): %s",
+			 SPI_result_code_string(SPI_result), sql);
+	/* A full cache still works, only without keeping the plan. */
+	if (ncached == MX_SPI_CACHE_SIZE)
+		return plan;
+	if (SPI_keepplan(plan) != 0)
+		elog(ERROR, "mixdnn: could not keep a prepared query: %s", sql);
+	cache[ncached].sql = sql;
+	cache[ncached].plan = plan;
+	ncached++;
+	return plan;
+}
+
+int
+mx_spi_execute(const char *sql, int nargs, Oid *argtypes, Datum *values,
+			   const char *nulls, bool read_only, long count)
+{
+	return SPI_execute_plan(mx_spi_cached_plan(sql, nargs, argtypes), values, nulls, read_only, count);
+}
