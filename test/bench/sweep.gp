@@ -12,7 +12,7 @@ set grid xtics ytics mxtics mytics lc rgb "#dddddd"
 set key top left box opaque
 set xrange [20:2500]
 # the targets of issue #5 (p95 at W=50/G=64, W=200/G=512, W=2000/G=4096)
-set yrange [0.1:3000]
+set yrange [0.01:3000]
 set object 1 circle at 50,10 size char 0.6 fc rgb "#000000" fs empty
 set object 2 circle at 200,50 size char 0.6 fc rgb "#000000" fs empty
 set object 3 circle at 2000,1000 size char 0.6 fc rgb "#000000" fs empty
