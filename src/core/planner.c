@@ -456,6 +456,9 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 				{
 					memcpy(out->a, heur.a, (size_t) s->njobs * sizeof(mx_assignment));
 					out->objective = out->heuristic_objective;
+					/* GLPK's bound still holds for the window; report it as on the other paths */
+					if (isfinite(bound))
+						out->bound = window_bound(s, &o, out, order, np, win, nw, hold, bound);
 					set_solver(out, "heuristic (glpk plan no better)");
 				}
 			}
