@@ -25,6 +25,32 @@ test_options(void)
 	CHECK(strcmp(mx_policy_name(MX_POLICY_K8S), "k8s") == 0, "name k8s");
 }
 
+/*
+ * Every GPU is busy, so no window job can start now: the start-now model
+ * has no column, GLPK is not called, and the round says so.
+ */
+static void
+test_nothing_to_decide(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			a, na;
+
+	fx_init(&s, NOW);
+	a = fx_type(&s, "a", 1.0);
+	na = fx_node(&s, "a0", a, 4, MX_NODE_UP);
+	fx_part(&s, 50, na, 4, NOW + 1000);
+	fx_hard(&s, 1, a, 2, 600);
+	fx_soft(&s, 2, a, 4, 1, 4, 0, 600);
+	mx_options_default(&o);
+	CHECK(mx_plan_round(&s, &o, &p) == 0 && p.a[0].start == NOW + 1000 && p.milp_vars == 0,
+		  "both wait for the running job (+%.0f), no MILP column (%d)", p.a[0].start - NOW, p.milp_vars);
+	CHECK(strcmp(p.solver, "heuristic (nothing for glpk to decide)") == 0, "solver '%s'", p.solver);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
 static void
 test_reasons(void)
 {
@@ -164,6 +190,7 @@ main(void)
 {
 	test_options();
 	test_reasons();
+	test_nothing_to_decide();
 	test_determinism();
 	test_scale();
 	return unit_done("test_planner");
