@@ -17,16 +17,8 @@
 #include "bound.h"
 #include "capacity.h"
 #include "heuristic.h"
+#include "stopwatch.h"
 #include "utility.h"
-
-static double
-ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
 
 static int
 quiet_term(void *info, const char *s)
@@ -72,7 +64,7 @@ int
 bench_energy_bound(const mx_snapshot *s, const mx_options *o, double ratio,
 				   double horizon_end, double time_limit_s, bench_bound *b)
 {
-	double		t0 = ms_now();
+	double		t0 = mx_wall_ms();
 	mx_capacity cap;
 	double	   *tb = NULL;		/* boundaries, tb[0] = now .. tb[B-1] = horizon_end */
 	int			B = 0,
@@ -320,6 +312,6 @@ done:
 	free(cfoff);
 	free(allcf);
 	mx_capacity_free(&cap);
-	b->ms = ms_now() - t0;
+	b->ms = mx_wall_ms() - t0;
 	return rc;
 }

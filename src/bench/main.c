@@ -24,25 +24,8 @@
 #include "planner.h"
 #include "plan.h"
 #include "snapshot.h"
+#include "stopwatch.h"
 #include "utility.h"
-
-static double
-ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
-
-static double
-cpu_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
 
 static int
 cmp_double(const void *a, const void *b)
@@ -188,21 +171,21 @@ time_phases(const mx_snapshot *s, const mx_options *o_in, FILE *f, double *out)
 		free(order);
 		return;
 	}
-	t0 = ms_now();
+	t0 = mx_wall_ms();
 	mx_capacity_init(&cap, s, o.overrun_s);
-	t1 = ms_now();
+	t1 = mx_wall_ms();
 	mx_heuristic_order(s, &o, order);
-	t2 = ms_now();
+	t2 = mx_wall_ms();
 	mx_capacity_copy(&work, &cap);
 	mx_heuristic_plan(s, &o, &work, order, s->njobs, &p);
 	mx_capacity_free(&work);
-	t3 = ms_now();
+	t3 = mx_wall_ms();
 	nw = o.use_milp ? (s->njobs < o.window_jobs ? s->njobs : o.window_jobs) : 0;
 	if (!(o.value_horizon_s > 0))
 		o.value_horizon_s = MX_DEFAULT_HORIZON_S;
 	if (nw > 0)
 		r = mx_milp_plan(s, &o, &cap, order, nw, &p, &bound, &nvars);
-	t4 = ms_now();
+	t4 = mx_wall_ms();
 	out[0] = t1 - t0;
 	out[1] = t2 - t1;
 	out[2] = t3 - t2;
@@ -482,16 +465,16 @@ main(int argc, char **argv)
 				}
 			mx_plan_free(&plan);
 		}
-		c0 = cpu_ms();
-		t0 = ms_now();
+		c0 = mx_cpu_ms();
+		t0 = mx_wall_ms();
 		if (mx_plan_round(&s, &o, &plan) != 0)
 		{
 			fprintf(stderr, "mixdnn-bench: mx_plan_round failed (out of memory)\n");
 			return 1;
 		}
-		t1 = ms_now();
+		t1 = mx_wall_ms();
 		ms[r] = t1 - t0;
-		cms[r] = cpu_ms() - c0;
+		cms[r] = mx_cpu_ms() - c0;
 		if (!plan_feasible(&s, &o, &plan))
 			feasible_all = 0;
 		if (strncmp(plan.solver, "glpk", 4) == 0)

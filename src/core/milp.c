@@ -19,6 +19,7 @@
 
 #include "milp.h"
 #include "heuristic.h"
+#include "stopwatch.h"
 #include "utility.h"
 
 #define T_EPS 1e-6				/* seconds: grid points closer than this are one point */
@@ -41,15 +42,6 @@
 #define MX_STOP_SHARE 0.15
 
 int			mx_milp_test_force_error = 0;
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
 
 /* ---------------------------------------------------------------- grid */
 
@@ -182,7 +174,7 @@ on_glpk_callback(glp_tree *T, void *info)
 			}
 		}
 	}
-	if (now_ms() > h->deadline_ms)
+	if (mx_wall_ms() > h->deadline_ms)
 	{
 		h->terminated = 1;
 		glp_ios_terminate(T);
@@ -285,11 +277,11 @@ run_glpk(glpk_job *gj)
 		glp_init_smcp(&sm);
 		sm.msg_lev = GLP_MSG_OFF;
 		sm.presolve = GLP_OFF;
-		left = gj->solve_end - now_ms();
+		left = gj->solve_end - mx_wall_ms();
 		sm.tm_lim = (int) fmax(1.0, fmin(left, gj->budget * 0.5));
-		lp_ms = now_ms();
+		lp_ms = mx_wall_ms();
 		ret = glp_simplex(P, &sm);
-		lp_ms = now_ms() - lp_ms;
+		lp_ms = mx_wall_ms() - lp_ms;
 		if (ret == GLP_ETMLIM)
 			gj->result = MX_MILP_TIME_LIMIT;
 		else if (ret != 0 || glp_get_status(P) != GLP_OPT)
@@ -308,7 +300,7 @@ run_glpk(glpk_job *gj)
 				gj->solved = 2;
 				gj->proven = 1;
 			}
-			else if ((left = gj->solve_end - now_ms()) < 1.0 || left < MX_NODE_FACTOR * lp_ms)
+			else if ((left = gj->solve_end - mx_wall_ms()) < 1.0 || left < MX_NODE_FACTOR * lp_ms)
 			{
 				/*
 				 * Branch and bound stops only between nodes, and a node's LP
@@ -381,7 +373,7 @@ mx_milp_result
 mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 			 const int *window, int n, mx_plan *p, double *bound, int *nvars)
 {
-	double		t0 = now_ms();
+	double		t0 = mx_wall_ms();
 	double		budget = o->time_limit_ms > 0 ? o->time_limit_ms : 1.0;
 	int		   *cfoff = NULL;	/* configs of window job i: cf[cfoff[i] .. cfoff[i+1]) */
 	char	   *mustnow = NULL; /* window job i must start now (the incumbent starts it now) */
@@ -556,7 +548,7 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 		int			first = ncol;
 		long		nnzfirst = nnzest;
 
-		if (i > 0 && now_ms() - t0 >= MX_BUILD_SHARE * budget)
+		if (i > 0 && mx_wall_ms() - t0 >= MX_BUILD_SHARE * budget)
 		{
 			ncut = n - i;
 			n = i;
@@ -621,7 +613,7 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 		goto cleanup;
 	}
 	/* building the model counts against the budget too */
-	if (now_ms() - t0 >= budget)
+	if (mx_wall_ms() - t0 >= budget)
 	{
 		result = MX_MILP_TIME_LIMIT;
 		goto cleanup;
@@ -767,7 +759,7 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 				inc_ok = 0;		/* still a feasible (partial) solution */
 		}
 	}
-	if (now_ms() - t0 >= budget)
+	if (mx_wall_ms() - t0 >= budget)
 	{
 		result = MX_MILP_TIME_LIMIT;
 		goto cleanup;

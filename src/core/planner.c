@@ -13,6 +13,7 @@
 #include "capacity.h"
 #include "heuristic.h"
 #include "milp.h"
+#include "stopwatch.h"
 #include "utility.h"
 
 /* Fitted on Gavel's throughput matrix, docs/model.md "Scaling exponent". */
@@ -67,15 +68,6 @@ mx_policy_parse(const char *name, mx_policy *out)
 		return 0;
 	}
 	return -1;
-}
-
-static double
-wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
 static void
@@ -271,7 +263,7 @@ window_bound(const mx_snapshot *s, const mx_options *o, const mx_plan *p, const 
 int
 mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 {
-	double		t0 = wall_ms();
+	double		t0 = mx_wall_ms();
 	mx_options	o = *o_in;
 	mx_capacity cap,
 				work,
@@ -309,7 +301,7 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 		set_solver(out, mx_policy_name(o.policy));
 		mx_baseline_plan(s, &o, &cap, out);
 		mx_capacity_free(&cap);
-		out->solve_ms = wall_ms() - t0;
+		out->solve_ms = mx_wall_ms() - t0;
 		return 0;
 	}
 
@@ -337,7 +329,7 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 		goto oom;
 	mx_heuristic_plan(s, &o, &work, order, np, out);
 	mx_capacity_free(&work);
-	heur_ms = wall_ms() - t0;
+	heur_ms = mx_wall_ms() - t0;
 
 	/*
 	 * Holds (docs/model.md, "MILP"): the heuristic's plans of starving jobs
@@ -389,7 +381,7 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 	{
 		double		reserve = 2.0 * heur_ms + 0.5;
 
-		milp_budget = o.time_limit_ms - (wall_ms() - t0) - reserve;
+		milp_budget = o.time_limit_ms - (mx_wall_ms() - t0) - reserve;
 		if (!(milp_budget >= 1.0))
 		{
 			nw = 0;
@@ -495,7 +487,7 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 	if (milpcap_ok)
 		mx_capacity_free(&milpcap);
 	mx_capacity_free(&cap);
-	out->solve_ms = wall_ms() - t0;
+	out->solve_ms = mx_wall_ms() - t0;
 	return 0;
 
 oom:

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "sim.h"
+#include "stopwatch.h"
 
 void
 sim_options_default(sim_options *o)
@@ -28,15 +29,6 @@ sim_options_default(sim_options *o)
 	memset(o, 0, sizeof(*o));
 	mx_options_default(&o->planner);
 	o->epoch = SIM_DEFAULT_EPOCH;
-}
-
-static double
-wall_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 static int
@@ -123,7 +115,7 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 	double		now = 0,
 				next_due = INFINITY;
 	double		last_progress = 0;
-	double		t_wall0 = wall_ms();
+	double		t_wall0 = mx_wall_ms();
 	int			i,
 				k,
 				rc = 0,
@@ -272,14 +264,14 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 			s.jobs = sjobs;
 
 			memset(&plan, 0, sizeof(plan));
-			t0 = wall_ms();
+			t0 = mx_wall_ms();
 			if (mx_plan_round(&s, &o->planner, &plan) != 0)
 			{
 				snprintf(err, errlen, "mx_plan_round failed at t=%.3f s (out of memory)", now);
 				rc = -1;
 				goto out;
 			}
-			ms = wall_ms() - t0;
+			ms = mx_wall_ms() - t0;
 			if (nsolve >= solve_cap)
 			{
 				double	   *ns;
@@ -395,7 +387,7 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 
 		if (o->progress)
 		{
-			double		wnow = wall_ms();
+			double		wnow = mx_wall_ms();
 
 			if (wnow - last_progress > 250)
 			{
@@ -496,7 +488,7 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 		snprintf(err, errlen, "simulation stalled at t=%.3f s: %d jobs never started", now, r->unfinished);
 		rc = 1;
 	}
-	r->wall_s = (wall_ms() - t_wall0) / 1e3;
+	r->wall_s = (mx_wall_ms() - t_wall0) / 1e3;
 
 out:
 	free(nodes);
