@@ -178,22 +178,6 @@ mx_heuristic_choose(const mx_snapshot *s, const mx_options *o, const mx_capacity
 	return best;
 }
 
-double
-mx_job_best_runtime(const mx_snapshot *s, const mx_job *j, const mx_options *o)
-{
-	mx_config  *cf = NULL;
-	int			ccap = 0,
-				n = configs_of(s, j, o->scaling_alpha, &cf, &ccap),
-				c;
-	double		best = INFINITY;
-
-	for (c = 0; c < n; c++)
-		if (cf[c].runtime < best)
-			best = cf[c].runtime;
-	free(cf);
-	return best;
-}
-
 /*
  * The guards (docs/model.md, "Who holds GPUs"). T is a lower bound on the
  * makespan of the work the round knows, the largest of
@@ -214,7 +198,7 @@ mx_job_best_runtime(const mx_snapshot *s, const mx_job *j, const mx_options *o)
  * starving winning when both hold.
  */
 int
-mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *guard, double *deadline)
+mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *guard, double *best)
 {
 	double	   *rt = NULL,
 			   *busy = NULL,
@@ -232,14 +216,10 @@ mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *guard, d
 				rc = -1;
 
 	for (i = 0; i < s->njobs; i++)
-	{
 		guard[i] = MX_GUARD_NONE;
-		if (deadline)
-			deadline[i] = INFINITY;
-	}
 	if (s->njobs <= 0 || o->reserve_all)
 		return 0;
-	rt = malloc((size_t) s->njobs * sizeof(double));
+	rt = best ? best : malloc((size_t) s->njobs * sizeof(double));
 	busy = calloc((size_t) s->ntypes + 1, sizeof(double));
 	hard = calloc((size_t) s->ntypes + 1, sizeof(double));
 	tot = calloc((size_t) s->ntypes + 1, sizeof(int));
@@ -299,11 +279,7 @@ mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *guard, d
 			continue;
 		dl = j->submitted + o->starve_factor * rt[i];
 		if (o->starve_factor > 0 && isfinite(dl) && s->now >= dl)
-		{
 			guard[i] = MX_GUARD_STARVING;
-			if (deadline)
-				deadline[i] = dl;
-		}
 		else if (o->drain_margin >= 0 && s->now >= T - (1.0 + o->drain_margin) * rt[i])
 			guard[i] = MX_GUARD_DRAIN;
 		else if (o->critical_margin >= 0 && s->now >= T - (1.0 + o->critical_margin) * rt[i])
@@ -311,7 +287,8 @@ mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *guard, d
 	}
 	rc = 0;
 out:
-	free(rt);
+	if (rt != best)
+		free(rt);
 	free(busy);
 	free(hard);
 	free(tot);
@@ -427,7 +404,7 @@ mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
 				i,
 				nk = 0;
 	unsigned char *guard = NULL;
-	double	   *deadline = NULL;
+	double	   *best = NULL;		/* per job: shortest run time (mx_job_guards) */
 	pass_key   *pk = NULL;
 	char	   *deferred = NULL;	/* per position: 0 not placed yet, 1 deferred, 2 done */
 
@@ -436,12 +413,12 @@ mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
 	if (!o->reserve_all)
 	{
 		guard = malloc((size_t) s->njobs);
-		deadline = malloc((size_t) s->njobs * sizeof(double));
+		best = malloc((size_t) s->njobs * sizeof(double));
 		pk = malloc((size_t) n * sizeof(pass_key));
 		deferred = calloc((size_t) n, 1);
 	}
-	if (o->reserve_all || !guard || !deadline || !pk || !deferred ||
-		mx_job_guards(s, o, guard, deadline) < 0)
+	if (o->reserve_all || !guard || !best || !pk || !deferred ||
+		mx_job_guards(s, o, guard, best) < 0)
 	{
 		/* conservative: every job reserves in turn (also the out-of-memory path) */
 		for (i = 0; i < n; i++)
@@ -455,7 +432,7 @@ mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
 		if (guard[order[i]] == MX_GUARD_CRITICAL || guard[order[i]] == MX_GUARD_DRAIN)
 		{
 			pk[nk].pos = i;
-			pk[nk].key = -mx_job_best_runtime(s, &s->jobs[order[i]], o);
+			pk[nk].key = -best[order[i]];
 			nk++;
 		}
 	qsort(pk, nk, sizeof(pass_key), cmp_pass);
@@ -472,7 +449,7 @@ mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
 		if (guard[order[i]] == MX_GUARD_STARVING)
 		{
 			pk[nk].pos = i;
-			pk[nk].key = deadline[order[i]];
+			pk[nk].key = s->jobs[order[i]].submitted + o->starve_factor * best[order[i]];
 			nk++;
 		}
 	qsort(pk, nk, sizeof(pass_key), cmp_pass);
@@ -493,7 +470,7 @@ mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
 			plan_one(s, o, cap, order[i], p, &cf, &ccap, 0);
 out:
 	free(guard);
-	free(deadline);
+	free(best);
 	free(pk);
 	free(deferred);
 	free(cf);

@@ -42,9 +42,6 @@ void		mx_heuristic_order(const mx_snapshot *s, const mx_options *o, int *order);
 int			mx_heuristic_choose(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 								const mx_job *j, const mx_config *cf, int n, double *start);
 
-/* Shortest run time over job j's candidate configurations; INFINITY without any. */
-double		mx_job_best_runtime(const mx_snapshot *s, const mx_job *j, const mx_options *o);
-
 /* Guard of a waiting job in this round (docs/model.md, "Who holds GPUs"). */
 #define MX_GUARD_NONE 0
 #define MX_GUARD_CRITICAL 1		/* would end after the known makespan bound T: served first when it fits now */
@@ -52,12 +49,12 @@ double		mx_job_best_runtime(const mx_snapshot *s, const mx_job *j, const mx_opti
 #define MX_GUARD_DRAIN 3		/* critical with slack below drain_margin: reserved (GPUs drained for it) */
 
 /*
- * guard[i] for every job of s (s->njobs entries) and, for starving jobs,
- * deadline[i] = submitted + starve_factor x best run time (INFINITY for
- * the others; deadline may be NULL). All MX_GUARD_NONE with o->reserve_all.
- * 0, or -1 when out of memory.
+ * guard[i] for every job of s (s->njobs entries) and, unless best is NULL,
+ * best[i] = the shortest run time over its candidates (INFINITY without
+ * any). With o->reserve_all every guard is MX_GUARD_NONE and best is not
+ * filled. 0, or -1 when out of memory.
  */
-int			mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *guard, double *deadline);
+int			mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *guard, double *best);
 
 /*
  * Plan the jobs order[0..n) into cap (reserving what it plans), each at the
