@@ -13,7 +13,6 @@
 #include "utils/resowner.h"
 
 #include "clock.h"
-#include "events.h"
 #include "guc.h"
 #include "lock.h"
 #include "planner.h"
@@ -78,20 +77,13 @@ mx_run_round(const char *event)
 
 	/* New plans may start jobs now or sooner than the worker's next wake-up. */
 	mx_worker_wake_at_commit();
-	/*
-	 * Rows skipped because another transaction held them are planned again
-	 * by the worker shortly after this commits (in a backend: handed over as
-	 * a retry event; without a worker, by the next round).
-	 */
+	/* Jobs skipped because another transaction held them: planned again shortly. */
 	if (skipped > 0)
 	{
 		ereport(DEBUG1,
 				(errmsg_internal("mixdnn round %lld left %d locked jobs for a retry",
 								 (long long) round_id, skipped)));
-		if (mx_worker_is_self())
-			mx_worker_retry_round();
-		else
-			(void) mx_worker_request_round(MX_EV_RETRY);
+		mx_worker_retry_round();
 	}
 	return round_id;
 }

@@ -84,7 +84,7 @@ static uint32 requested_events = 0;
 /* In the worker: events taken from shared memory by a round that has not committed yet. */
 static uint32 events_in_flight = 0;
 
-/* In the worker: a round of the current transaction skipped locked rows. */
+/* Whether this process is the worker; there, a round of the current transaction skipped locked rows. */
 static bool in_worker = false;
 static uint32 retry_events = 0;
 static bool xact_callback_registered = false;
@@ -201,17 +201,13 @@ mx_worker_plans_here(void)
 	return serves_here == 1;
 }
 
-bool
-mx_worker_is_self(void)
-{
-	return in_worker;
-}
-
 void
 mx_worker_retry_round(void)
 {
 	if (in_worker)
 		retry_events |= MX_EV_RETRY;
+	else
+		(void) mx_worker_request_round(MX_EV_RETRY);
 }
 
 bool

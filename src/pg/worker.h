@@ -21,12 +21,10 @@ void		mx_worker_wake_at_commit(void);
  */
 bool		mx_worker_request_round(int events);
 
-/* Whether this process is the MixDNN background worker. */
-bool		mx_worker_is_self(void);
-
 /*
- * In the worker: the current round left rows locked by users unplanned;
- * plan again shortly after this transaction commits.
+ * The current round left jobs other transactions had locked unplanned: the
+ * worker plans again about a second after this transaction commits (in a
+ * backend, through a retry event; without a worker, the next round does).
  */
 void		mx_worker_retry_round(void);
 

@@ -79,12 +79,39 @@ mx_record_round(const mx_db_snapshot *d, const mx_plan *p, TimestampTz now, cons
 	values[11] = Int32GetDatum(p->milp_vars);
 
 	rc = mx_spi_execute("INSERT INTO mixdnn.rounds (at, event, policy, solver, solve_ms, waiting, running, "
-							   "launched, objective, heuristic_objective, bound, milp_jobs, milp_vars) "
-							   "VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11, $12) RETURNING round_id",
-							   12, argtypes, values, nulls, false, 1);
+						"launched, objective, heuristic_objective, bound, milp_jobs, milp_vars) "
+						"VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, $11, $12) RETURNING round_id",
+						12, argtypes, values, nulls, false, 1);
 	if (rc != SPI_OK_INSERT_RETURNING || SPI_processed != 1)
 		elog(ERROR, "mixdnn: could not record the round: %s", SPI_result_code_string(rc));
 	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+/*
+ * Lock the jobs of ids (n of them) that no other transaction holds, in
+ * job_id order and with the strength of the UPDATE that follows; returns
+ * their ids and sets *skipped to the rest. A round never waits for a row
+ * lock: a multi-row user UPDATE locking in another order (plan_mode
+ * worker, where users take no scheduler lock) or a user's SELECT ... FOR
+ * UPDATE would deadlock with it or hold it up. Skipped jobs are left to a
+ * retry round (round.c).
+ */
+static Datum
+lock_free_jobs(Datum ids, int n, int *skipped)
+{
+	bool		isnull;
+	Datum		locked;
+	ArrayType  *a;
+
+	if (mx_spi_execute("SELECT coalesce(array_agg(job_id), '{}') FROM "
+					   "(SELECT job_id FROM mixdnn.jobs WHERE job_id = ANY($1) "
+					   " ORDER BY job_id FOR NO KEY UPDATE SKIP LOCKED) l",
+					   1, (Oid[]) {INT8ARRAYOID}, &ids, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "mixdnn: could not lock the planned jobs");
+	locked = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	a = DatumGetArrayTypeP(locked);
+	*skipped = n - ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
+	return PointerGetDatum(a);
 }
 
 int
@@ -154,28 +181,7 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, int *sk
 		return 0;
 
 	values[0] = column_array(&id, n, INT8OID);
-	{
-		/*
-		 * Never wait for another transaction's row lock: a multi-row user
-		 * UPDATE locking in another order (plan_mode worker, where users
-		 * take no scheduler lock) or a user's SELECT ... FOR UPDATE would
-		 * deadlock with the round or hold it up. Lock what is free, in
-		 * job_id order, with the strength of the UPDATE below; the rest is
-		 * left to a retry round (round.c).
-		 */
-		bool		isnull;
-		Datum		locked;
-
-		if (mx_spi_execute("SELECT coalesce(array_agg(job_id), '{}') FROM "
-								  "(SELECT job_id FROM mixdnn.jobs WHERE job_id = ANY($1) "
-								  " ORDER BY job_id FOR NO KEY UPDATE SKIP LOCKED) l",
-								  1, (Oid[]) {INT8ARRAYOID}, values, NULL, false, 0) != SPI_OK_SELECT)
-			elog(ERROR, "mixdnn: could not lock the planned jobs");
-		locked = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-		*skipped = n - ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(locked)),
-									  ARR_DIMS(DatumGetArrayTypeP(locked)));
-		values[8] = locked;
-	}
+	values[8] = lock_free_jobs(values[0], n, skipped);
 	values[1] = column_array(&status, n, TEXTOID);
 	values[2] = column_array(&type, n, TEXTOID);
 	values[3] = column_array(&gpus, n, INT4OID);
