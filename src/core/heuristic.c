@@ -399,14 +399,8 @@ void
 mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
 				  const int *order, int n, mx_plan *p)
 {
-	mx_config  *cf = NULL;
-	int			ccap = 0,
-				i,
-				nk = 0;
 	unsigned char *guard = NULL;
-	double	   *best = NULL;		/* per job: shortest run time (mx_job_guards) */
-	pass_key   *pk = NULL;
-	char	   *deferred = NULL;	/* per position: 0 not placed yet, 1 deferred, 2 done */
+	double	   *best = NULL;
 
 	if (n <= 0)
 		return;
@@ -414,11 +408,37 @@ mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
 	{
 		guard = malloc((size_t) s->njobs);
 		best = malloc((size_t) s->njobs * sizeof(double));
+		if (guard && best && mx_job_guards(s, o, guard, best) < 0)
+		{
+			free(guard);
+			guard = NULL;
+		}
+	}
+	mx_heuristic_plan_guarded(s, o, cap, order, n, p, best ? guard : NULL, best);
+	free(guard);
+	free(best);
+}
+
+void
+mx_heuristic_plan_guarded(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
+						  const int *order, int n, mx_plan *p,
+						  const unsigned char *guard, const double *best)
+{
+	mx_config  *cf = NULL;
+	int			ccap = 0,
+				i,
+				nk = 0;
+	pass_key   *pk = NULL;
+	char	   *deferred = NULL;	/* per position: 0 not placed yet, 1 deferred, 2 done */
+
+	if (n <= 0)
+		return;
+	if (!o->reserve_all && guard && best)
+	{
 		pk = malloc((size_t) n * sizeof(pass_key));
 		deferred = calloc((size_t) n, 1);
 	}
-	if (o->reserve_all || !guard || !best || !pk || !deferred ||
-		mx_job_guards(s, o, guard, best) < 0)
+	if (!pk || !deferred)
 	{
 		/* conservative: every job reserves in turn (also the out-of-memory path) */
 		for (i = 0; i < n; i++)
@@ -469,8 +489,6 @@ mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
 		if (deferred[i] == 1)
 			plan_one(s, o, cap, order[i], p, &cf, &ccap, 0);
 out:
-	free(guard);
-	free(best);
 	free(pk);
 	free(deferred);
 	free(cf);

@@ -66,4 +66,13 @@ int			mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *gu
 void		mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
 							  const int *order, int n, mx_plan *p);
 
+/*
+ * The same with the guards and best run times of mx_job_guards() already
+ * computed (the planner needs them for its holds too); guard == NULL plans
+ * conservatively, every job reserving in turn.
+ */
+void		mx_heuristic_plan_guarded(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,
+									  const int *order, int n, mx_plan *p,
+									  const unsigned char *guard, const double *best);
+
 #endif

@@ -84,6 +84,7 @@ set_solver(mx_plan *p, const char *s)
  */
 static int
 complete_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
+			  const unsigned char *guard, const double *best,
 			  const int *order, int n, mx_plan *p)
 {
 	mx_capacity c2;
@@ -117,7 +118,7 @@ complete_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 			rest[nr++] = order[i];
 	}
 	if (rc == 0 && nr > 0)
-		mx_heuristic_plan(s, o, &c2, rest, nr, p);
+		mx_heuristic_plan_guarded(s, o, &c2, rest, nr, p, guard, best);
 	free(rest);
 	mx_capacity_free(&c2);
 	return rc;
@@ -278,7 +279,8 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 				nw,
 				nwin = 0;
 	double		heur_ms,
-				milp_budget = 0;
+				milp_budget = 0,
+			   *best = NULL;	/* per job: shortest run time (mx_job_guards) */
 	mx_plan		heur;
 
 	memset(out, 0, sizeof(*out));
@@ -325,9 +327,12 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 	}
 
 	/* heuristic plan of every plannable job: the incumbent and the fallback */
-	if (mx_capacity_copy(&work, &cap) < 0)
+	guard = malloc((size_t) (s->njobs > 0 ? s->njobs : 1));
+	best = malloc((size_t) (s->njobs > 0 ? s->njobs : 1) * sizeof(double));
+	if (guard == NULL || best == NULL || mx_job_guards(s, &o, guard, best) < 0 ||
+		mx_capacity_copy(&work, &cap) < 0)
 		goto oom;
-	mx_heuristic_plan(s, &o, &work, order, np, out);
+	mx_heuristic_plan_guarded(s, &o, &work, order, np, out, guard, best);
 	mx_capacity_free(&work);
 	heur_ms = mx_wall_ms() - t0;
 
@@ -339,9 +344,7 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 	 */
 	win = malloc((size_t) (np > 0 ? np : 1) * sizeof(int));
 	hold = calloc((size_t) (s->njobs > 0 ? s->njobs : 1), 1);
-	guard = malloc((size_t) (s->njobs > 0 ? s->njobs : 1));
-	if (win == NULL || hold == NULL || guard == NULL || mx_job_guards(s, &o, guard, NULL) < 0 ||
-		mx_capacity_copy(&milpcap, &cap) < 0)
+	if (win == NULL || hold == NULL || mx_capacity_copy(&milpcap, &cap) < 0)
 		goto oom;
 	milpcap_ok = 1;
 	for (i = 0; i < np; i++)
@@ -429,7 +432,7 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 					if (hold[order[i]] != 2 || (!o.reserve_all && a->start > s->now + 1e-6))
 						a->status = MX_WAITING;
 				}
-				ok = complete_plan(s, &o, &cap, order, np, out) == 0 && plan_fits(s, &cap, out);
+				ok = complete_plan(s, &o, &cap, guard, best, order, np, out) == 0 && plan_fits(s, &cap, out);
 			}
 			if (ok)
 			{
@@ -484,6 +487,7 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 	free(win);
 	free(hold);
 	free(guard);
+	free(best);
 	if (milpcap_ok)
 		mx_capacity_free(&milpcap);
 	mx_capacity_free(&cap);
@@ -495,6 +499,7 @@ oom:
 	free(win);
 	free(hold);
 	free(guard);
+	free(best);
 	if (milpcap_ok)
 		mx_capacity_free(&milpcap);
 	mx_capacity_free(&cap);
