@@ -2,7 +2,9 @@
 # the reference launcher and the core's unit tests.
 
 EXTENSION   = mixdnn
-EXTVERSION  = 0.1.0
+# The version being developed; released versions' scripts are frozen in
+# sql/versions/ and reached through the upgrade scripts (docs/operations.md).
+EXTVERSION  = 0.2.0
 
 MODULE_big  = mixdnn
 CORE_SRCS   = $(sort $(wildcard src/core/*.c))
@@ -12,9 +14,12 @@ OBJS        = $(PG_SRCS:.c=.o) $(CORE_OBJS)
 PG_CPPFLAGS = -Isrc/core -Isrc/pg
 SHLIB_LINK  = -lglpk -lm
 
-# The install script is assembled from sql/install/ in file-name order.
-DATA_built  = $(EXTENSION)--$(EXTVERSION).sql
+# The install script is assembled from sql/install/ in file-name order,
+# each upgrade script A--B from sql/update/A--B/ likewise.
 INSTALL_SQL = $(sort $(wildcard sql/install/*.sql))
+UPDATES     = $(notdir $(wildcard sql/update/*--*))
+DATA_built  = $(EXTENSION)--$(EXTVERSION).sql $(patsubst %,$(EXTENSION)--%.sql,$(UPDATES))
+DATA        = $(wildcard sql/versions/$(EXTENSION)--*.sql)
 
 REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/[0-9]*.sql)))
 REGRESS_OPTS = --inputdir=. --outputdir=build/regress
@@ -39,6 +44,15 @@ all: $(BINS)
 
 $(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_SQL)
 	cat $^ > $@
+
+.SECONDEXPANSION:
+$(EXTENSION)--%.sql: $$(sort $$(wildcard sql/update/$$*/*.sql))
+	cat $^ > $@
+
+# pg_regress writes its results here; a clean checkout has no such folder.
+installcheck: | build/regress
+build/regress:
+	mkdir -p $@
 
 # Stand-alone programs share the core objects the extension is built from.
 TOOL_CFLAGS = $(CFLAGS) -Isrc/core -Isrc/sim

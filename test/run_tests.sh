@@ -5,6 +5,7 @@
 #   regress  pg_regress: the SQL surface
 #   pgtap    pgTAP via pg_prove: behaviour inside PostgreSQL
 #   sim      bin/mixdnn-sim and the baseline policies
+#   upgrade  every released version upgrades to a fresh install's catalog
 #   diff     the extension and bin/mixdnn-sim make the same schedule (test/sim/differential.sh)
 #   e2e      background worker + real bin/mixdnn-launcher processes
 # Run one suite with: test/run_tests.sh pgtap
@@ -13,7 +14,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 bash tools/setup.sh || exit 1
-export PATH="$ROOT/bin:/usr/lib/postgresql/15/bin:$PATH"
+export PATH="$ROOT/bin:${MIXDNN_PG_BINDIR:-/usr/lib/postgresql/15/bin}:$PATH"
 
 . test/lib/cluster.sh
 WORK=$(mktemp -d /tmp/mixdnn-test.XXXXXX)
@@ -21,7 +22,7 @@ chmod 755 "$WORK"
 trap 'cluster_stop; rm -rf "$WORK"' EXIT
 CLUSTER_PORT=${MIXDNN_TEST_PORT:-5499} cluster_start "$WORK/pg" || exit 1
 
-suites=${*:-unit regress pgtap sim diff e2e}
+suites=${*:-unit regress pgtap upgrade sim diff e2e}
 passed=0
 failed=0
 failed_names=""
@@ -30,6 +31,7 @@ for suite in $suites; do
 		unit) cmd="make -s unitcheck" ;;
 		regress) cmd="bash test/regress.sh" ;;
 		pgtap) cmd="bash test/pgtap/run.sh" ;;
+		upgrade) cmd="bash test/upgrade/run.sh" ;;
 		sim) cmd="bash test/sim/run.sh" ;;
 		diff) cmd="sh test/sim/differential.sh bin/mixdnn-sim" ;;
 		e2e) cmd="bash test/e2e/run.sh" ;;

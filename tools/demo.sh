@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 bash tools/setup.sh
-export PATH="$ROOT/bin:/usr/lib/postgresql/15/bin:$PATH"
+export PATH="$ROOT/bin:${MIXDNN_PG_BINDIR:-/usr/lib/postgresql/15/bin}:$PATH"
 . test/lib/cluster.sh
 
 WORK=$(mktemp -d /tmp/mixdnn-demo.XXXXXX)

@@ -19,6 +19,9 @@ if [ "$(id -u)" = 0 ] && [ -z "${MIXDNN_SKIP_APT:-}" ]; then
 	fi
 fi
 
-export PATH="$(ls -d /usr/lib/postgresql/15/bin 2>/dev/null || true):$PATH"
-make -s -j2 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config all
-make -s PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config install >/dev/null
+# MIXDNN_PG_BINDIR selects another PostgreSQL 15 installation (for example
+# a relocated copy, so that two checkouts can be tested side by side).
+PG_BINDIR=${MIXDNN_PG_BINDIR:-/usr/lib/postgresql/15/bin}
+export PATH="$PG_BINDIR:$PATH"
+make -s -j2 PG_CONFIG="$PG_BINDIR/pg_config" all
+make -s PG_CONFIG="$PG_BINDIR/pg_config" install >/dev/null

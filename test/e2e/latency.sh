@@ -12,7 +12,7 @@ set -u
 cd "$(dirname "$0")" || exit 2
 ROOT=$(cd ../.. && pwd)
 JOBS=${1:-150}
-export PATH="/usr/lib/postgresql/15/bin:$PATH"
+export PATH="${MIXDNN_PG_BINDIR:-/usr/lib/postgresql/15/bin}:$PATH"
 LAUNCHER=${MIXDNN_LAUNCHER:-$ROOT/bin/mixdnn-launcher}
 [ -x "$LAUNCHER" ] || { echo "latency: $LAUNCHER is not built" >&2; exit 2; }
 

@@ -17,7 +17,7 @@ set -u
 cd "$(dirname "$0")" || exit 2
 E2E=$PWD
 ROOT=$(cd ../.. && pwd)
-export PATH="/usr/lib/postgresql/15/bin:$PATH"
+export PATH="${MIXDNN_PG_BINDIR:-/usr/lib/postgresql/15/bin}:$PATH"
 export MIXDNN_LAUNCHER=${MIXDNN_LAUNCHER:-$ROOT/bin/mixdnn-launcher}
 if [ ! -x "$MIXDNN_LAUNCHER" ]; then
 	echo "e2e: $MIXDNN_LAUNCHER is not built (run make)" >&2

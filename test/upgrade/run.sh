@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# test/upgrade/run.sh — every released version of the extension upgrades to
+# the current one, and the result is the current version's fresh install:
+#   1. for each frozen script sql/versions/mixdnn--V.sql: CREATE EXTENSION
+#      mixdnn VERSION 'V'; ALTER EXTENSION mixdnn UPDATE; the catalog
+#      (test/upgrade/catalog.sql: members, tables, columns in order,
+#      constraints, indexes, triggers, functions with their bodies and
+#      settings, grants, policies, comments, roles, seed rows) must equal a
+#      fresh CREATE EXTENSION mixdnn's;
+#   2. a database with jobs in several statuses keeps its rows through the
+#      upgrade and goes on scheduling.
+# Runs against the server of PGHOST/PGPORT (PGUSER a superuser), as
+# test/run_tests.sh starts it. Prints TAP.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+export PGUSER=${PGUSER:-postgres}
+PSQL="psql -X -q -v ON_ERROR_STOP=1"
+OUT=$(mktemp -d /tmp/mixdnn-upgrade.XXXXXX)
+trap 'rm -rf "$OUT"' EXIT
+current=$(sed -n "s/^default_version = '\(.*\)'/\1/p" mixdnn.control)
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+fresh_db() {
+	$PSQL -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null 2>&1
+}
+describe() {
+	$PSQL -d "$1" -f test/upgrade/catalog.sql 2>&1 | sed 's/^psql:[^ ]* NOTICE: *//'
+}
+
+fresh_db mx_up_fresh
+$PSQL -d mx_up_fresh -c "SET client_min_messages = error; CREATE EXTENSION mixdnn" >/dev/null
+ok $? "a fresh install of $current"
+describe mx_up_fresh >"$OUT/fresh.txt"
+[ -s "$OUT/fresh.txt" ] && grep -q '^member|table mixdnn.jobs$' "$OUT/fresh.txt"
+ok $? "the catalog description of $current lists the extension's objects"
+
+versions=$(ls sql/versions/ | sed -n 's/^mixdnn--\([0-9.]*\)\.sql$/\1/p' | grep -vx "$current")
+[ -n "$versions" ]
+ok $? "there are released versions to upgrade from ($(echo $versions))"
+for v in $versions; do
+	fresh_db mx_up_old
+	$PSQL -d mx_up_old -c "SET client_min_messages = error; CREATE EXTENSION mixdnn VERSION '$v'" >/dev/null
+	ok $? "install $v"
+	$PSQL -d mx_up_old -c "SET client_min_messages = error; ALTER EXTENSION mixdnn UPDATE" >"$OUT/update-$v.log" 2>&1
+	ok $? "ALTER EXTENSION mixdnn UPDATE from $v" || cat "$OUT/update-$v.log"
+	got=$($PSQL -d mx_up_old -tA -c "SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'mixdnn'")
+	[ "$got" = "$current" ]
+	ok $? "$v is now $current (got $got)"
+	describe mx_up_old >"$OUT/upgraded-$v.txt"
+	diff -u "$OUT/fresh.txt" "$OUT/upgraded-$v.txt" >"$OUT/diff-$v.txt"
+	ok $? "$v upgraded has the catalog of a fresh $current"
+	[ -s "$OUT/diff-$v.txt" ] && sed 's/^/#   /' "$OUT/diff-$v.txt" | head -60
+done
+
+# Data kept through the upgrade. The virtual clock is years ahead, so the
+# background worker (real clock) neither launches nor expires anything here.
+oldest=$(echo "$versions" | sort -V | head -1)
+fresh_db mx_up_data
+$PSQL -d mx_up_data >"$OUT/data.log" 2>&1 <<SQL
+SET client_min_messages = error;
+CREATE EXTENSION mixdnn VERSION '$oldest';
+SET mixdnn.virtual_now = '2031-01-01 00:00+00';
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('k80', 0.35), ('v100', 1.0);
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('k0', 'k80', 4), ('v0', 'v100', 4);
+INSERT INTO mixdnn.profiles (model, gpu_type, gpus, throughput) VALUES ('m', 'v100', 1, 10), ('m', 'k80', 1, 3);
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+SELECT 'j' || i, CASE WHEN i % 2 = 0 THEN 'hard' ELSE 'soft' END, 'v100', 2, '1 hour', 'true'
+FROM generate_series(1, 6) i;
+SELECT mixdnn.launch_due();
+UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name = 'j6';
+CREATE TABLE public.before AS
+SELECT job_id, name, status, planned_gpu_type, planned_gpus, planned_start, attempt FROM mixdnn.jobs;
+CREATE TABLE public.counts_before AS
+SELECT (SELECT count(*) FROM mixdnn.jobs) jobs, (SELECT count(*) FROM mixdnn.plan_history) plans,
+       (SELECT count(*) FROM mixdnn.job_events) events, (SELECT count(*) FROM mixdnn.rounds) rounds,
+       (SELECT count(*) FROM mixdnn.gpu_holds) holds, (SELECT count(*) FROM mixdnn.job_parts) parts;
+ALTER EXTENSION mixdnn UPDATE;
+SQL
+ok $? "a database with jobs, launches and history upgrades from $oldest" || cat "$OUT/data.log"
+q() { $PSQL -d mx_up_data -tA -c "$1" 2>&1; }
+same=$(q "SELECT count(*) FROM public.before b JOIN mixdnn.jobs j USING (job_id)
+          WHERE (b.name, b.status, b.planned_gpu_type, b.planned_gpus, b.planned_start, b.attempt)
+                IS NOT DISTINCT FROM (j.name, j.status, j.planned_gpu_type, j.planned_gpus, j.planned_start, j.attempt)")
+[ "$same" = 6 ]
+ok $? "every job keeps its status and plan (6 = $same)"
+kept=$(q "SELECT c = (SELECT ROW((SELECT count(*) FROM mixdnn.jobs), (SELECT count(*) FROM mixdnn.plan_history),
+                                (SELECT count(*) FROM mixdnn.job_events), (SELECT count(*) FROM mixdnn.rounds),
+                                (SELECT count(*) FROM mixdnn.gpu_holds), (SELECT count(*) FROM mixdnn.job_parts)))
+          FROM (SELECT ROW(jobs, plans, events, rounds, holds, parts) c FROM public.counts_before) x")
+[ "$kept" = t ]
+ok $? "history, holds and parts are all kept ($kept)"
+running=$(q "SELECT count(*) FROM mixdnn.jobs WHERE status = 'launching'")
+[ "$running" -gt 0 ] 2>/dev/null
+ok $? "launched jobs still hold their GPUs after the upgrade ($running launching)"
+# Separate -c options: each its own transaction, so the round runs at the
+# INSERT's commit.
+after=$($PSQL -d mx_up_data -tA -c "SET mixdnn.virtual_now = '2031-01-01 00:00+00'" \
+	-c "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('new', 'hard', 'k80', 4, '1h')" \
+	-c "SELECT status FROM mixdnn.jobs WHERE name = 'new'" 2>&1)
+[ "$after" = planned ]
+ok $? "a submission after the upgrade is planned ($after)"
+
+$PSQL -d postgres -c "DROP DATABASE mx_up_fresh" -c "DROP DATABASE mx_up_old" -c "DROP DATABASE mx_up_data" >/dev/null 2>&1
+echo "1..$n"
+echo "upgrade: $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
