@@ -1,0 +1,139 @@
+-- What users and operators look at (docs/reference.md, "Queue, explain,
+-- what-if"): the queue, why a job has its plan, and what a submission would
+-- get. explain and what_if plan with the core exactly as a round does and
+-- write nothing.
+
+-- Every unfinished job, in the order the scheduler serves them. The view
+-- runs as its owner, so it sees every job; a user sees the private columns
+-- (name, model, reason) of their own jobs only, an admin of every job.
+CREATE VIEW mixdnn.queue WITH (security_barrier = true) AS
+	SELECT CASE WHEN q.waiting THEN q.served END::int AS position,
+		   q.job_id, q.owner,
+		   CASE WHEN q.visible THEN q.name END AS name,
+		   q.status, q.model_class,
+		   q.gpu_type AS requested_gpu_type, q.gpus AS requested_gpus,
+		   q.min_gpus, q.max_gpus,
+		   q.planned_gpu_type, q.planned_gpus, q.planned_start, q.planned_end,
+		   (SELECT pg_catalog.array_agg(p.node ORDER BY p.node_rank) FROM mixdnn.job_parts p
+			 WHERE p.job_id = q.job_id AND p.attempt = q.attempt
+			   AND p.state OPERATOR(pg_catalog.=) ANY ('{launching,running}'::text[])) AS nodes,
+		   CASE WHEN q.waiting THEN mixdnn.now() OPERATOR(pg_catalog.-) q.submitted_at
+				ELSE q.started_at OPERATOR(pg_catalog.-) q.submitted_at END AS waited,
+		   CASE WHEN q.visible THEN q.model END AS model,
+		   CASE WHEN q.visible THEN q.reason END AS reason,
+		   q.owner OPERATOR(pg_catalog.=) CURRENT_USER AS mine
+	FROM (SELECT j.*,
+				 j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned}'::text[]) AS waiting,
+				 j.owner OPERATOR(pg_catalog.=) CURRENT_USER
+				   OR pg_catalog.pg_has_role(CURRENT_USER, 'mixdnn_admin', 'MEMBER') AS visible,
+				 -- launch_due starts planned jobs by (planned_start, job_id); unplanned ones come after
+				 pg_catalog.row_number() OVER (
+					 PARTITION BY j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned}'::text[])
+					 ORDER BY j.planned_start NULLS LAST,
+							  CASE WHEN j.planned_start IS NULL THEN OPERATOR(pg_catalog.-) j.priority END,
+							  CASE WHEN j.planned_start IS NULL THEN j.submitted_at END,
+							  j.job_id) AS served
+		  FROM mixdnn.jobs j
+		  WHERE j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned,launching,running}'::text[])) q;
+COMMENT ON VIEW mixdnn.queue IS 'unfinished jobs in the order the scheduler serves them; others'' jobs without their private columns';
+
+-- Why a waiting job has its plan: each candidate configuration (C: src/pg/explain.c).
+CREATE FUNCTION mixdnn.explain(job_id bigint)
+	RETURNS TABLE (gpu_type text, gpus int, utility float8, run_time interval,
+				   earliest_start timestamptz, earliest_end timestamptz, value float8,
+				   chosen boolean, blocked_by text, detail text)
+	AS 'MODULE_PATHNAME', 'mixdnn_explain'
+	LANGUAGE C STRICT VOLATILE
+	SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION mixdnn.explain(bigint) IS 'each candidate configuration of a waiting job, which one a round chooses now and what blocks the faster ones';
+
+-- Internal: the planning part of mixdnn.what_if (src/pg/what_if.c); takes
+-- validated arguments with the submission defaults applied.
+CREATE FUNCTION mixdnn._what_if(hard boolean, gpu_type text, gpus int, min_gpus int, max_gpus int,
+								allowed_types text[], duration_s float8, priority int, model text)
+	RETURNS TABLE (planned_gpu_type text, planned_gpus int, planned_start timestamptz,
+				   planned_end timestamptz, wait interval, "position" int, reason text)
+	AS 'MODULE_PATHNAME', 'mixdnn_what_if'
+	LANGUAGE C VOLATILE
+	SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION mixdnn._what_if(boolean, text, int, int, int, text[], float8, int, text) IS 'internal: plan a hypothetical job with every waiting job, writing nothing';
+
+-- When and on what a job would run if submitted now. Arguments as the
+-- columns of mixdnn.jobs, checked as a submission is (same SQLSTATEs).
+CREATE FUNCTION mixdnn.what_if(model_class text DEFAULT 'soft', gpu_type text DEFAULT NULL,
+							   gpus int DEFAULT NULL, min_gpus int DEFAULT NULL, max_gpus int DEFAULT NULL,
+							   allowed_types text[] DEFAULT NULL, duration interval DEFAULT NULL,
+							   priority int DEFAULT 0, model text DEFAULT NULL)
+	RETURNS TABLE (planned_gpu_type text, planned_gpus int, planned_start timestamptz,
+				   planned_end timestamptz, wait interval, "position" int, reason text)
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	hard		boolean := what_if.model_class = 'hard';
+	lo			int := what_if.min_gpus;
+	hi			int := what_if.max_gpus;
+	missing		text;
+BEGIN
+	missing := CASE WHEN what_if.model_class IS NULL THEN 'model_class' WHEN what_if.gpus IS NULL THEN 'gpus'
+					WHEN what_if.duration IS NULL THEN 'duration' WHEN what_if.priority IS NULL THEN 'priority' END;
+	IF missing IS NOT NULL THEN
+		RAISE EXCEPTION 'mixdnn.what_if needs a value for %', missing
+			USING ERRCODE = 'not_null_violation';
+	END IF;
+	IF what_if.model_class NOT IN ('hard', 'soft') THEN
+		RAISE EXCEPTION 'model_class must be hard or soft, not %', what_if.model_class
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF what_if.gpus NOT BETWEEN 1 AND 4096 OR lo NOT BETWEEN 1 AND 4096 OR hi NOT BETWEEN 1 AND 4096 THEN
+		RAISE EXCEPTION 'gpus, min_gpus and max_gpus must be between 1 and 4096'
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF what_if.duration <= interval '0' OR what_if.duration > interval '366 days' THEN
+		RAISE EXCEPTION 'duration must be positive and at most 366 days, not %', what_if.duration
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF what_if.priority NOT BETWEEN -100 AND 100 THEN
+		RAISE EXCEPTION 'priority must be between -100 and 100, not %', what_if.priority
+			USING ERRCODE = 'check_violation';
+	END IF;
+	missing := (SELECT t FROM pg_catalog.unnest(pg_catalog.array_append(what_if.allowed_types, what_if.gpu_type)) t
+				WHERE t IS NOT NULL AND NOT EXISTS (SELECT FROM mixdnn.gpu_types g WHERE g.gpu_type = t) LIMIT 1);
+	IF missing IS NOT NULL THEN
+		RAISE EXCEPTION 'unknown gpu type "%"', missing
+			USING ERRCODE = 'foreign_key_violation',
+				  HINT = 'Registered types are listed in mixdnn.gpu_types.';
+	END IF;
+	IF hard AND (what_if.gpu_type IS NULL OR what_if.allowed_types IS NOT NULL
+				 OR coalesce(lo, what_if.gpus) <> what_if.gpus
+				 OR coalesce(hi, what_if.gpus) <> what_if.gpus) THEN
+		RAISE EXCEPTION 'a hard-model job needs a gpu_type and runs on exactly gpus GPUs'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Leave min_gpus, max_gpus and allowed_types unset for a hard-model job.';
+	END IF;
+	IF NOT hard AND (pg_catalog.cardinality(what_if.allowed_types) = 0
+					 OR pg_catalog.array_position(what_if.allowed_types, NULL) IS NOT NULL) THEN
+		RAISE EXCEPTION 'allowed_types must name at least one GPU type and no NULL'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Leave allowed_types NULL to allow every registered type.';
+	END IF;
+	-- The submission defaults (mixdnn.jobs' column comments).
+	hi := coalesce(hi, greatest(what_if.gpus, lo));
+	lo := coalesce(lo, least(greatest(1, what_if.gpus / 2), hi));
+	IF lo > hi THEN
+		RAISE EXCEPTION 'min_gpus (%) is greater than max_gpus (%)', lo, hi
+			USING ERRCODE = 'check_violation';
+	END IF;
+	RETURN QUERY SELECT * FROM mixdnn._what_if(hard, what_if.gpu_type, what_if.gpus, lo, hi,
+		what_if.allowed_types, pg_catalog.date_part('epoch', what_if.duration)::float8,
+		what_if.priority, what_if.model);
+END
+$$;
+COMMENT ON FUNCTION mixdnn.what_if(text, text, int, int, int, text[], interval, int, text) IS 'when and on which configuration such a job would run if submitted now; writes nothing';
+
+REVOKE ALL ON mixdnn.queue FROM PUBLIC;
+REVOKE ALL ON FUNCTION mixdnn.explain(bigint), mixdnn._what_if(boolean, text, int, int, int, text[], float8, int, text),
+	mixdnn.what_if(text, text, int, int, int, text[], interval, int, text) FROM PUBLIC;
+GRANT SELECT ON mixdnn.queue TO mixdnn_user, mixdnn_admin;
+GRANT EXECUTE ON FUNCTION mixdnn.explain(bigint),
+	mixdnn.what_if(text, text, int, int, int, text[], interval, int, text) TO mixdnn_user, mixdnn_admin;
