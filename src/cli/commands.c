@@ -198,7 +198,7 @@ mc_history(mc_ctx *c)
 				  "    pg_catalog.date_trunc('second', started_at - submitted_at) AS wait, "
 				  "    pg_catalog.date_trunc('second', finished_at - submitted_at) AS jct, "
 				  "    pg_catalog.date_trunc('second', finished_at - started_at) AS run_time, "
-				  "    pg_catalog.date_trunc('second', (finished_at - started_at) - (planned_end - started_at)) "
+				  "    CASE WHEN status = 'completed' THEN pg_catalog.date_trunc('second', finished_at - planned_end) END "
 				  "        AS estimate_error, exit_code "
 				  "FROM mixdnn.jobs "
 				  "WHERE status IN ('completed', 'failed', 'cancelled') "
