@@ -35,6 +35,20 @@ check_spec(mc_ctx *c)
 	return rc;
 }
 
+/* Run the query and print its rows; the exit code. */
+static int
+print_query(mc_ctx *c, const char *sql, int n, const char *const *params)
+{
+	PGresult   *res;
+	int			rc = mc_query(c, sql, n, params, &res);
+
+	if (rc != 0)
+		return rc;
+	mc_print(c, res);
+	PQclear(res);
+	return 0;
+}
+
 int
 mc_submit(mc_ctx *c)
 {
@@ -55,22 +69,18 @@ mc_submit(mc_ctx *c)
 	id = strdup(PQgetvalue(res, 0, 0));
 	PQclear(res);
 	/* Autocommitted: the arrival's round has run (or, in worker mode, is on its way). */
-	rc = mc_query(c, "SELECT job_id, status, planned_gpu_type, planned_gpus, planned_start, planned_end, reason "
-				  "FROM mixdnn.jobs WHERE job_id = $1::bigint", 1, (const char *[]) {id}, &res);
+	rc = print_query(c, "SELECT job_id, status, planned_gpu_type, planned_gpus, planned_start, planned_end, reason "
+					 "FROM mixdnn.jobs WHERE job_id = $1::bigint", 1, (const char *[]) {id});
 	free(id);
-	if (rc != 0)
-		return rc;
-	mc_print(c, res);
-	PQclear(res);
-	return 0;
+	return rc;
 }
 
 int
 mc_queue(mc_ctx *c)
 {
-	PGresult   *res;
 	const char *p[2] = {c->all ? "all" : c->user ? "user" : "mine", c->user};
-	int			rc = mc_query(c, "SELECT position, job_id, owner, name, status, model_class AS class, "
+
+	return print_query(c, "SELECT position, job_id, owner, name, status, model_class AS class, "
 						  "    coalesce(requested_gpu_type, '*') || ':' || requested_gpus AS requested, "
 						  "    planned_gpu_type || ':' || planned_gpus AS planned, "
 						  "    pg_catalog.date_trunc('second', planned_start) AS planned_start, "
@@ -80,13 +90,7 @@ mc_queue(mc_ctx *c)
 						  "FROM mixdnn.queue "
 						  "WHERE $1 = 'all' OR ($1 = 'mine' AND mine) OR ($1 = 'user' AND owner = $2::name) "
 						  "ORDER BY position NULLS FIRST, job_id",
-						  2, p, &res);
-
-	if (rc != 0)
-		return rc;
-	mc_print(c, res);
-	PQclear(res);
-	return 0;
+						  2, p);
 }
 
 /* A positional job id, or MC_EXIT_USAGE. */
@@ -140,7 +144,6 @@ mc_cancel(mc_ctx *c)
 int
 mc_why(mc_ctx *c)
 {
-	PGresult   *res;
 	int			rc;
 
 	if (c->nargs != 1)
@@ -150,50 +153,37 @@ mc_why(mc_ctx *c)
 	}
 	if ((rc = job_arg(c->args[0])) != 0)
 		return rc;
-	rc = mc_query(c, "SELECT gpu_type, gpus, round(utility::numeric, 3) AS utility, "
+	return print_query(c, "SELECT gpu_type, gpus, round(utility::numeric, 3) AS utility, "
 				  "    pg_catalog.date_trunc('second', run_time) AS run_time, "
 				  "    pg_catalog.date_trunc('second', earliest_start) AS earliest_start, "
 				  "    pg_catalog.date_trunc('second', earliest_end) AS earliest_end, "
 				  "    round(value::numeric, 4) AS value, chosen, blocked_by, detail "
-				  "FROM mixdnn.explain($1::bigint)", 1, (const char *const *) c->args, &res);
-	if (rc != 0)
-		return rc;
-	mc_print(c, res);
-	PQclear(res);
-	return 0;
+				  "FROM mixdnn.explain($1::bigint)", 1, (const char *const *) c->args);
 }
 
 int
 mc_when(mc_ctx *c)
 {
-	PGresult   *res;
 	int			rc = check_spec(c);
 
 	if (rc != 0)
 		return rc;
-	rc = mc_query(c, "SELECT w.* FROM pg_catalog.jsonb_populate_record(NULL::mixdnn.jobs, $1::jsonb) r, "
+	return print_query(c, "SELECT w.* FROM pg_catalog.jsonb_populate_record(NULL::mixdnn.jobs, $1::jsonb) r, "
 				  "LATERAL mixdnn.what_if(model_class => coalesce(r.model_class, 'soft'), gpu_type => r.gpu_type, "
 				  "    gpus => r.gpus, min_gpus => r.min_gpus, max_gpus => r.max_gpus, "
 				  "    allowed_types => r.allowed_types, duration => r.duration, "
 				  "    priority => coalesce(r.priority, 0), model => r.model) w",
-				  1, (const char *[]) {c->spec}, &res);
-	if (rc != 0)
-		return rc;
-	mc_print(c, res);
-	PQclear(res);
-	return 0;
+				  1, (const char *[]) {c->spec});
 }
 
 int
 mc_history(mc_ctx *c)
 {
-	PGresult   *res;
 	char		limit[16];
 	const char *p[3] = {c->all ? "all" : c->user ? "user" : "mine", c->user, limit};
-	int			rc;
 
 	snprintf(limit, sizeof(limit), "%d", c->limit);
-	rc = mc_query(c, "SELECT job_id, owner, name, model, status, "
+	return print_query(c, "SELECT job_id, owner, name, model, status, "
 				  "    pg_catalog.date_trunc('second', finished_at) AS finished_at, "
 				  "    pg_catalog.date_trunc('second', started_at - submitted_at) AS wait, "
 				  "    pg_catalog.date_trunc('second', finished_at - submitted_at) AS jct, "
@@ -204,12 +194,7 @@ mc_history(mc_ctx *c)
 				  "WHERE status IN ('completed', 'failed', 'cancelled') "
 				  "  AND ($1 = 'all' OR ($1 = 'mine' AND owner = current_user) OR ($1 = 'user' AND owner = $2::name)) "
 				  "ORDER BY finished_at DESC, job_id DESC LIMIT $3::int",
-				  3, p, &res);
-	if (rc != 0)
-		return rc;
-	mc_print(c, res);
-	PQclear(res);
-	return 0;
+				  3, p);
 }
 
 /* One screen of top: GPUs per type, jobs per status, the head of the queue. */

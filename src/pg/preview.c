@@ -4,53 +4,13 @@
  */
 #include "postgres.h"
 
-#include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "utils/builtins.h"
 
 #include "clock.h"
 #include "guc.h"
 #include "preview.h"
 #include "privilege.h"
-#include "spi_cache.h"
-
-/* The measured points of model, appended to s->profiles; its index, -1 when none. */
-static int
-add_profile(mx_snapshot *s, const char *model)
-{
-	int			k = mx_profile_index(s, model);
-	mx_profile *p;
-	uint64		i;
-
-	if (k >= 0)
-		return k;
-	if (mx_spi_execute("SELECT gpu_type, gpus, throughput FROM mixdnn.profiles WHERE model = $1",
-					   1, (Oid[]) {TEXTOID}, (Datum[]) {CStringGetTextDatum(model)},
-					   NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "mixdnn: could not read profiles");
-	if (SPI_processed == 0)
-		return -1;
-	s->profiles = repalloc(s->profiles, sizeof(mx_profile) * (s->nprofiles + 1));
-	p = &s->profiles[s->nprofiles];
-	memset(p, 0, sizeof(*p));
-	strlcpy(p->model, model, MX_NAME_LEN);
-	p->points = palloc0(sizeof(mx_profile_point) * SPI_processed);
-	for (i = 0; i < SPI_processed; i++)
-	{
-		HeapTuple	t = SPI_tuptable->vals[i];
-		TupleDesc	d = SPI_tuptable->tupdesc;
-		bool		isnull;
-		int			type = mx_type_index(s, TextDatumGetCString(SPI_getbinval(t, d, 1, &isnull)));
-
-		if (type < 0)
-			continue;
-		p->points[p->npoints].type = type;
-		p->points[p->npoints].gpus = DatumGetInt32(SPI_getbinval(t, d, 2, &isnull));
-		p->points[p->npoints].thr = DatumGetFloat8(SPI_getbinval(t, d, 3, &isnull));
-		p->npoints++;
-	}
-	return s->nprofiles++;
-}
+#include "profile_read.h"
 
 /* Append *h to the snapshot's waiting jobs, submitted now, served last on ties. */
 static void
@@ -86,7 +46,7 @@ add_job(mx_preview *pv, const mx_hypothetical *h)
 	j->priority = h->priority;
 	j->submitted = s->now;
 	j->prev_type = -1;
-	j->profile = h->model ? add_profile(s, h->model) : -1;
+	j->profile = h->model ? mx_read_model_profile(s, h->model) : -1;
 	pv->extra = s->njobs++;
 }
 
