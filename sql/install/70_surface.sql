@@ -137,3 +137,79 @@ REVOKE ALL ON FUNCTION mixdnn.explain(bigint), mixdnn._what_if(boolean, text, in
 GRANT SELECT ON mixdnn.queue TO mixdnn_user, mixdnn_admin;
 GRANT EXECUTE ON FUNCTION mixdnn.explain(bigint),
 	mixdnn.what_if(text, text, int, int, int, text[], interval, int, text) TO mixdnn_user, mixdnn_admin;
+
+-- GPUs busy per type and step, from the jobs' parts: a part holds its GPUs
+-- from its launch (the job's n-th 'launching' event for attempt n) until it
+-- ended, or until now. Aggregates only, so every user may call it.
+CREATE FUNCTION mixdnn.utilization(from_ts timestamptz, to_ts timestamptz, step interval DEFAULT '1 hour')
+	RETURNS TABLE (bucket timestamptz, gpu_type text, gpus bigint, busy_gpus float8, utilization float8)
+	LANGUAGE plpgsql STABLE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF from_ts IS NULL OR to_ts IS NULL OR step IS NULL THEN
+		RAISE EXCEPTION 'mixdnn.utilization needs from_ts, to_ts and step'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF NOT (to_ts > from_ts) OR NOT (step > interval '0') THEN
+		RAISE EXCEPTION 'mixdnn.utilization needs from_ts < to_ts and a positive step'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF date_part('epoch', to_ts - from_ts) / date_part('epoch', step) > 100000 THEN
+		RAISE EXCEPTION 'mixdnn.utilization returns at most 100000 steps per type'
+			USING ERRCODE = 'program_limit_exceeded',
+				  HINT = 'Use a longer step or a shorter window.';
+	END IF;
+	RETURN QUERY
+	WITH launches AS (
+		SELECT e.job_id, row_number() OVER (PARTITION BY e.job_id ORDER BY e.event_id)::int AS attempt, e.at
+		FROM mixdnn.job_events e WHERE e.new_status = 'launching'),
+	parts AS (
+		SELECT n.gpu_type AS t, p.gpus AS g, l.at AS s, coalesce(p.finished_at, mixdnn.now()) AS e
+		FROM mixdnn.job_parts p
+		JOIN launches l ON l.job_id = p.job_id AND l.attempt = p.attempt
+		JOIN mixdnn.gpu_nodes n ON n.node = p.node),
+	types AS (
+		SELECT n.gpu_type AS t, sum(n.gpus)::bigint AS total FROM mixdnn.gpu_nodes n GROUP BY n.gpu_type),
+	buckets AS (
+		SELECT b AS s, least(b + step, to_ts) AS e FROM generate_series(from_ts, to_ts - interval '1 microsecond', step) b)
+	SELECT b.s, ty.t, ty.total,
+		   coalesce(sum(p.g * date_part('epoch', least(p.e, b.e) - greatest(p.s, b.s))), 0)
+			 / date_part('epoch', b.e - b.s),
+		   coalesce(sum(p.g * date_part('epoch', least(p.e, b.e) - greatest(p.s, b.s))), 0)
+			 / date_part('epoch', b.e - b.s) / ty.total
+	FROM buckets b CROSS JOIN types ty
+	LEFT JOIN parts p ON p.t = ty.t AND p.s < b.e AND p.e > b.s
+	GROUP BY b.s, b.e, ty.t, ty.total
+	ORDER BY b.s, ty.t;
+END
+$$;
+COMMENT ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval) IS 'average GPUs held per type in each step of a window, from the jobs'' parts';
+
+-- Planned versus actual per finished job, as the reader may see it (RLS).
+CREATE VIEW mixdnn.estimate_accuracy WITH (security_invoker = true) AS
+	SELECT s.job_id, s.owner, j.model, s.model_class, s.planned_gpu_type AS gpu_type, s.planned_gpus AS gpus,
+		   s.status, s.submitted_at, s.first_planned_start, s.started_at,
+		   s.started_at - s.first_planned_start AS start_error,
+		   s.planned_end - s.started_at AS estimated_run,
+		   s.finished_at - s.started_at AS actual_run,
+		   s.finished_at - s.planned_end AS run_error,
+		   date_part('epoch', s.finished_at - s.started_at)
+			 / nullif(date_part('epoch', s.planned_end - s.started_at), 0) AS run_ratio
+	FROM mixdnn.schedule s JOIN mixdnn.jobs j ON j.job_id = s.job_id
+	WHERE s.status = 'completed' AND s.started_at IS NOT NULL;
+COMMENT ON VIEW mixdnn.estimate_accuracy IS 'per completed job: planned versus actual start and run time';
+
+CREATE VIEW mixdnn.estimate_accuracy_summary WITH (security_invoker = true) AS
+	SELECT a.owner, a.model, count(*) AS jobs,
+		   avg(abs(date_part('epoch', a.start_error))) AS mean_abs_start_error_s,
+		   percentile_cont(0.5) WITHIN GROUP (ORDER BY a.run_ratio) AS median_run_ratio,
+		   avg(abs(a.run_ratio - 1)) AS mean_abs_run_error_ratio
+	FROM mixdnn.estimate_accuracy a
+	GROUP BY a.owner, a.model;
+COMMENT ON VIEW mixdnn.estimate_accuracy_summary IS 'forecast quality per user and model';
+
+REVOKE ALL ON mixdnn.estimate_accuracy, mixdnn.estimate_accuracy_summary FROM PUBLIC;
+REVOKE ALL ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval) FROM PUBLIC;
+GRANT SELECT ON mixdnn.estimate_accuracy, mixdnn.estimate_accuracy_summary TO mixdnn_user, mixdnn_admin;
+GRANT EXECUTE ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval) TO mixdnn_user, mixdnn_admin;
