@@ -138,6 +138,16 @@ GRANT SELECT ON mixdnn.queue TO mixdnn_user, mixdnn_admin;
 GRANT EXECUTE ON FUNCTION mixdnn.explain(bigint),
 	mixdnn.what_if(text, text, int, int, int, text[], interval, int, text) TO mixdnn_user, mixdnn_admin;
 
+-- One server-log line per failed job (src/pg/failure_log.c); launches and
+-- expired leases are logged where they happen, each round at DEBUG1.
+CREATE FUNCTION mixdnn._log_job_failure() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'mixdnn_log_job_failure'
+	LANGUAGE C;
+COMMENT ON FUNCTION mixdnn._log_job_failure() IS 'internal trigger: logs a job''s failure at LOG';
+CREATE TRIGGER jobs_log_failure AFTER UPDATE OF status ON mixdnn.jobs
+	FOR EACH ROW WHEN (NEW.status = 'failed' AND OLD.status IS DISTINCT FROM 'failed')
+	EXECUTE FUNCTION mixdnn._log_job_failure();
+
 -- GPUs busy per type and step, from the jobs' parts: a part holds its GPUs
 -- from its launch (the job's n-th 'launching' event for attempt n) until it
 -- ended, or until now. Aggregates only, so every user may call it.
@@ -210,6 +220,6 @@ CREATE VIEW mixdnn.estimate_accuracy_summary WITH (security_invoker = true) AS
 COMMENT ON VIEW mixdnn.estimate_accuracy_summary IS 'forecast quality per user and model';
 
 REVOKE ALL ON mixdnn.estimate_accuracy, mixdnn.estimate_accuracy_summary FROM PUBLIC;
-REVOKE ALL ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval) FROM PUBLIC;
+REVOKE ALL ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval), mixdnn._log_job_failure() FROM PUBLIC;
 GRANT SELECT ON mixdnn.estimate_accuracy, mixdnn.estimate_accuracy_summary TO mixdnn_user, mixdnn_admin;
 GRANT EXECUTE ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval) TO mixdnn_user, mixdnn_admin;

@@ -120,6 +120,26 @@ ok $? "top --iterations 1"
 json "$OUT/t" "set(d) == {'gpus', 'jobs', 'queue'} and d['gpus'][0]['gpu_type'] == 'v100' and d['gpus'][0]['up'] == 2"
 ok $? "... as one JSON object: GPUs per type, jobs per status, the queue"
 
+# What an operator finds in the server log (sent to psql here as well).
+$PSQL -d "$DB" -c "UPDATE mixdnn.gpu_nodes SET gpus = 4" >/dev/null
+$PSQL -d "$DB" >/dev/null 2>"$OUT/log" <<'SQL'
+SET client_min_messages = log;
+SET mixdnn.virtual_now = '2030-01-01 00:00+00';
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('logged', 'hard', 'v100', 1, '1h');
+SELECT mixdnn.launch_due();
+SELECT mixdnn.run_round('quiet');
+UPDATE mixdnn.jobs SET status = 'failed', reason = 'test failure' WHERE name = 'logged';
+SQL
+grep -Eq "^LOG: +mixdnn launched [0-9]+ job\(s\) on [0-9]+ node part\(s\) at 2030-01-01 00:00:00\+00 \(job [0-9, ]+\)$" "$OUT/log"
+ok $? "a launch: one LOG line with the count, the time and the job"
+grep -Eq "^LOG: +mixdnn job [0-9]+ of $SU failed at 2030-01-01 00:00:00\+00 .*: test failure$" "$OUT/log"
+ok $? "a failure: one LOG line with the job, its owner, the time and the reason"
+! grep -Eq "mixdnn round|CONTEXT|STATEMENT" "$OUT/log"
+ok $? "rounds say nothing at LOG; the lines are single lines"
+$PSQL -d "$DB" -c "SET client_min_messages = debug1" -c "SELECT mixdnn.run_round('verbose')" >/dev/null 2>"$OUT/dbg"
+grep -Eq "^DEBUG: +mixdnn round [0-9]+ for \"verbose\": [0-9]+ waiting, [0-9]+ running, solver .*, [0-9.]+ ms$" "$OUT/dbg"
+ok $? "each round: one DEBUG1 line"
+
 PGPORT=1 as "$A" queue 2>/dev/null
 [ $? = 4 ]
 ok $? "no server: exit 4"
