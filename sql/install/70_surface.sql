@@ -148,9 +148,17 @@ CREATE TRIGGER jobs_log_failure AFTER UPDATE OF status ON mixdnn.jobs
 	FOR EACH ROW WHEN (NEW.status = 'failed' AND OLD.status IS DISTINCT FROM 'failed')
 	EXECUTE FUNCTION mixdnn._log_job_failure();
 
+-- Internal: when each launch attempt of each job happened (the job's n-th
+-- 'launching' event is attempt n). Not granted: only the owner's views and
+-- functions below read it.
+CREATE VIEW mixdnn._launches AS
+	SELECT e.job_id, pg_catalog.row_number() OVER (PARTITION BY e.job_id ORDER BY e.event_id)::int AS attempt, e.at
+	FROM mixdnn.job_events e WHERE e.new_status OPERATOR(pg_catalog.=) 'launching';
+COMMENT ON VIEW mixdnn._launches IS 'internal: the time of every launch attempt of every job';
+
 -- GPUs busy per type and step, from the jobs' parts: a part holds its GPUs
--- from its launch (the job's n-th 'launching' event for attempt n) until it
--- ended, or until now. Aggregates only, so every user may call it.
+-- from its launch until it ended, or until now. Aggregates only, so every
+-- user may call it.
 CREATE FUNCTION mixdnn.utilization(from_ts timestamptz, to_ts timestamptz, step interval DEFAULT '1 hour')
 	RETURNS TABLE (bucket timestamptz, gpu_type text, gpus bigint, busy_gpus float8, utilization float8)
 	LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -171,13 +179,10 @@ BEGIN
 				  HINT = 'Use a longer step or a shorter window.';
 	END IF;
 	RETURN QUERY
-	WITH launches AS (
-		SELECT e.job_id, row_number() OVER (PARTITION BY e.job_id ORDER BY e.event_id)::int AS attempt, e.at
-		FROM mixdnn.job_events e WHERE e.new_status = 'launching'),
-	parts AS (
+	WITH parts AS (
 		SELECT n.gpu_type AS t, p.gpus AS g, l.at AS s, coalesce(p.finished_at, mixdnn.now()) AS e
 		FROM mixdnn.job_parts p
-		JOIN launches l ON l.job_id = p.job_id AND l.attempt = p.attempt
+		JOIN mixdnn._launches l ON l.job_id = p.job_id AND l.attempt = p.attempt
 		JOIN mixdnn.gpu_nodes n ON n.node = p.node),
 	types AS (
 		SELECT n.gpu_type AS t, sum(n.gpus)::bigint AS total FROM mixdnn.gpu_nodes n GROUP BY n.gpu_type),
@@ -219,7 +224,59 @@ CREATE VIEW mixdnn.estimate_accuracy_summary WITH (security_invoker = true) AS
 	GROUP BY a.owner, a.model;
 COMMENT ON VIEW mixdnn.estimate_accuracy_summary IS 'forecast quality per user and model';
 
+-- For scrapers (tools/prometheus-postgres-exporter.yaml): one row per
+-- metric and label, aggregates over every user's jobs, so it runs as its
+-- owner and may be granted to monitoring roles. Windows: waits and launch
+-- latencies of the last hour, rounds per minute over the last 5 minutes.
+CREATE VIEW mixdnn.metrics WITH (security_barrier = true) AS
+	WITH clock AS (SELECT mixdnn.now() AS t),
+	nodes AS (
+		SELECT n.gpu_type, n.gpus, (n.status = 'up' AND n.unreachable_since IS NULL) AS takes_jobs,
+			   (SELECT count(*) FROM mixdnn.gpu_holds h WHERE h.node = n.node) AS held
+		FROM mixdnn.gpu_nodes n),
+	waits AS (
+		SELECT date_part('epoch', j.started_at - j.submitted_at) AS s
+		FROM mixdnn.jobs j, clock WHERE j.started_at > clock.t - interval '1 hour'),
+	rounds AS (
+		SELECT r.at, r.solve_ms FROM mixdnn.rounds r, clock WHERE r.at > clock.t - interval '1 hour'),
+	claims AS (
+		SELECT date_part('epoch', p.claimed_at - l.at) AS s
+		FROM mixdnn.job_parts p JOIN mixdnn._launches l ON l.job_id = p.job_id AND l.attempt = p.attempt, clock
+		WHERE p.claimed_at > clock.t - interval '1 hour')
+	SELECT 'jobs'::text AS metric, NULL::text AS gpu_type, s.status, count(j.job_id)::float8 AS value
+	FROM (VALUES ('pending'), ('planned'), ('launching'), ('running'), ('completed'), ('failed'), ('cancelled')) s(status)
+	LEFT JOIN mixdnn.jobs j ON j.status = s.status
+	GROUP BY s.status
+	UNION ALL
+	SELECT m.metric, n.gpu_type, NULL,
+		   CASE m.metric WHEN 'gpus' THEN sum(n.gpus) WHEN 'gpus_held' THEN sum(n.held)
+			   ELSE sum(CASE WHEN n.takes_jobs THEN n.gpus - n.held ELSE 0 END) END::float8
+	FROM nodes n CROSS JOIN (VALUES ('gpus'), ('gpus_held'), ('gpus_free')) m(metric)
+	GROUP BY m.metric, n.gpu_type
+	UNION ALL
+	SELECT 'waiting_oldest_seconds', NULL, NULL, coalesce(max(date_part('epoch', clock.t - j.submitted_at)), 0)
+	FROM mixdnn.jobs j RIGHT JOIN clock ON j.status IN ('pending', 'planned')
+	UNION ALL
+	SELECT 'queue_wait_p50_seconds', NULL, NULL, percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FROM waits
+	UNION ALL
+	SELECT 'queue_wait_p95_seconds', NULL, NULL, percentile_cont(0.95) WITHIN GROUP (ORDER BY s) FROM waits
+	UNION ALL
+	SELECT 'rounds_per_minute', NULL, NULL, count(*) FILTER (WHERE r.at > clock.t - interval '5 minutes') / 5.0
+	FROM clock LEFT JOIN rounds r ON true
+	UNION ALL
+	SELECT 'round_solve_ms_p95', NULL, NULL, percentile_cont(0.95) WITHIN GROUP (ORDER BY solve_ms) FROM rounds
+	UNION ALL
+	SELECT 'launch_claim_p50_seconds', NULL, NULL, percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FROM claims
+	UNION ALL
+	SELECT 'launch_claim_p95_seconds', NULL, NULL, percentile_cont(0.95) WITHIN GROUP (ORDER BY s) FROM claims;
+COMMENT ON VIEW mixdnn.metrics IS 'scheduler metrics for scrapers: jobs by status, GPUs per type, waits, rounds, launch latency';
+
 REVOKE ALL ON mixdnn.estimate_accuracy, mixdnn.estimate_accuracy_summary FROM PUBLIC;
+REVOKE ALL ON mixdnn.metrics, mixdnn._launches FROM PUBLIC;
+GRANT SELECT ON mixdnn.metrics TO mixdnn_user, mixdnn_admin, pg_monitor;
+-- What pg_monitor needs for mixdnn.metrics: the schema, and the clock the view calls as its reader.
+GRANT USAGE ON SCHEMA mixdnn TO pg_monitor;
+GRANT EXECUTE ON FUNCTION mixdnn.now() TO pg_monitor;
 REVOKE ALL ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval), mixdnn._log_job_failure() FROM PUBLIC;
 GRANT SELECT ON mixdnn.estimate_accuracy, mixdnn.estimate_accuracy_summary TO mixdnn_user, mixdnn_admin;
 GRANT EXECUTE ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval) TO mixdnn_user, mixdnn_admin;

@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(13);
+SELECT plan(17);
 
 CREATE ROLE tap81_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap81_bob NOLOGIN IN ROLE mixdnn_user;
@@ -74,6 +74,21 @@ SELECT is(mixdnn.launch_due(), 1, '(setup) C launches at +3 h');
 SELECT pg_temp.set_now(pg_temp.t0() + interval '3 hours 30 min') AS t \gset
 SELECT is((SELECT busy_gpus FROM mixdnn.utilization(pg_temp.t0() + interval '3 hours', pg_temp.t0() + interval '4 hours', '1 hour')
 		   WHERE gpu_type = 'k80'), 0.5::float8, 'a running part is busy until now');
+
+-- mixdnn.metrics at +3.5 h: A and B completed, C holds 1 of 2 k80.
+SELECT results_eq($$SELECT status, value FROM mixdnn.metrics WHERE metric = 'jobs' AND value > 0 ORDER BY status$$,
+	$$VALUES ('completed', 2::float8), ('launching', 1::float8)$$, 'metrics: jobs by status');
+SELECT results_eq($$SELECT metric, value FROM mixdnn.metrics WHERE gpu_type = 'k80' ORDER BY metric$$,
+	$$VALUES ('gpus', 2::float8), ('gpus_free', 1::float8), ('gpus_held', 1::float8)$$,
+	'metrics: GPUs per type, held and free');
+SELECT results_eq($$SELECT metric, value FROM mixdnn.metrics
+					WHERE metric IN ('queue_wait_p50_seconds', 'waiting_oldest_seconds', 'launch_claim_p95_seconds') ORDER BY metric$$,
+	$$VALUES ('launch_claim_p95_seconds', NULL::float8), ('queue_wait_p50_seconds', 0::float8), ('waiting_oldest_seconds', 0::float8)$$,
+	'metrics: C started without waiting in the last hour; nothing waits; no claim (no launcher) gives NULL');
+CREATE ROLE tap81_monitor NOLOGIN IN ROLE pg_monitor;
+SET LOCAL ROLE tap81_monitor;
+SELECT is((SELECT count(*) FROM mixdnn.metrics WHERE metric = 'jobs'), 7::bigint, 'a pg_monitor member reads the metrics');
+RESET ROLE;
 
 SELECT * FROM finish();
 ROLLBACK;
