@@ -271,8 +271,128 @@ CREATE VIEW mixdnn.metrics WITH (security_barrier = true) AS
 	SELECT 'launch_claim_p95_seconds', NULL, NULL, percentile_cont(0.95) WITHIN GROUP (ORDER BY s) FROM claims;
 COMMENT ON VIEW mixdnn.metrics IS 'scheduler metrics for scrapers: jobs by status, GPUs per type, waits, rounds, launch latency';
 
+-- Internal: the bars of mixdnn.gantt_svg(). Runs as its owner so that every
+-- job's bar is drawn; like mixdnn.queue, a job's name only for its owner and
+-- admins. On a node's lane ("node"): each launch attempt's part, from the
+-- launch to its end ('ran'), or, while it runs, to its expected end or now,
+-- whichever is later ('running'). On a GPU type's lane ("type"): a waiting
+-- job's plan ('planned').
+CREATE VIEW mixdnn._gantt_bars WITH (security_barrier = true) AS
+	SELECT b.section, b.lane, b.kind, b.gpus, b.job_id, b.owner, b.model_class, b.status, b.s, b.e,
+		   CASE WHEN b.owner OPERATOR(pg_catalog.=) CURRENT_USER
+					 OR pg_catalog.pg_has_role(CURRENT_USER, 'mixdnn_admin', 'MEMBER') THEN b.name END AS name
+	FROM (SELECT 'node'::text AS section, p.node AS lane,
+				 CASE WHEN p.finished_at IS NULL THEN 'running' ELSE 'ran' END AS kind,
+				 p.gpus, j.job_id, j.owner, j.model_class, p.state AS status, l.at AS s,
+				 coalesce(p.finished_at, greatest(j.planned_end, mixdnn.now())) AS e, j.name
+		  FROM mixdnn.job_parts p
+		  JOIN mixdnn._launches l ON l.job_id OPERATOR(pg_catalog.=) p.job_id AND l.attempt OPERATOR(pg_catalog.=) p.attempt
+		  JOIN mixdnn.jobs j ON j.job_id OPERATOR(pg_catalog.=) p.job_id
+		  UNION ALL
+		  SELECT 'type', j.planned_gpu_type, 'planned', j.planned_gpus, j.job_id, j.owner, j.model_class, j.status,
+				 j.planned_start, j.planned_end, j.name
+		  FROM mixdnn.jobs j
+		  WHERE j.status OPERATOR(pg_catalog.=) 'planned' AND j.planned_start IS NOT NULL) b;
+COMMENT ON VIEW mixdnn._gantt_bars IS 'internal: what mixdnn.gantt_svg draws';
+
+-- An SVG Gantt chart of [from_ts, to_ts): a lane per node with a row per
+-- GPU for what ran and runs, a lane per GPU type for what is planned,
+-- colored by owner. As the invoker: the bars come from mixdnn._gantt_bars.
+CREATE FUNCTION mixdnn.gantt_svg(from_ts timestamptz, to_ts timestamptz) RETURNS text
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	width		constant int := 1200;
+	x0			constant int := 130;
+	plotw		constant int := 1020;	-- leaves room for the last tick's label
+	rowh		constant int := 12;
+	span		float8;
+	y			int := 50;
+	out			text := '';
+	lane		record;
+	bar			record;
+	ends		timestamptz[];
+	r			int;
+	k			int;
+	nrows		int;
+BEGIN
+	IF from_ts IS NULL OR to_ts IS NULL THEN
+		RAISE EXCEPTION 'mixdnn.gantt_svg needs from_ts and to_ts'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF NOT (to_ts > from_ts) THEN
+		RAISE EXCEPTION 'mixdnn.gantt_svg needs from_ts < to_ts'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	span := date_part('epoch', to_ts - from_ts);
+	FOR lane IN
+		SELECT 'node' AS section, n.node AS name, n.gpus AS rows FROM mixdnn.gpu_nodes n
+		UNION ALL
+		SELECT 'type', t.gpu_type, coalesce((SELECT sum(n.gpus) FROM mixdnn.gpu_nodes n WHERE n.gpu_type = t.gpu_type), 0)::int
+		FROM mixdnn.gpu_types t
+		ORDER BY 1, 2
+	LOOP
+		-- Each bar takes as many free GPU rows as it has GPUs, earliest first.
+		ends := array_fill('-infinity'::timestamptz, ARRAY[greatest(lane.rows, 1)]);
+		nrows := lane.rows;
+		FOR bar IN
+			SELECT * FROM mixdnn._gantt_bars g
+			WHERE g.section = lane.section AND g.lane = lane.name AND g.s < to_ts AND g.e > from_ts
+			ORDER BY g.s, g.job_id
+		LOOP
+			k := 0;
+			FOR r IN 1 .. array_length(ends, 1) + bar.gpus LOOP
+				EXIT WHEN k >= bar.gpus;
+				IF r > array_length(ends, 1) THEN
+					ends := ends || '-infinity'::timestamptz;
+				END IF;
+				CONTINUE WHEN ends[r] > bar.s;
+				ends[r] := bar.e;
+				k := k + 1;
+				out := out || format('<rect class="%s" data-job="%s" x="%s" y="%s" width="%s" height="%s" fill="hsl(%s,65%%,50%%)"><title>%s</title></rect>',
+					bar.kind, bar.job_id,
+					round((x0 + plotw * greatest(0, date_part('epoch', bar.s - from_ts)) / span)::numeric, 1),
+					y + (r - 1) * rowh + 1,
+					round(greatest(0.5, plotw * date_part('epoch', least(bar.e, to_ts) - greatest(bar.s, from_ts)) / span)::numeric, 1),
+					rowh - 2, abs(hashtext(bar.owner::text)) % 360,
+					replace(replace(replace(format('job %s%s of %s (%s, %s GPUs, %s): %s to %s', bar.job_id,
+						coalesce(' "' || bar.name || '"', ''), bar.owner, bar.model_class, bar.gpus, bar.status,
+						bar.s, bar.e), '&', '&amp;'), '<', '&lt;'), '>', '&gt;'));
+			END LOOP;
+			nrows := greatest(nrows, array_length(ends, 1));
+		END LOOP;
+		out := out || format('<text class="lane" x="4" y="%s">%s %s</text><line class="sep" x1="0" x2="%s" y1="%s" y2="%s"/>',
+			y + rowh, CASE lane.section WHEN 'node' THEN 'node' ELSE 'planned' END, lane.name,
+			width, y + greatest(nrows, 1) * rowh, y + greatest(nrows, 1) * rowh);
+		y := y + greatest(nrows, 1) * rowh + 4;
+	END LOOP;
+	-- Time axis: six ticks, and now when inside the window.
+	FOR k IN 0 .. 5 LOOP
+		out := out || format('<line class="tick" x1="%1$s" x2="%1$s" y1="40" y2="%2$s"/><text class="tick" x="%1$s" y="34">%3$s</text>',
+			round((x0 + plotw * k / 5.0)::numeric, 1), y,
+			to_char((from_ts + (to_ts - from_ts) * k / 5) AT TIME ZONE 'UTC', 'MM-DD HH24:MI'));
+	END LOOP;
+	IF mixdnn.now() >= from_ts AND mixdnn.now() < to_ts THEN
+		out := out || format('<line class="now" x1="%1$s" x2="%1$s" y1="40" y2="%2$s"/>',
+			round((x0 + plotw * date_part('epoch', mixdnn.now() - from_ts) / span)::numeric, 1), y);
+	END IF;
+	RETURN format('<svg xmlns="http://www.w3.org/2000/svg" width="%1$s" height="%2$s" viewBox="0 0 %1$s %2$s">', width, y + 10)
+		|| '<style>text{font:10px sans-serif}.planned{opacity:.45;stroke:#000;stroke-dasharray:3 2}.running{stroke:#000}'
+		|| 'line.tick{stroke:#ccc}text.tick{fill:#555;text-anchor:middle}.sep{stroke:#eee}.now{stroke:red}</style>'
+		|| format('<rect x="0" y="0" width="%s" height="%s" fill="white"/>', width, y + 10)
+		|| format('<text x="4" y="14">MixDNN %s to %s (UTC); solid: ran, outlined: running (to its expected end), dashed: planned; color: owner</text>',
+				  to_char(from_ts AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), to_char(to_ts AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'))
+		|| out || '</svg>';
+END
+$$;
+COMMENT ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz) IS 'an SVG Gantt chart of a time window: what ran on each node''s GPUs and what is planned per GPU type';
+
 REVOKE ALL ON mixdnn.estimate_accuracy, mixdnn.estimate_accuracy_summary FROM PUBLIC;
-REVOKE ALL ON mixdnn.metrics, mixdnn._launches FROM PUBLIC;
+REVOKE ALL ON mixdnn.metrics, mixdnn._launches, mixdnn._gantt_bars FROM PUBLIC;
+REVOKE ALL ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz) FROM PUBLIC;
+GRANT SELECT ON mixdnn._gantt_bars TO mixdnn_user, mixdnn_admin;
+GRANT EXECUTE ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz) TO mixdnn_user, mixdnn_admin;
 GRANT SELECT ON mixdnn.metrics TO mixdnn_user, mixdnn_admin, pg_monitor;
 -- What pg_monitor needs for mixdnn.metrics: the schema, and the clock the view calls as its reader.
 GRANT USAGE ON SCHEMA mixdnn TO pg_monitor;
