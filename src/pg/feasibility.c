@@ -41,6 +41,13 @@ allowed_types(const mx_snapshot *s, ArrayType *arr)
 	return mask;
 }
 
+/* The model's measured points, or -1 when it has none. */
+static int
+read_profile(mx_snapshot *s, text *model)
+{
+	return mx_read_model_profile(s, text_to_cstring(model));
+}
+
 /* (model_class, gpu_type, gpus, min_gpus, max_gpus, allowed_types, model) -> bool */
 Datum
 mixdnn_job_can_run(PG_FUNCTION_ARGS)
@@ -79,7 +86,7 @@ mixdnn_job_can_run(PG_FUNCTION_ARGS)
 	j.duration = 1.0;
 	j.submitted = s.now;
 	j.prev_type = -1;
-	j.profile = PG_ARGISNULL(6) ? -1 : mx_read_model_profile(&s, text_to_cstring(PG_GETARG_TEXT_PP(6)));
+	j.profile = PG_ARGISNULL(6) ? -1 : read_profile(&s, PG_GETARG_TEXT_PP(6));
 
 	configs = palloc(sizeof(mx_config) * Max(mx_job_configs_max(&s, &j), 1));
 	n = mx_job_configs(&s, &j, mx_guc_scaling_alpha, configs, Max(mx_job_configs_max(&s, &j), 1));
