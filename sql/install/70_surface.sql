@@ -1,7 +1,8 @@
--- What users and operators look at (docs/reference.md, "Queue, explain,
--- what-if"): the queue, why a job has its plan, and what a submission would
--- get. explain and what_if plan with the core exactly as a round does and
--- write nothing.
+-- What users and operators look at (issue #14; docs/reference.md, "The
+-- queue, why and what-if" and the sections after it): the queue, why a job
+-- has its plan, what a submission would get (both planned with the core
+-- exactly as a round does, writing nothing), the failure log line,
+-- utilization, estimate accuracy, metrics for scrapers and a Gantt chart.
 
 -- Every unfinished job, in the order the scheduler serves them. The view
 -- runs as its owner, so it sees every job; a user sees the private columns
