@@ -296,6 +296,57 @@ CREATE VIEW mixdnn._gantt_bars WITH (security_barrier = true) AS
 		  WHERE j.status OPERATOR(pg_catalog.=) 'planned' AND j.planned_start IS NOT NULL) b;
 COMMENT ON VIEW mixdnn._gantt_bars IS 'internal: what mixdnn.gantt_svg draws';
 
+-- Internal: the bars of one lane of mixdnn.gantt_svg() from height y: each
+-- bar takes as many free GPU rows as it has GPUs, earliest first (rows are
+-- added when a lane's bars need more than its GPUs). Returns the SVG and
+-- the rows used.
+CREATE FUNCTION mixdnn._gantt_lane(section text, lane text, lane_rows int, from_ts timestamptz,
+								   to_ts timestamptz, y int, OUT svg text, OUT nrows int)
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	x0			constant int := 130;
+	plotw		constant int := 1020;	-- leaves room for the last tick's label
+	rowh		constant int := 12;
+	span		float8 := date_part('epoch', to_ts - from_ts);
+	ends		timestamptz[] := array_fill('-infinity'::timestamptz, ARRAY[greatest(lane_rows, 1)]);
+	bar			record;
+	r			int;
+	k			int;
+BEGIN
+	svg := '';
+	FOR bar IN
+		SELECT * FROM mixdnn._gantt_bars g
+		WHERE g.section = _gantt_lane.section AND g.lane = _gantt_lane.lane AND g.s < to_ts AND g.e > from_ts
+		ORDER BY g.s, g.job_id
+	LOOP
+		k := 0;
+		r := 0;
+		WHILE k < bar.gpus LOOP
+			r := r + 1;
+			IF r > array_length(ends, 1) THEN
+				ends := ends || '-infinity'::timestamptz;
+			END IF;
+			CONTINUE WHEN ends[r] > bar.s;
+			ends[r] := bar.e;
+			k := k + 1;
+			svg := svg || format('<rect class="%s" data-job="%s" x="%s" y="%s" width="%s" height="%s" fill="hsl(%s,65%%,50%%)"><title>%s</title></rect>',
+				bar.kind, bar.job_id,
+				round((x0 + plotw * greatest(0, date_part('epoch', bar.s - from_ts)) / span)::numeric, 1),
+				y + (r - 1) * rowh + 1,
+				round(greatest(0.5, plotw * date_part('epoch', least(bar.e, to_ts) - greatest(bar.s, from_ts)) / span)::numeric, 1),
+				rowh - 2, abs(hashtext(bar.owner::text)) % 360,
+				replace(replace(replace(format('job %s%s of %s (%s, %s GPUs, %s): %s to %s', bar.job_id,
+					coalesce(' "' || bar.name || '"', ''), bar.owner, bar.model_class, bar.gpus, bar.status,
+					bar.s, bar.e), '&', '&amp;'), '<', '&lt;'), '>', '&gt;'));
+		END LOOP;
+	END LOOP;
+	nrows := greatest(lane_rows, array_length(ends, 1), 1);
+END
+$$;
+COMMENT ON FUNCTION mixdnn._gantt_lane(text, text, int, timestamptz, timestamptz, int) IS 'internal: one lane of mixdnn.gantt_svg';
+
 -- An SVG Gantt chart of [from_ts, to_ts): a lane per node with a row per
 -- GPU for what ran and runs, a lane per GPU type for what is planned,
 -- colored by owner. As the invoker: the bars come from mixdnn._gantt_bars.
@@ -306,17 +357,13 @@ CREATE FUNCTION mixdnn.gantt_svg(from_ts timestamptz, to_ts timestamptz) RETURNS
 DECLARE
 	width		constant int := 1200;
 	x0			constant int := 130;
-	plotw		constant int := 1020;	-- leaves room for the last tick's label
+	plotw		constant int := 1020;
 	rowh		constant int := 12;
-	span		float8;
 	y			int := 50;
 	out			text := '';
 	lane		record;
-	bar			record;
-	ends		timestamptz[];
-	r			int;
+	drawn		record;
 	k			int;
-	nrows		int;
 BEGIN
 	IF from_ts IS NULL OR to_ts IS NULL THEN
 		RAISE EXCEPTION 'mixdnn.gantt_svg needs from_ts and to_ts'
@@ -326,7 +373,6 @@ BEGIN
 		RAISE EXCEPTION 'mixdnn.gantt_svg needs from_ts < to_ts'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	span := date_part('epoch', to_ts - from_ts);
 	FOR lane IN
 		SELECT 'node' AS section, n.node AS name, n.gpus AS rows FROM mixdnn.gpu_nodes n
 		UNION ALL
@@ -334,39 +380,12 @@ BEGIN
 		FROM mixdnn.gpu_types t
 		ORDER BY 1, 2
 	LOOP
-		-- Each bar takes as many free GPU rows as it has GPUs, earliest first.
-		ends := array_fill('-infinity'::timestamptz, ARRAY[greatest(lane.rows, 1)]);
-		nrows := lane.rows;
-		FOR bar IN
-			SELECT * FROM mixdnn._gantt_bars g
-			WHERE g.section = lane.section AND g.lane = lane.name AND g.s < to_ts AND g.e > from_ts
-			ORDER BY g.s, g.job_id
-		LOOP
-			k := 0;
-			FOR r IN 1 .. array_length(ends, 1) + bar.gpus LOOP
-				EXIT WHEN k >= bar.gpus;
-				IF r > array_length(ends, 1) THEN
-					ends := ends || '-infinity'::timestamptz;
-				END IF;
-				CONTINUE WHEN ends[r] > bar.s;
-				ends[r] := bar.e;
-				k := k + 1;
-				out := out || format('<rect class="%s" data-job="%s" x="%s" y="%s" width="%s" height="%s" fill="hsl(%s,65%%,50%%)"><title>%s</title></rect>',
-					bar.kind, bar.job_id,
-					round((x0 + plotw * greatest(0, date_part('epoch', bar.s - from_ts)) / span)::numeric, 1),
-					y + (r - 1) * rowh + 1,
-					round(greatest(0.5, plotw * date_part('epoch', least(bar.e, to_ts) - greatest(bar.s, from_ts)) / span)::numeric, 1),
-					rowh - 2, abs(hashtext(bar.owner::text)) % 360,
-					replace(replace(replace(format('job %s%s of %s (%s, %s GPUs, %s): %s to %s', bar.job_id,
-						coalesce(' "' || bar.name || '"', ''), bar.owner, bar.model_class, bar.gpus, bar.status,
-						bar.s, bar.e), '&', '&amp;'), '<', '&lt;'), '>', '&gt;'));
-			END LOOP;
-			nrows := greatest(nrows, array_length(ends, 1));
-		END LOOP;
-		out := out || format('<text class="lane" x="4" y="%s">%s %s</text><line class="sep" x1="0" x2="%s" y1="%s" y2="%s"/>',
-			y + rowh, CASE lane.section WHEN 'node' THEN 'node' ELSE 'planned' END, lane.name,
-			width, y + greatest(nrows, 1) * rowh, y + greatest(nrows, 1) * rowh);
-		y := y + greatest(nrows, 1) * rowh + 4;
+		drawn := mixdnn._gantt_lane(lane.section, lane.name, lane.rows, from_ts, to_ts, y);
+		out := out || drawn.svg
+			|| format('<text class="lane" x="4" y="%s">%s %s</text><line class="sep" x1="0" x2="%s" y1="%s" y2="%4$s"/>',
+				y + rowh, CASE lane.section WHEN 'node' THEN 'node' ELSE 'planned' END, lane.name,
+				width, y + drawn.nrows * rowh);
+		y := y + drawn.nrows * rowh + 4;
 	END LOOP;
 	-- Time axis: six ticks, and now when inside the window.
 	FOR k IN 0 .. 5 LOOP
@@ -376,7 +395,7 @@ BEGIN
 	END LOOP;
 	IF mixdnn.now() >= from_ts AND mixdnn.now() < to_ts THEN
 		out := out || format('<line class="now" x1="%1$s" x2="%1$s" y1="40" y2="%2$s"/>',
-			round((x0 + plotw * date_part('epoch', mixdnn.now() - from_ts) / span)::numeric, 1), y);
+			round((x0 + plotw * date_part('epoch', mixdnn.now() - from_ts) / date_part('epoch', to_ts - from_ts))::numeric, 1), y);
 	END IF;
 	RETURN format('<svg xmlns="http://www.w3.org/2000/svg" width="%1$s" height="%2$s" viewBox="0 0 %1$s %2$s">', width, y + 10)
 		|| '<style>text{font:10px sans-serif}.planned{opacity:.45;stroke:#000;stroke-dasharray:3 2}.running{stroke:#000}'
@@ -391,9 +410,11 @@ COMMENT ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz) IS 'an SVG Gantt 
 
 REVOKE ALL ON mixdnn.estimate_accuracy, mixdnn.estimate_accuracy_summary FROM PUBLIC;
 REVOKE ALL ON mixdnn.metrics, mixdnn._launches, mixdnn._gantt_bars FROM PUBLIC;
-REVOKE ALL ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz) FROM PUBLIC;
+REVOKE ALL ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz),
+	mixdnn._gantt_lane(text, text, int, timestamptz, timestamptz, int) FROM PUBLIC;
 GRANT SELECT ON mixdnn._gantt_bars TO mixdnn_user, mixdnn_admin;
-GRANT EXECUTE ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz) TO mixdnn_user, mixdnn_admin;
+GRANT EXECUTE ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz),
+	mixdnn._gantt_lane(text, text, int, timestamptz, timestamptz, int) TO mixdnn_user, mixdnn_admin;
 GRANT SELECT ON mixdnn.metrics TO mixdnn_user, mixdnn_admin, pg_monitor;
 -- What pg_monitor needs for mixdnn.metrics: the schema, and the clock the view calls as its reader.
 GRANT USAGE ON SCHEMA mixdnn TO pg_monitor;
