@@ -12,7 +12,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(36);
+SELECT plan(39);
 
 CREATE ROLE tap80_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap80_bob NOLOGIN IN ROLE mixdnn_user;
@@ -139,6 +139,12 @@ SELECT throws_ok($$SELECT * FROM mixdnn.what_if(model_class => 'hard', gpus => 1
 	'what_if: a hard job needs a gpu_type');
 SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 4, min_gpus => 3, max_gpus => 2, duration => '1 h')$$, '23514', NULL,
 	'what_if: min_gpus > max_gpus');
+SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '1 h', priority => 500)$$, '23514',
+	'priority must be between -100 and 100, not 500', 'what_if: priority out of range');
+SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '1 h', allowed_types => '{}')$$, '22023', NULL,
+	'what_if: an empty allowed_types');
+SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '0 s')$$, '23514', NULL,
+	'what_if: a duration that is not positive');
 RESET ROLE;
 
 SELECT * FROM finish();
