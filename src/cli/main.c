@@ -3,7 +3,6 @@
  * (docs/cli.md). The commands are in commands.c.
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,16 +154,36 @@ parse_args(int argc, char **argv, mc_ctx *c, cli_args *a)
 		}
 		switch (o)
 		{
-			case 'j': c->json = true; break;
-			case 'd': a->dsn = optarg; break;
-			case 'a': c->all = true; break;
-			case 'u': c->user = optarg; break;
-			case 'l': c->limit = (int) number_arg("--limit", optarg, 1, 100000); break;
-			case 'i': c->interval_s = number_arg("--interval", optarg, 1, 3600); break;
-			case 'n': c->iterations = (int) number_arg("--iterations", optarg, 0, 1000000); break;
-			case 'f': a->file = optarg; break;
-			case 'h': usage(stdout); exit(MC_EXIT_OK);
-			default: usage(stderr); exit(MC_EXIT_USAGE);
+			case 'j':
+				c->json = true;
+				break;
+			case 'd':
+				a->dsn = optarg;
+				break;
+			case 'a':
+				c->all = true;
+				break;
+			case 'u':
+				c->user = optarg;
+				break;
+			case 'l':
+				c->limit = (int) number_arg("--limit", optarg, 1, 100000);
+				break;
+			case 'i':
+				c->interval_s = number_arg("--interval", optarg, 1, 3600);
+				break;
+			case 'n':
+				c->iterations = (int) number_arg("--iterations", optarg, 0, 1000000);
+				break;
+			case 'f':
+				a->file = optarg;
+				break;
+			case 'h':
+				usage(stdout);
+				exit(MC_EXIT_OK);
+			default:
+				usage(stderr);
+				exit(MC_EXIT_USAGE);
 		}
 	}
 	if (a->spec.f)
