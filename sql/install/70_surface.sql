@@ -276,12 +276,14 @@ COMMENT ON VIEW mixdnn.metrics IS 'scheduler metrics for scrapers: jobs by statu
 -- job's bar is drawn; like mixdnn.queue, a job's name only for its owner and
 -- admins. On a node's lane ("node"): each launch attempt's part, from the
 -- launch to its end ('ran'), or, while it runs, to its expected end or now,
--- whichever is later ('running'). On a GPU type's lane ("type"): a waiting
--- job's plan ('planned').
+-- whichever is later ('running'), with the job's first plan (first_start,
+-- first_end) to compare. On a GPU type's lane ("type"): a waiting job's plan
+-- ('planned').
 CREATE VIEW mixdnn._gantt_bars WITH (security_barrier = true) AS
 	SELECT b.section, b.lane, b.kind, b.gpus, b.job_id, b.owner, b.model_class, b.status, b.s, b.e,
 		   CASE WHEN b.owner OPERATOR(pg_catalog.=) CURRENT_USER
-					 OR pg_catalog.pg_has_role(CURRENT_USER, 'mixdnn_admin', 'MEMBER') THEN b.name END AS name
+					 OR pg_catalog.pg_has_role(CURRENT_USER, 'mixdnn_admin', 'MEMBER') THEN b.name END AS name,
+		   f.planned_start AS first_start, f.planned_end AS first_end
 	FROM (SELECT 'node'::text AS section, p.node AS lane,
 				 CASE WHEN p.finished_at IS NULL THEN 'running' ELSE 'ran' END AS kind,
 				 p.gpus, j.job_id, j.owner, j.model_class, p.state AS status, l.at AS s,
@@ -293,7 +295,11 @@ CREATE VIEW mixdnn._gantt_bars WITH (security_barrier = true) AS
 		  SELECT 'type', j.planned_gpu_type, 'planned', j.planned_gpus, j.job_id, j.owner, j.model_class, j.status,
 				 j.planned_start, j.planned_end, j.name
 		  FROM mixdnn.jobs j
-		  WHERE j.status OPERATOR(pg_catalog.=) 'planned' AND j.planned_start IS NOT NULL) b;
+		  WHERE j.status OPERATOR(pg_catalog.=) 'planned' AND j.planned_start IS NOT NULL) b
+	LEFT JOIN LATERAL (
+		SELECT h.planned_start, h.planned_end FROM mixdnn.plan_history h
+		WHERE h.job_id OPERATOR(pg_catalog.=) b.job_id AND h.planned_start IS NOT NULL
+		ORDER BY h.round_id LIMIT 1) f ON b.section OPERATOR(pg_catalog.=) 'node';
 COMMENT ON VIEW mixdnn._gantt_bars IS 'internal: what mixdnn.gantt_svg draws';
 
 -- Internal: the bars of one lane of mixdnn.gantt_svg() from height y: each
@@ -340,6 +346,15 @@ BEGIN
 				replace(replace(replace(format('job %s%s of %s (%s, %s GPUs, %s): %s to %s', bar.job_id,
 					coalesce(' "' || bar.name || '"', ''), bar.owner, bar.model_class, bar.gpus, bar.status,
 					bar.s, bar.e), '&', '&amp;'), '<', '&lt;'), '>', '&gt;'));
+			-- The first plan of what ran, as a thin line over the bar: planned versus actual.
+			IF bar.first_start < to_ts AND bar.first_end > from_ts THEN
+				svg := svg || format('<rect class="plan" data-job="%s" x="%s" y="%s" width="%s" height="2"/>',
+					bar.job_id,
+					round((x0 + plotw * greatest(0, date_part('epoch', bar.first_start - from_ts)) / span)::numeric, 1),
+					y + (r - 1) * rowh,
+					round(greatest(0.5, plotw * date_part('epoch', least(bar.first_end, to_ts)
+						- greatest(bar.first_start, from_ts)) / span)::numeric, 1));
+			END IF;
 		END LOOP;
 	END LOOP;
 	nrows := greatest(lane_rows, array_length(ends, 1), 1);
@@ -382,7 +397,7 @@ BEGIN
 	LOOP
 		drawn := mixdnn._gantt_lane(lane.section, lane.name, lane.rows, from_ts, to_ts, y);
 		out := out || drawn.svg
-			|| format('<text class="lane" x="4" y="%s">%s %s</text><line class="sep" x1="0" x2="%s" y1="%s" y2="%4$s"/>',
+			|| format('<text class="lane" x="4" y="%s">%s %s</text><line class="sep" x1="0" x2="%s" y1="%5$s" y2="%5$s"/>',
 				y + rowh, CASE lane.section WHEN 'node' THEN 'node' ELSE 'planned' END, lane.name,
 				width, y + drawn.nrows * rowh);
 		y := y + drawn.nrows * rowh + 4;
@@ -398,10 +413,10 @@ BEGIN
 			round((x0 + plotw * date_part('epoch', mixdnn.now() - from_ts) / date_part('epoch', to_ts - from_ts))::numeric, 1), y);
 	END IF;
 	RETURN format('<svg xmlns="http://www.w3.org/2000/svg" width="%1$s" height="%2$s" viewBox="0 0 %1$s %2$s">', width, y + 10)
-		|| '<style>text{font:10px sans-serif}.planned{opacity:.45;stroke:#000;stroke-dasharray:3 2}.running{stroke:#000}'
+		|| '<style>text{font:10px sans-serif}.planned{opacity:.45;stroke:#000;stroke-dasharray:3 2}.running{stroke:#000}.plan{fill:#000}'
 		|| 'line.tick{stroke:#ccc}text.tick{fill:#555;text-anchor:middle}.sep{stroke:#eee}.now{stroke:red}</style>'
 		|| format('<rect x="0" y="0" width="%s" height="%s" fill="white"/>', width, y + 10)
-		|| format('<text x="4" y="14">MixDNN %s to %s (UTC); solid: ran, outlined: running (to its expected end), dashed: planned; color: owner</text>',
+		|| format('<text x="4" y="14">MixDNN %s to %s (UTC); solid: ran, outlined: running (to its expected end), black line: its first plan, dashed: planned; color: owner</text>',
 				  to_char(from_ts AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), to_char(to_ts AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'))
 		|| out || '</svg>';
 END

@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(10);
+SELECT plan(12);
 
 CREATE ROLE tap82_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap82_bob NOLOGIN IN ROLE mixdnn_user;
@@ -36,6 +36,12 @@ SELECT is((SELECT count(*) FROM g, regexp_matches(svg, '<rect class="running"', 
 	'one bar per GPU of what runs: 2 + 2 on n1, drawn to their expected end');
 SELECT is((SELECT count(*) FROM g, regexp_matches(svg, '<rect class="planned"', 'g')), 4::bigint,
 	'one bar per GPU of what is planned: 4 v100');
+SELECT is((SELECT count(*) FROM g, regexp_matches(svg, '<rect class="plan" data-job="' || pg_temp.jid('a-run') || '" x="([0-9.]+)"', 'g') m
+		   WHERE m[1] = (SELECT substring(svg FROM '<rect class="running" data-job="' || pg_temp.jid('a-run') || '" x="([0-9.]+)"') FROM g)),
+	2::bigint, 'each GPU bar of a-run carries its first plan, which started where it ran (planned versus actual)');
+SELECT is((xpath('count(//s:line[@x1 != @x2 and @y1 != @y2])', (SELECT svg FROM g)::xml,
+					ARRAY[ARRAY['s', 'http://www.w3.org/2000/svg']]))[1]::text, '0',
+	'every rule of the chart (lane separators, ticks, now) is horizontal or vertical');
 SELECT ok((SELECT svg LIKE '%"a-next"%' AND svg LIKE '%"a-run"%' FROM g), 'alice''s job names are in the titles');
 SELECT ok((SELECT svg NOT LIKE '%b-secret%' AND svg LIKE '%of tap82_bob%' FROM g),
 	'bob''s job is drawn, with its owner, but without its name');
