@@ -146,8 +146,13 @@ visible_status(int64 job_id)
 					   (Datum[]) {Int64GetDatum(job_id)}, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "mixdnn: could not read the job");
 	if (SPI_processed == 1)
-		status = MemoryContextStrdup(TopTransactionContext,
-									 SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1));
+	{
+		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+		/* Outlives SPI_finish(): allocated in the caller's context. */
+		status = SPI_palloc(strlen(v) + 1);
+		strcpy(status, v);
+	}
 	SPI_finish();
 	return status;
 }
