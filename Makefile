@@ -24,10 +24,10 @@ DATA        = $(wildcard sql/versions/$(EXTENSION)--*.sql)
 REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/[0-9]*.sql)))
 REGRESS_OPTS = --inputdir=. --outputdir=build/regress
 
-BINS          = bin/mixdnn-sim bin/mixdnn-bench bin/mixdnn-launcher
+BINS          = bin/mixdnn-sim bin/mixdnn-bench bin/mixdnn-launcher bin/mixdnn
 SCRIPTS_built = $(BINS)
 UNIT_TESTS    = $(patsubst test/unit/%.c,build/unit/%,$(sort $(wildcard test/unit/test_*.c)))
-EXTRA_CLEAN   = $(BINS) build src/sim/*.o src/bench/*.o src/launcher/*.o src/*/*.d
+EXTRA_CLEAN   = $(BINS) build src/sim/*.o src/bench/*.o src/launcher/*.o src/cli/*.o src/*/*.d
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -68,11 +68,17 @@ bin/mixdnn-launcher: $(patsubst %.c,%.o,$(wildcard src/launcher/*.c))
 	@mkdir -p bin
 	$(CC) $(CFLAGS) -o $@ $^ -L$(shell $(PG_CONFIG) --libdir) -lpq
 
+bin/mixdnn: $(patsubst %.c,%.o,$(wildcard src/cli/*.c))
+	@mkdir -p bin
+	$(CC) $(CFLAGS) -o $@ $^ -L$(shell $(PG_CONFIG) --libdir) -lpq
+
 src/sim/%.o: src/sim/%.c
 	$(CC) $(TOOL_CFLAGS) -c -o $@ $<
 src/bench/%.o: src/bench/%.c
 	$(CC) $(TOOL_CFLAGS) -c -o $@ $<
 src/launcher/%.o: src/launcher/%.c
+	$(CC) $(CFLAGS) -I$(shell $(PG_CONFIG) --includedir) -c -o $@ $<
+src/cli/%.o: src/cli/%.c
 	$(CC) $(CFLAGS) -I$(shell $(PG_CONFIG) --includedir) -c -o $@ $<
 
 build/unit/%: test/unit/%.c test/unit/unit.h $(CORE_OBJS)

@@ -8,6 +8,7 @@
 #   upgrade  every released version upgrades to a fresh install's catalog
 #   diff     the extension and bin/mixdnn-sim make the same schedule (test/sim/differential.sh)
 #   e2e      background worker + real bin/mixdnn-launcher processes
+#   cli      bin/mixdnn as two users run it (test/cli/run.sh)
 # Run one suite with: test/run_tests.sh pgtap
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,7 @@ chmod 755 "$WORK"
 trap 'cluster_stop; rm -rf "$WORK"' EXIT
 CLUSTER_PORT=${MIXDNN_TEST_PORT:-5499} cluster_start "$WORK/pg" || exit 1
 
-suites=${*:-unit regress pgtap upgrade sim diff e2e}
+suites=${*:-unit regress pgtap upgrade sim diff e2e cli}
 passed=0
 failed=0
 failed_names=""
@@ -35,6 +36,7 @@ for suite in $suites; do
 		sim) cmd="bash test/sim/run.sh" ;;
 		diff) cmd="sh test/sim/differential.sh bin/mixdnn-sim" ;;
 		e2e) cmd="bash test/e2e/run.sh" ;;
+		cli) cmd="bash test/cli/run.sh" ;;
 		*) echo "unknown suite: $suite" >&2; exit 2 ;;
 	esac
 	echo "=== $suite: $cmd"

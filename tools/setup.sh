@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES="postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
-          libglpk-dev libpq-dev gcc make gnuplot-nox python3"
+          libglpk-dev libpq-dev gcc make gnuplot-nox python3 prometheus-postgres-exporter chromium"
 
 if [ "$(id -u)" = 0 ] && [ -z "${MIXDNN_SKIP_APT:-}" ]; then
 	missing=""

@@ -15,8 +15,8 @@
 
 #include "clock.h"
 #include "guc.h"
+#include "profile_read.h"
 #include "snapshot_read.h"
-#include "spi_cache.h"
 #include "utility.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_job_can_run);
@@ -45,34 +45,7 @@ allowed_types(const mx_snapshot *s, ArrayType *arr)
 static int
 read_profile(mx_snapshot *s, text *model)
 {
-	uint64		i;
-	mx_profile *p;
-
-	if (mx_spi_execute("SELECT gpu_type, gpus, throughput FROM mixdnn.profiles WHERE model = $1",
-							  1, (Oid[]) {TEXTOID}, (Datum[]) {PointerGetDatum(model)},
-							  NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "mixdnn: could not read profiles");
-	if (SPI_processed == 0)
-		return -1;
-	p = palloc0(sizeof(mx_profile));
-	p->points = palloc0(sizeof(mx_profile_point) * SPI_processed);
-	for (i = 0; i < SPI_processed; i++)
-	{
-		HeapTuple	t = SPI_tuptable->vals[i];
-		TupleDesc	d = SPI_tuptable->tupdesc;
-		bool		isnull;
-		int			type = mx_type_index(s, TextDatumGetCString(SPI_getbinval(t, d, 1, &isnull)));
-
-		if (type < 0)
-			continue;
-		p->points[p->npoints].type = type;
-		p->points[p->npoints].gpus = DatumGetInt32(SPI_getbinval(t, d, 2, &isnull));
-		p->points[p->npoints].thr = DatumGetFloat8(SPI_getbinval(t, d, 3, &isnull));
-		p->npoints++;
-	}
-	s->profiles = p;
-	s->nprofiles = 1;
-	return 0;
+	return mx_read_model_profile(s, text_to_cstring(model));
 }
 
 /* (model_class, gpu_type, gpus, min_gpus, max_gpus, allowed_types, model) -> bool */

@@ -124,6 +124,39 @@ write_batch(launch_batch *b, TimestampTz now)
 			  1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(b->job_id.n)}, SPI_OK_UPDATE);
 }
 
+/*
+ * One server-log line per launch_due() that launched or had to leave due
+ * jobs behind: how many, when, which (the first few ids).
+ */
+static void
+log_launches(const launch_batch *b, TimestampTz now, int unplaced)
+{
+	StringInfoData ids;
+	int			i;
+
+	if (b->job_id.n == 0 && unplaced == 0)
+		return;
+	if (b->job_id.n == 0)
+	{
+		ereport(LOG,
+				(errmsg("mixdnn could not launch %d due job(s) at %s: their GPUs are still held; a round re-plans them",
+						unplaced, timestamptz_to_str(now)),
+				 errhidestmt(true)));
+		return;
+	}
+	initStringInfo(&ids);
+	for (i = 0; i < b->job_id.n && i < 10; i++)
+		appendStringInfo(&ids, "%s" INT64_FORMAT, i ? ", " : "", DatumGetInt64(b->job_id.v[i]));
+	if (b->job_id.n > 10)
+		appendStringInfo(&ids, ", ... %d more", b->job_id.n - 10);
+	ereport(LOG,
+			(errmsg("mixdnn launched %d job(s) on %d node part(s) at %s (job %s)",
+					b->job_id.n, b->part_job.n, timestamptz_to_str(now), ids.data),
+			 unplaced > 0 ? errdetail("%d due job(s) wait for GPUs still held; a round re-plans them.", unplaced) : 0,
+			 errhidestmt(true)));
+	pfree(ids.data);
+}
+
 int
 mx_launch_due(void)
 {
@@ -222,6 +255,7 @@ mx_launch_due(void)
 	if (b.job_id.n > 0)
 		write_batch(&b, now);
 	launched = b.job_id.n;
+	log_launches(&b, now, unplaced);
 
 	SPI_finish();
 	mx_restore_user(&saved);

@@ -70,6 +70,12 @@ mx_run_round(const char *event)
 	}
 	PG_END_TRY();
 
+	/* Every round, so only at DEBUG1: a default server log stays readable. */
+	ereport(DEBUG1,
+			(errmsg_internal("mixdnn round %lld for \"%s\": %d waiting, %d running, solver %s, %.1f ms",
+							 (long long) round_id, event, d.snap.njobs, d.running_jobs,
+							 plan.solver, plan.solve_ms),
+			 errhidestmt(true)));
 	SPI_finish();
 	mx_restore_user(&saved);
 	MemoryContextSwitchTo(oldcxt);

@@ -1,0 +1,439 @@
+-- What users and operators look at (issue #14; docs/reference.md, "The
+-- queue, why and what-if" and the sections after it): the queue, why a job
+-- has its plan, what a submission would get (both planned with the core
+-- exactly as a round does, writing nothing), the failure log line,
+-- utilization, estimate accuracy, metrics for scrapers and a Gantt chart.
+
+-- Every unfinished job, in the order the scheduler serves them. The view
+-- runs as its owner, so it sees every job; a user sees the private columns
+-- (name, model, reason) of their own jobs only, an admin of every job.
+CREATE VIEW mixdnn.queue WITH (security_barrier = true) AS
+	SELECT CASE WHEN q.waiting THEN q.served END::int AS position,
+		   q.job_id, q.owner,
+		   CASE WHEN q.visible THEN q.name END AS name,
+		   q.status, q.model_class,
+		   q.gpu_type AS requested_gpu_type, q.gpus AS requested_gpus,
+		   q.min_gpus, q.max_gpus,
+		   q.planned_gpu_type, q.planned_gpus, q.planned_start, q.planned_end,
+		   (SELECT pg_catalog.array_agg(p.node ORDER BY p.node_rank) FROM mixdnn.job_parts p
+			 WHERE p.job_id = q.job_id AND p.attempt = q.attempt
+			   AND p.state OPERATOR(pg_catalog.=) ANY ('{launching,running}'::text[])) AS nodes,
+		   CASE WHEN q.waiting THEN mixdnn.now() OPERATOR(pg_catalog.-) q.submitted_at
+				ELSE q.started_at OPERATOR(pg_catalog.-) q.submitted_at END AS waited,
+		   CASE WHEN q.visible THEN q.model END AS model,
+		   CASE WHEN q.visible THEN q.reason END AS reason,
+		   q.owner OPERATOR(pg_catalog.=) CURRENT_USER AS mine
+	FROM (SELECT j.*,
+				 j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned}'::text[]) AS waiting,
+				 j.owner OPERATOR(pg_catalog.=) CURRENT_USER
+				   OR pg_catalog.pg_has_role(CURRENT_USER, 'mixdnn_admin', 'MEMBER') AS visible,
+				 -- launch_due starts planned jobs by (planned_start, job_id); unplanned ones come after
+				 pg_catalog.row_number() OVER (
+					 PARTITION BY j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned}'::text[])
+					 ORDER BY j.planned_start NULLS LAST,
+							  CASE WHEN j.planned_start IS NULL THEN OPERATOR(pg_catalog.-) j.priority END,
+							  CASE WHEN j.planned_start IS NULL THEN j.submitted_at END,
+							  j.job_id) AS served
+		  FROM mixdnn.jobs j
+		  WHERE j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned,launching,running}'::text[])) q;
+COMMENT ON VIEW mixdnn.queue IS 'unfinished jobs in the order the scheduler serves them; others'' jobs without their private columns';
+
+-- Why a waiting job has its plan: each candidate configuration (C: src/pg/explain.c).
+CREATE FUNCTION mixdnn.explain(job_id bigint)
+	RETURNS TABLE (gpu_type text, gpus int, utility float8, run_time interval,
+				   earliest_start timestamptz, earliest_end timestamptz, value float8,
+				   chosen boolean, blocked_by text, detail text)
+	AS 'MODULE_PATHNAME', 'mixdnn_explain'
+	LANGUAGE C STRICT VOLATILE
+	SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION mixdnn.explain(bigint) IS 'each candidate configuration of a waiting job, which one a round chooses now and what blocks the faster ones';
+
+-- Internal: the planning part of mixdnn.what_if (src/pg/what_if.c); takes
+-- validated arguments with the submission defaults applied.
+CREATE FUNCTION mixdnn._what_if(hard boolean, gpu_type text, gpus int, min_gpus int, max_gpus int,
+								allowed_types text[], duration_s float8, priority int, model text)
+	RETURNS TABLE (planned_gpu_type text, planned_gpus int, planned_start timestamptz,
+				   planned_end timestamptz, wait interval, "position" int, reason text)
+	AS 'MODULE_PATHNAME', 'mixdnn_what_if'
+	LANGUAGE C VOLATILE
+	SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION mixdnn._what_if(boolean, text, int, int, int, text[], float8, int, text) IS 'internal: plan a hypothetical job with every waiting job, writing nothing';
+
+-- When and on what a job would run if submitted now. Arguments as the
+-- columns of mixdnn.jobs, checked as a submission is (same SQLSTATEs).
+CREATE FUNCTION mixdnn.what_if(model_class text DEFAULT 'soft', gpu_type text DEFAULT NULL,
+							   gpus int DEFAULT NULL, min_gpus int DEFAULT NULL, max_gpus int DEFAULT NULL,
+							   allowed_types text[] DEFAULT NULL, duration interval DEFAULT NULL,
+							   priority int DEFAULT 0, model text DEFAULT NULL)
+	RETURNS TABLE (planned_gpu_type text, planned_gpus int, planned_start timestamptz,
+				   planned_end timestamptz, wait interval, "position" int, reason text)
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	hard		boolean := what_if.model_class = 'hard';
+	lo			int := what_if.min_gpus;
+	hi			int := what_if.max_gpus;
+	missing		text;
+BEGIN
+	missing := CASE WHEN what_if.model_class IS NULL THEN 'model_class' WHEN what_if.gpus IS NULL THEN 'gpus'
+					WHEN what_if.duration IS NULL THEN 'duration' WHEN what_if.priority IS NULL THEN 'priority' END;
+	IF missing IS NOT NULL THEN
+		RAISE EXCEPTION 'mixdnn.what_if needs a value for %', missing
+			USING ERRCODE = 'not_null_violation';
+	END IF;
+	IF what_if.model_class NOT IN ('hard', 'soft') THEN
+		RAISE EXCEPTION 'model_class must be hard or soft, not %', what_if.model_class
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF what_if.gpus NOT BETWEEN 1 AND 4096 OR lo NOT BETWEEN 1 AND 4096 OR hi NOT BETWEEN 1 AND 4096 THEN
+		RAISE EXCEPTION 'gpus, min_gpus and max_gpus must be between 1 and 4096'
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF what_if.duration <= interval '0' OR what_if.duration > interval '366 days' THEN
+		RAISE EXCEPTION 'duration must be positive and at most 366 days, not %', what_if.duration
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF what_if.priority NOT BETWEEN -100 AND 100 THEN
+		RAISE EXCEPTION 'priority must be between -100 and 100, not %', what_if.priority
+			USING ERRCODE = 'check_violation';
+	END IF;
+	missing := (SELECT t FROM pg_catalog.unnest(pg_catalog.array_append(what_if.allowed_types, what_if.gpu_type)) t
+				WHERE t IS NOT NULL AND NOT EXISTS (SELECT FROM mixdnn.gpu_types g WHERE g.gpu_type = t) LIMIT 1);
+	IF missing IS NOT NULL THEN
+		RAISE EXCEPTION 'unknown gpu type "%"', missing
+			USING ERRCODE = 'foreign_key_violation',
+				  HINT = 'Registered types are listed in mixdnn.gpu_types.';
+	END IF;
+	IF hard AND (what_if.gpu_type IS NULL OR what_if.allowed_types IS NOT NULL
+				 OR coalesce(lo, what_if.gpus) <> what_if.gpus
+				 OR coalesce(hi, what_if.gpus) <> what_if.gpus) THEN
+		RAISE EXCEPTION 'a hard-model job needs a gpu_type and runs on exactly gpus GPUs'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Leave min_gpus, max_gpus and allowed_types unset for a hard-model job.';
+	END IF;
+	IF NOT hard AND (pg_catalog.cardinality(what_if.allowed_types) = 0
+					 OR pg_catalog.array_position(what_if.allowed_types, NULL) IS NOT NULL) THEN
+		RAISE EXCEPTION 'allowed_types must name at least one GPU type and no NULL'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Leave allowed_types NULL to allow every registered type.';
+	END IF;
+	-- The submission defaults (mixdnn.jobs' column comments).
+	hi := coalesce(hi, greatest(what_if.gpus, lo));
+	lo := coalesce(lo, least(greatest(1, what_if.gpus / 2), hi));
+	IF lo > hi THEN
+		RAISE EXCEPTION 'min_gpus (%) is greater than max_gpus (%)', lo, hi
+			USING ERRCODE = 'check_violation';
+	END IF;
+	RETURN QUERY SELECT * FROM mixdnn._what_if(hard, what_if.gpu_type, what_if.gpus, lo, hi,
+		what_if.allowed_types, pg_catalog.date_part('epoch', what_if.duration)::float8,
+		what_if.priority, what_if.model);
+END
+$$;
+COMMENT ON FUNCTION mixdnn.what_if(text, text, int, int, int, text[], interval, int, text) IS 'when and on which configuration such a job would run if submitted now; writes nothing';
+
+REVOKE ALL ON mixdnn.queue FROM PUBLIC;
+REVOKE ALL ON FUNCTION mixdnn.explain(bigint), mixdnn._what_if(boolean, text, int, int, int, text[], float8, int, text),
+	mixdnn.what_if(text, text, int, int, int, text[], interval, int, text) FROM PUBLIC;
+GRANT SELECT ON mixdnn.queue TO mixdnn_user, mixdnn_admin;
+GRANT EXECUTE ON FUNCTION mixdnn.explain(bigint),
+	mixdnn.what_if(text, text, int, int, int, text[], interval, int, text) TO mixdnn_user, mixdnn_admin;
+
+-- One server-log line per failed job (src/pg/failure_log.c); launches and
+-- expired leases are logged where they happen, each round at DEBUG1.
+CREATE FUNCTION mixdnn._log_job_failure() RETURNS trigger
+	AS 'MODULE_PATHNAME', 'mixdnn_log_job_failure'
+	LANGUAGE C;
+COMMENT ON FUNCTION mixdnn._log_job_failure() IS 'internal trigger: logs a job''s failure at LOG';
+CREATE TRIGGER jobs_log_failure AFTER UPDATE OF status ON mixdnn.jobs
+	FOR EACH ROW WHEN (NEW.status = 'failed' AND OLD.status IS DISTINCT FROM 'failed')
+	EXECUTE FUNCTION mixdnn._log_job_failure();
+
+-- Internal: when each launch attempt of each job happened (the job's n-th
+-- 'launching' event is attempt n). Not granted: only the owner's views and
+-- functions below read it.
+CREATE VIEW mixdnn._launches AS
+	SELECT e.job_id, pg_catalog.row_number() OVER (PARTITION BY e.job_id ORDER BY e.event_id)::int AS attempt, e.at
+	FROM mixdnn.job_events e WHERE e.new_status OPERATOR(pg_catalog.=) 'launching';
+COMMENT ON VIEW mixdnn._launches IS 'internal: the time of every launch attempt of every job';
+
+-- GPUs busy per type and step, from the jobs' parts: a part holds its GPUs
+-- from its launch until it ended, or until now. Aggregates only, so every
+-- user may call it.
+CREATE FUNCTION mixdnn.utilization(from_ts timestamptz, to_ts timestamptz, step interval DEFAULT '1 hour')
+	RETURNS TABLE (bucket timestamptz, gpu_type text, gpus bigint, busy_gpus float8, utilization float8)
+	LANGUAGE plpgsql STABLE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF from_ts IS NULL OR to_ts IS NULL OR step IS NULL THEN
+		RAISE EXCEPTION 'mixdnn.utilization needs from_ts, to_ts and step'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF NOT (to_ts > from_ts) OR NOT (step > interval '0') THEN
+		RAISE EXCEPTION 'mixdnn.utilization needs from_ts < to_ts and a positive step'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF date_part('epoch', to_ts - from_ts) / date_part('epoch', step) > 100000 THEN
+		RAISE EXCEPTION 'mixdnn.utilization returns at most 100000 steps per type'
+			USING ERRCODE = 'program_limit_exceeded',
+				  HINT = 'Use a longer step or a shorter window.';
+	END IF;
+	RETURN QUERY
+	WITH parts AS (
+		SELECT n.gpu_type AS t, p.gpus AS g, l.at AS s, coalesce(p.finished_at, mixdnn.now()) AS e
+		FROM mixdnn.job_parts p
+		JOIN mixdnn._launches l ON l.job_id = p.job_id AND l.attempt = p.attempt
+		JOIN mixdnn.gpu_nodes n ON n.node = p.node),
+	types AS (
+		SELECT n.gpu_type AS t, sum(n.gpus)::bigint AS total FROM mixdnn.gpu_nodes n GROUP BY n.gpu_type),
+	buckets AS (
+		SELECT b AS s, least(b + step, to_ts) AS e FROM generate_series(from_ts, to_ts - interval '1 microsecond', step) b)
+	SELECT b.s, ty.t, ty.total,
+		   coalesce(sum(p.g * date_part('epoch', least(p.e, b.e) - greatest(p.s, b.s))), 0)
+			 / date_part('epoch', b.e - b.s),
+		   coalesce(sum(p.g * date_part('epoch', least(p.e, b.e) - greatest(p.s, b.s))), 0)
+			 / date_part('epoch', b.e - b.s) / ty.total
+	FROM buckets b CROSS JOIN types ty
+	LEFT JOIN parts p ON p.t = ty.t AND p.s < b.e AND p.e > b.s
+	GROUP BY b.s, b.e, ty.t, ty.total
+	ORDER BY b.s, ty.t;
+END
+$$;
+COMMENT ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval) IS 'average GPUs held per type in each step of a window, from the jobs'' parts';
+
+-- Planned versus actual per finished job, as the reader may see it (RLS).
+CREATE VIEW mixdnn.estimate_accuracy WITH (security_invoker = true) AS
+	SELECT s.job_id, s.owner, j.model, s.model_class, s.planned_gpu_type AS gpu_type, s.planned_gpus AS gpus,
+		   s.status, s.submitted_at, s.first_planned_start, s.started_at,
+		   s.started_at - s.first_planned_start AS start_error,
+		   s.planned_end - s.started_at AS estimated_run,
+		   s.finished_at - s.started_at AS actual_run,
+		   s.finished_at - s.planned_end AS run_error,
+		   date_part('epoch', s.finished_at - s.started_at)
+			 / nullif(date_part('epoch', s.planned_end - s.started_at), 0) AS run_ratio
+	FROM mixdnn.schedule s JOIN mixdnn.jobs j ON j.job_id = s.job_id
+	WHERE s.status = 'completed' AND s.started_at IS NOT NULL;
+COMMENT ON VIEW mixdnn.estimate_accuracy IS 'per completed job: planned versus actual start and run time';
+
+CREATE VIEW mixdnn.estimate_accuracy_summary WITH (security_invoker = true) AS
+	SELECT a.owner, a.model, count(*) AS jobs,
+		   avg(abs(date_part('epoch', a.start_error))) AS mean_abs_start_error_s,
+		   percentile_cont(0.5) WITHIN GROUP (ORDER BY a.run_ratio) AS median_run_ratio,
+		   avg(abs(a.run_ratio - 1)) AS mean_abs_run_error_ratio
+	FROM mixdnn.estimate_accuracy a
+	GROUP BY a.owner, a.model;
+COMMENT ON VIEW mixdnn.estimate_accuracy_summary IS 'forecast quality per user and model';
+
+-- For scrapers (tools/prometheus-postgres-exporter.yaml): one row per
+-- metric and label, aggregates over every user's jobs, so it runs as its
+-- owner and may be granted to monitoring roles. Windows: waits and launch
+-- latencies of the last hour, rounds per minute over the last 5 minutes.
+CREATE VIEW mixdnn.metrics WITH (security_barrier = true) AS
+	WITH clock AS (SELECT mixdnn.now() AS t),
+	nodes AS (
+		SELECT n.gpu_type, n.gpus, (n.status = 'up' AND n.unreachable_since IS NULL) AS takes_jobs,
+			   (SELECT count(*) FROM mixdnn.gpu_holds h WHERE h.node = n.node) AS held
+		FROM mixdnn.gpu_nodes n),
+	waits AS (
+		SELECT date_part('epoch', j.started_at - j.submitted_at) AS s
+		FROM mixdnn.jobs j, clock WHERE j.started_at > clock.t - interval '1 hour'),
+	rounds AS (
+		SELECT r.at, r.solve_ms FROM mixdnn.rounds r, clock WHERE r.at > clock.t - interval '1 hour'),
+	claims AS (
+		SELECT date_part('epoch', p.claimed_at - l.at) AS s
+		FROM mixdnn.job_parts p JOIN mixdnn._launches l ON l.job_id = p.job_id AND l.attempt = p.attempt, clock
+		WHERE p.claimed_at > clock.t - interval '1 hour')
+	SELECT 'jobs'::text AS metric, NULL::text AS gpu_type, s.status, count(j.job_id)::float8 AS value
+	FROM (VALUES ('pending'), ('planned'), ('launching'), ('running'), ('completed'), ('failed'), ('cancelled')) s(status)
+	LEFT JOIN mixdnn.jobs j ON j.status = s.status
+	GROUP BY s.status
+	UNION ALL
+	SELECT m.metric, n.gpu_type, NULL,
+		   CASE m.metric WHEN 'gpus' THEN sum(n.gpus) WHEN 'gpus_held' THEN sum(n.held)
+			   ELSE sum(CASE WHEN n.takes_jobs THEN n.gpus - n.held ELSE 0 END) END::float8
+	FROM nodes n CROSS JOIN (VALUES ('gpus'), ('gpus_held'), ('gpus_free')) m(metric)
+	GROUP BY m.metric, n.gpu_type
+	UNION ALL
+	SELECT 'waiting_oldest_seconds', NULL, NULL, coalesce(max(date_part('epoch', clock.t - j.submitted_at)), 0)
+	FROM mixdnn.jobs j RIGHT JOIN clock ON j.status IN ('pending', 'planned')
+	UNION ALL
+	SELECT 'queue_wait_p50_seconds', NULL, NULL, percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FROM waits
+	UNION ALL
+	SELECT 'queue_wait_p95_seconds', NULL, NULL, percentile_cont(0.95) WITHIN GROUP (ORDER BY s) FROM waits
+	UNION ALL
+	SELECT 'rounds_per_minute', NULL, NULL, count(*) FILTER (WHERE r.at > clock.t - interval '5 minutes') / 5.0
+	FROM clock LEFT JOIN rounds r ON true
+	UNION ALL
+	SELECT 'round_solve_ms_p95', NULL, NULL, percentile_cont(0.95) WITHIN GROUP (ORDER BY solve_ms) FROM rounds
+	UNION ALL
+	SELECT 'launch_claim_p50_seconds', NULL, NULL, percentile_cont(0.5) WITHIN GROUP (ORDER BY s) FROM claims
+	UNION ALL
+	SELECT 'launch_claim_p95_seconds', NULL, NULL, percentile_cont(0.95) WITHIN GROUP (ORDER BY s) FROM claims;
+COMMENT ON VIEW mixdnn.metrics IS 'scheduler metrics for scrapers: jobs by status, GPUs per type, waits, rounds, launch latency';
+
+-- Internal: the bars of mixdnn.gantt_svg(). Runs as its owner so that every
+-- job's bar is drawn; like mixdnn.queue, a job's name only for its owner and
+-- admins. On a node's lane ("node"): each launch attempt's part, from the
+-- launch to its end ('ran'), or, while it runs, to its expected end or now,
+-- whichever is later ('running'), with the job's first plan (first_start,
+-- first_end) to compare. On a GPU type's lane ("type"): a waiting job's plan
+-- ('planned').
+CREATE VIEW mixdnn._gantt_bars WITH (security_barrier = true) AS
+	SELECT b.section, b.lane, b.kind, b.gpus, b.job_id, b.owner, b.model_class, b.status, b.s, b.e,
+		   CASE WHEN b.owner OPERATOR(pg_catalog.=) CURRENT_USER
+					 OR pg_catalog.pg_has_role(CURRENT_USER, 'mixdnn_admin', 'MEMBER') THEN b.name END AS name,
+		   f.planned_start AS first_start, f.planned_end AS first_end
+	FROM (SELECT 'node'::text AS section, p.node AS lane,
+				 CASE WHEN p.finished_at IS NULL THEN 'running' ELSE 'ran' END AS kind,
+				 p.gpus, j.job_id, j.owner, j.model_class, p.state AS status, l.at AS s,
+				 coalesce(p.finished_at, greatest(j.planned_end, mixdnn.now())) AS e, j.name
+		  FROM mixdnn.job_parts p
+		  JOIN mixdnn._launches l ON l.job_id OPERATOR(pg_catalog.=) p.job_id AND l.attempt OPERATOR(pg_catalog.=) p.attempt
+		  JOIN mixdnn.jobs j ON j.job_id OPERATOR(pg_catalog.=) p.job_id
+		  UNION ALL
+		  SELECT 'type', j.planned_gpu_type, 'planned', j.planned_gpus, j.job_id, j.owner, j.model_class, j.status,
+				 j.planned_start, j.planned_end, j.name
+		  FROM mixdnn.jobs j
+		  WHERE j.status OPERATOR(pg_catalog.=) 'planned' AND j.planned_start IS NOT NULL) b
+	LEFT JOIN LATERAL (
+		SELECT h.planned_start, h.planned_end FROM mixdnn.plan_history h
+		WHERE h.job_id OPERATOR(pg_catalog.=) b.job_id AND h.planned_start IS NOT NULL
+		ORDER BY h.round_id LIMIT 1) f ON b.section OPERATOR(pg_catalog.=) 'node';
+COMMENT ON VIEW mixdnn._gantt_bars IS 'internal: what mixdnn.gantt_svg draws';
+
+-- Internal: the bars of one lane of mixdnn.gantt_svg() from height y: each
+-- bar takes as many free GPU rows as it has GPUs, earliest first (rows are
+-- added when a lane's bars need more than its GPUs). Returns the SVG and
+-- the rows used.
+CREATE FUNCTION mixdnn._gantt_lane(section text, lane text, lane_rows int, from_ts timestamptz,
+								   to_ts timestamptz, y int, OUT svg text, OUT nrows int)
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	x0			constant int := 130;
+	plotw		constant int := 1020;	-- leaves room for the last tick's label
+	rowh		constant int := 12;
+	span		float8 := date_part('epoch', to_ts - from_ts);
+	ends		timestamptz[] := array_fill('-infinity'::timestamptz, ARRAY[greatest(lane_rows, 1)]);
+	bar			record;
+	r			int;
+	k			int;
+BEGIN
+	svg := '';
+	FOR bar IN
+		SELECT * FROM mixdnn._gantt_bars g
+		WHERE g.section = _gantt_lane.section AND g.lane = _gantt_lane.lane AND g.s < to_ts AND g.e > from_ts
+		ORDER BY g.s, g.job_id
+	LOOP
+		k := 0;
+		r := 0;
+		WHILE k < bar.gpus LOOP
+			r := r + 1;
+			IF r > array_length(ends, 1) THEN
+				ends := ends || '-infinity'::timestamptz;
+			END IF;
+			CONTINUE WHEN ends[r] > bar.s;
+			ends[r] := bar.e;
+			k := k + 1;
+			svg := svg || format('<rect class="%s" data-job="%s" x="%s" y="%s" width="%s" height="%s" fill="hsl(%s,65%%,50%%)"><title>%s</title></rect>',
+				bar.kind, bar.job_id,
+				round((x0 + plotw * greatest(0, date_part('epoch', bar.s - from_ts)) / span)::numeric, 1),
+				y + (r - 1) * rowh + 1,
+				round(greatest(0.5, plotw * date_part('epoch', least(bar.e, to_ts) - greatest(bar.s, from_ts)) / span)::numeric, 1),
+				rowh - 2, abs(hashtext(bar.owner::text)) % 360,
+				replace(replace(replace(format('job %s%s of %s (%s, %s GPUs, %s): %s to %s', bar.job_id,
+					coalesce(' "' || bar.name || '"', ''), bar.owner, bar.model_class, bar.gpus, bar.status,
+					bar.s, bar.e), '&', '&amp;'), '<', '&lt;'), '>', '&gt;'));
+			-- The first plan of what ran, as a thin line over the bar: planned versus actual.
+			IF bar.first_start < to_ts AND bar.first_end > from_ts THEN
+				svg := svg || format('<rect class="plan" data-job="%s" x="%s" y="%s" width="%s" height="2"/>',
+					bar.job_id,
+					round((x0 + plotw * greatest(0, date_part('epoch', bar.first_start - from_ts)) / span)::numeric, 1),
+					y + (r - 1) * rowh,
+					round(greatest(0.5, plotw * date_part('epoch', least(bar.first_end, to_ts)
+						- greatest(bar.first_start, from_ts)) / span)::numeric, 1));
+			END IF;
+		END LOOP;
+	END LOOP;
+	nrows := greatest(lane_rows, array_length(ends, 1), 1);
+END
+$$;
+COMMENT ON FUNCTION mixdnn._gantt_lane(text, text, int, timestamptz, timestamptz, int) IS 'internal: one lane of mixdnn.gantt_svg';
+
+-- An SVG Gantt chart of [from_ts, to_ts): a lane per node with a row per
+-- GPU for what ran and runs, a lane per GPU type for what is planned,
+-- colored by owner. As the invoker: the bars come from mixdnn._gantt_bars.
+CREATE FUNCTION mixdnn.gantt_svg(from_ts timestamptz, to_ts timestamptz) RETURNS text
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	width		constant int := 1200;
+	x0			constant int := 130;
+	plotw		constant int := 1020;
+	rowh		constant int := 12;
+	y			int := 50;
+	out			text := '';
+	lane		record;
+	drawn		record;
+	k			int;
+BEGIN
+	IF from_ts IS NULL OR to_ts IS NULL THEN
+		RAISE EXCEPTION 'mixdnn.gantt_svg needs from_ts and to_ts'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF NOT (to_ts > from_ts) THEN
+		RAISE EXCEPTION 'mixdnn.gantt_svg needs from_ts < to_ts'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOR lane IN
+		SELECT 'node' AS section, n.node AS name, n.gpus AS rows FROM mixdnn.gpu_nodes n
+		UNION ALL
+		SELECT 'type', t.gpu_type, coalesce((SELECT sum(n.gpus) FROM mixdnn.gpu_nodes n WHERE n.gpu_type = t.gpu_type), 0)::int
+		FROM mixdnn.gpu_types t
+		ORDER BY 1, 2
+	LOOP
+		drawn := mixdnn._gantt_lane(lane.section, lane.name, lane.rows, from_ts, to_ts, y);
+		out := out || drawn.svg
+			|| format('<text class="lane" x="4" y="%s">%s %s</text><line class="sep" x1="0" x2="%s" y1="%5$s" y2="%5$s"/>',
+				y + rowh, CASE lane.section WHEN 'node' THEN 'node' ELSE 'planned' END, lane.name,
+				width, y + drawn.nrows * rowh);
+		y := y + drawn.nrows * rowh + 4;
+	END LOOP;
+	-- Time axis: six ticks, and now when inside the window.
+	FOR k IN 0 .. 5 LOOP
+		out := out || format('<line class="tick" x1="%1$s" x2="%1$s" y1="40" y2="%2$s"/><text class="tick" x="%1$s" y="34">%3$s</text>',
+			round((x0 + plotw * k / 5.0)::numeric, 1), y,
+			to_char((from_ts + (to_ts - from_ts) * k / 5) AT TIME ZONE 'UTC', 'MM-DD HH24:MI'));
+	END LOOP;
+	IF mixdnn.now() >= from_ts AND mixdnn.now() < to_ts THEN
+		out := out || format('<line class="now" x1="%1$s" x2="%1$s" y1="40" y2="%2$s"/>',
+			round((x0 + plotw * date_part('epoch', mixdnn.now() - from_ts) / date_part('epoch', to_ts - from_ts))::numeric, 1), y);
+	END IF;
+	RETURN format('<svg xmlns="http://www.w3.org/2000/svg" width="%1$s" height="%2$s" viewBox="0 0 %1$s %2$s">', width, y + 10)
+		|| '<style>text{font:10px sans-serif}.planned{opacity:.45;stroke:#000;stroke-dasharray:3 2}.running{stroke:#000}.plan{fill:#000}'
+		|| 'line.tick{stroke:#ccc}text.tick{fill:#555;text-anchor:middle}.sep{stroke:#eee}.now{stroke:red}</style>'
+		|| format('<rect x="0" y="0" width="%s" height="%s" fill="white"/>', width, y + 10)
+		|| format('<text x="4" y="14">MixDNN %s to %s (UTC); solid: ran, outlined: running (to its expected end), black line: its first plan, dashed: planned; color: owner</text>',
+				  to_char(from_ts AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), to_char(to_ts AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'))
+		|| out || '</svg>';
+END
+$$;
+COMMENT ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz) IS 'an SVG Gantt chart of a time window: what ran on each node''s GPUs and what is planned per GPU type';
+
+REVOKE ALL ON mixdnn.estimate_accuracy, mixdnn.estimate_accuracy_summary FROM PUBLIC;
+REVOKE ALL ON mixdnn.metrics, mixdnn._launches, mixdnn._gantt_bars FROM PUBLIC;
+REVOKE ALL ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz),
+	mixdnn._gantt_lane(text, text, int, timestamptz, timestamptz, int) FROM PUBLIC;
+GRANT SELECT ON mixdnn._gantt_bars TO mixdnn_user, mixdnn_admin;
+GRANT EXECUTE ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz),
+	mixdnn._gantt_lane(text, text, int, timestamptz, timestamptz, int) TO mixdnn_user, mixdnn_admin;
+GRANT SELECT ON mixdnn.metrics TO mixdnn_user, mixdnn_admin, pg_monitor;
+-- What pg_monitor needs for mixdnn.metrics: the schema, and the clock the view calls as its reader.
+GRANT USAGE ON SCHEMA mixdnn TO pg_monitor;
+GRANT EXECUTE ON FUNCTION mixdnn.now() TO pg_monitor;
+REVOKE ALL ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval), mixdnn._log_job_failure() FROM PUBLIC;
+GRANT SELECT ON mixdnn.estimate_accuracy, mixdnn.estimate_accuracy_summary TO mixdnn_user, mixdnn_admin;
+GRANT EXECUTE ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval) TO mixdnn_user, mixdnn_admin;

@@ -1,0 +1,260 @@
+/*
+ * commands.c — the commands of bin/mixdnn, each one or a few queries of
+ * the extension's user surface (mixdnn.jobs, mixdnn.queue, mixdnn.explain,
+ * mixdnn.what_if) under the caller's own rights and row-level security.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "output.h"
+
+/* The job columns a user sets (docs/reference.md), as a JSON job spec's keys. */
+#define SPEC_KEYS "{name,model,model_class,gpu_type,gpus,min_gpus,max_gpus,allowed_types,duration,priority,command}"
+
+/* The spec's keys that are not job columns a user sets; MC_EXIT_USAGE when any. */
+static int
+check_spec(mc_ctx *c)
+{
+	PGresult   *res;
+	const char *p[2] = {c->spec, SPEC_KEYS};
+	int			rc = mc_query(c, "SELECT pg_catalog.string_agg(k, ', ' ORDER BY k) "
+						  "FROM pg_catalog.jsonb_object_keys($1::jsonb) k WHERE k <> ALL ($2::text[])",
+						  2, p, &res);
+
+	if (rc != 0)
+		return rc == MC_EXIT_SQL ? MC_EXIT_USAGE : rc;
+	if (!PQgetisnull(res, 0, 0))
+	{
+		fprintf(stderr, "mixdnn: unknown job field(s): %s\n", PQgetvalue(res, 0, 0));
+		rc = MC_EXIT_USAGE;
+	}
+	PQclear(res);
+	return rc;
+}
+
+/* Run the query and print its rows; the exit code. */
+static int
+print_query(mc_ctx *c, const char *sql, int n, const char *const *params)
+{
+	PGresult   *res;
+	int			rc = mc_query(c, sql, n, params, &res);
+
+	if (rc != 0)
+		return rc;
+	mc_print(c, res);
+	PQclear(res);
+	return 0;
+}
+
+int
+mc_submit(mc_ctx *c)
+{
+	PGresult   *res;
+	char	   *id;
+	int			rc = check_spec(c);
+
+	if (rc != 0)
+		return rc;
+	rc = mc_query(c, "INSERT INTO mixdnn.jobs (name, model, model_class, gpu_type, gpus, min_gpus, max_gpus, "
+				  "    allowed_types, duration, priority, command) "
+				  "SELECT r.name, r.model, coalesce(r.model_class, 'soft'), r.gpu_type, r.gpus, r.min_gpus, "
+				  "    r.max_gpus, r.allowed_types, r.duration, coalesce(r.priority, 0), r.command "
+				  "FROM pg_catalog.jsonb_populate_record(NULL::mixdnn.jobs, $1::jsonb) r RETURNING job_id",
+				  1, (const char *[]) {c->spec}, &res);
+	if (rc != 0)
+		return rc;
+	id = strdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	/* Autocommitted: the arrival's round has run (or, in worker mode, is on its way). */
+	rc = print_query(c, "SELECT job_id, status, planned_gpu_type, planned_gpus, planned_start, planned_end, reason "
+					 "FROM mixdnn.jobs WHERE job_id = $1::bigint", 1, (const char *[]) {id});
+	free(id);
+	return rc;
+}
+
+int
+mc_queue(mc_ctx *c)
+{
+	const char *p[2] = {c->all ? "all" : c->user ? "user" : "mine", c->user};
+
+	return print_query(c, "SELECT position, job_id, owner, name, status, model_class AS class, "
+						  "    coalesce(requested_gpu_type, '*') || ':' || requested_gpus AS requested, "
+						  "    planned_gpu_type || ':' || planned_gpus AS planned, "
+						  "    pg_catalog.date_trunc('second', planned_start) AS planned_start, "
+						  "    pg_catalog.date_trunc('second', planned_end) AS planned_end, "
+						  "    pg_catalog.array_to_string(nodes, ',') AS nodes, "
+						  "    pg_catalog.date_trunc('second', waited) AS waited, reason "
+						  "FROM mixdnn.queue "
+						  "WHERE $1 = 'all' OR ($1 = 'mine' AND mine) OR ($1 = 'user' AND owner = $2::name) "
+						  "ORDER BY position NULLS FIRST, job_id",
+						  2, p);
+}
+
+/* A positional job id, or MC_EXIT_USAGE. */
+static int
+job_arg(const char *s)
+{
+	size_t		n = strspn(s, "0123456789");
+
+	if (n == 0 || n > 18 || s[n] != '\0')
+	{
+		fprintf(stderr, "mixdnn: \"%s\" is not a job id\n", s);
+		return MC_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int
+mc_cancel(mc_ctx *c)
+{
+	int			i,
+				worst = 0;
+
+	if (c->nargs == 0)
+	{
+		fprintf(stderr, "mixdnn: cancel needs at least one job id\n");
+		return MC_EXIT_USAGE;
+	}
+	for (i = 0; i < c->nargs; i++)
+	{
+		PGresult   *res;
+		int			rc = job_arg(c->args[i]);
+
+		if (rc == 0)
+			rc = mc_query(c, "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $1::bigint "
+						  "RETURNING job_id, status", 1, (const char *const *) &c->args[i], &res);
+		if (rc == 0 && PQntuples(res) == 0)
+		{
+			fprintf(stderr, "mixdnn: job %s does not exist or is not yours\n", c->args[i]);
+			rc = MC_EXIT_NOT_FOUND;
+		}
+		else if (rc == 0)
+			mc_print(c, res);
+		if (rc == 0)
+			PQclear(res);
+		if (rc > worst)
+			worst = rc;
+	}
+	return worst;
+}
+
+int
+mc_why(mc_ctx *c)
+{
+	int			rc;
+
+	if (c->nargs != 1)
+	{
+		fprintf(stderr, "mixdnn: why needs one job id\n");
+		return MC_EXIT_USAGE;
+	}
+	if ((rc = job_arg(c->args[0])) != 0)
+		return rc;
+	return print_query(c, "SELECT gpu_type, gpus, round(utility::numeric, 3) AS utility, "
+				  "    pg_catalog.date_trunc('second', run_time) AS run_time, "
+				  "    pg_catalog.date_trunc('second', earliest_start) AS earliest_start, "
+				  "    pg_catalog.date_trunc('second', earliest_end) AS earliest_end, "
+				  "    round(value::numeric, 4) AS value, chosen, blocked_by, detail "
+				  "FROM mixdnn.explain($1::bigint)", 1, (const char *const *) c->args);
+}
+
+int
+mc_when(mc_ctx *c)
+{
+	int			rc = check_spec(c);
+
+	if (rc != 0)
+		return rc;
+	return print_query(c, "SELECT w.* FROM pg_catalog.jsonb_populate_record(NULL::mixdnn.jobs, $1::jsonb) r, "
+				  "LATERAL mixdnn.what_if(model_class => coalesce(r.model_class, 'soft'), gpu_type => r.gpu_type, "
+				  "    gpus => r.gpus, min_gpus => r.min_gpus, max_gpus => r.max_gpus, "
+				  "    allowed_types => r.allowed_types, duration => r.duration, "
+				  "    priority => coalesce(r.priority, 0), model => r.model) w",
+				  1, (const char *[]) {c->spec});
+}
+
+int
+mc_history(mc_ctx *c)
+{
+	char		limit[16];
+	const char *p[3] = {c->all ? "all" : c->user ? "user" : "mine", c->user, limit};
+
+	snprintf(limit, sizeof(limit), "%d", c->limit);
+	return print_query(c, "SELECT job_id, owner, name, model, status, "
+				  "    pg_catalog.date_trunc('second', finished_at) AS finished_at, "
+				  "    pg_catalog.date_trunc('second', started_at - submitted_at) AS wait, "
+				  "    pg_catalog.date_trunc('second', finished_at - submitted_at) AS jct, "
+				  "    pg_catalog.date_trunc('second', finished_at - started_at) AS run_time, "
+				  "    CASE WHEN status = 'completed' THEN pg_catalog.date_trunc('second', finished_at - planned_end) END "
+				  "        AS estimate_error, exit_code "
+				  "FROM mixdnn.jobs "
+				  "WHERE status IN ('completed', 'failed', 'cancelled') "
+				  "  AND ($1 = 'all' OR ($1 = 'mine' AND owner = current_user) OR ($1 = 'user' AND owner = $2::name)) "
+				  "ORDER BY finished_at DESC, job_id DESC LIMIT $3::int",
+				  3, p);
+}
+
+/* One screen of top: GPUs per type, jobs per status, the head of the queue. */
+static int
+top_once(mc_ctx *c)
+{
+	static const char *const titles[3] = {"gpus", "jobs", "queue"};
+	static const char *const sql[3] = {
+		"SELECT n.gpu_type, sum(n.gpus) FILTER (WHERE n.status = 'up') AS up, "
+		"    (SELECT count(*) FROM mixdnn.gpu_holds h JOIN mixdnn.gpu_nodes m ON m.node = h.node "
+		"      WHERE m.gpu_type = n.gpu_type) AS busy, "
+		"    sum(n.gpus) FILTER (WHERE n.status <> 'up') AS not_up "
+		"FROM mixdnn.gpu_nodes n GROUP BY n.gpu_type ORDER BY n.gpu_type",
+		"SELECT status, count(*) AS jobs, sum(coalesce(planned_gpus, requested_gpus)) AS gpus "
+		"FROM mixdnn.queue GROUP BY status ORDER BY min(coalesce(position, 0))",
+		"SELECT position, job_id, owner, name, status, planned_gpu_type || ':' || planned_gpus AS planned, "
+		"    pg_catalog.date_trunc('second', planned_start) AS planned_start, "
+		"    pg_catalog.date_trunc('second', waited) AS waited "
+		"FROM mixdnn.queue ORDER BY position NULLS FIRST, job_id LIMIT 20"
+	};
+	PGresult   *res;
+	int			i,
+				rc;
+
+	if (!c->json && isatty(STDOUT_FILENO))
+		fputs("\033[H\033[2J", stdout);
+	fputs(c->json ? "{" : "", stdout);
+	for (i = 0; i < 3; i++)
+	{
+		if ((rc = mc_query(c, sql[i], 0, NULL, &res)) != 0)
+			return rc;
+		if (c->json)
+		{
+			fprintf(stdout, "%s\"%s\": ", i ? ", " : "", titles[i]);
+			mc_print_json(stdout, res);
+		}
+		else
+		{
+			fprintf(stdout, "%s== %s\n", i ? "\n" : "", titles[i]);
+			mc_print_table(stdout, res);
+		}
+		PQclear(res);
+	}
+	fputs(c->json ? "}\n" : "", stdout);
+	fflush(stdout);
+	return 0;
+}
+
+int
+mc_top(mc_ctx *c)
+{
+	int			n,
+				rc;
+
+	for (n = 0; c->iterations == 0 || n < c->iterations; n++)
+	{
+		if (n > 0)
+			usleep((useconds_t) (c->interval_s * 1e6));
+		if ((rc = top_once(c)) != 0)
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,304 @@
+/*
+ * main.c — bin/mixdnn: command line, connection, errors and exit codes
+ * (docs/cli.md). The commands are in commands.c.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "output.h"
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+			"Usage: mixdnn [--json] [--dsn CONNINFO] COMMAND [OPTION]... [ARG]...\n"
+			"A MixDNN user's client; PGHOST, PGPORT, PGDATABASE, PGUSER, ... apply.\n"
+			"\n"
+			"Commands:\n"
+			"  submit JOB-OPTIONS      submit a job; prints its id and plan\n"
+			"  when JOB-OPTIONS        when and on what such a job would run now (nothing is submitted)\n"
+			"  queue [--all | --user U]  unfinished jobs in queue order (default: yours)\n"
+			"  cancel JOB_ID...        cancel jobs\n"
+			"  why JOB_ID              each configuration of a waiting job and what blocks it\n"
+			"  history [--all | --user U] [--limit N]  finished jobs: wait, JCT, estimate error\n"
+			"  top [--interval S] [--iterations N]  GPUs, jobs and the queue, refreshed\n"
+			"\n"
+			"Job options (the columns of mixdnn.jobs):\n"
+			"  --file FILE             a JSON object of columns, e.g. {\"name\": \"r50\", \"gpus\": 4};\n"
+			"                          options given as well override it\n"
+			"  --name N  --class hard|soft  --gpu-type T  --gpus N  --min-gpus N  --max-gpus N\n"
+			"  --allowed-types T1,T2  --duration INTERVAL  --priority P  --model M  --command CMD\n"
+			"\n"
+			"  --json                  JSON instead of tables, for scripts\n"
+			"  --help                  show this help and exit\n"
+			"\n"
+			"Exit codes: 0 ok, 1 refused by the server, 2 bad usage or job file,\n"
+			"3 no such job (or not yours), 4 cannot connect.\n");
+}
+
+/* The job options as a JSON object of strings (allowed_types: an array). */
+typedef struct spec_buf
+{
+	char	   *buf;
+	size_t		len;
+	FILE	   *f;
+	int			n;
+} spec_buf;
+
+static void
+spec_add(spec_buf *s, const char *key, const char *value)
+{
+	if (s->f == NULL)
+	{
+		s->f = open_memstream(&s->buf, &s->len);
+		if (s->f == NULL)
+			exit(MC_EXIT_USAGE);
+	}
+	fputs(s->n++ ? ", " : "{", s->f);
+	mc_json_string(s->f, key);
+	fputs(": ", s->f);
+	if (strcmp(key, "allowed_types") == 0)
+	{
+		char	   *copy = strdup(value),
+				   *save = NULL,
+				   *t;
+		int			i = 0;
+
+		fputc('[', s->f);
+		for (t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		{
+			fputs(i++ ? ", " : "", s->f);
+			mc_json_string(s->f, t);
+		}
+		fputc(']', s->f);
+		free(copy);
+	}
+	else
+		mc_json_string(s->f, value);
+}
+
+static char *
+read_file(const char *path)
+{
+	FILE	   *f = fopen(path, "r");
+	char	   *buf = NULL;
+	size_t		len = 0;
+	FILE	   *m;
+	int			ch;
+
+	if (f == NULL)
+	{
+		fprintf(stderr, "mixdnn: cannot read job file \"%s\"\n", path);
+		exit(MC_EXIT_USAGE);
+	}
+	m = open_memstream(&buf, &len);
+	while (m && (ch = fgetc(f)) != EOF)
+		fputc(ch, m);
+	if (m)
+		fclose(m);
+	fclose(f);
+	return buf;
+}
+
+static long
+number_arg(const char *name, const char *v, long lo, long hi)
+{
+	char	   *end;
+	long		n = strtol(v, &end, 10);
+
+	if (end == v || *end != '\0' || n < lo || n > hi)
+	{
+		fprintf(stderr, "mixdnn: %s must be a number from %ld to %ld, not \"%s\"\n", name, lo, hi, v);
+		exit(MC_EXIT_USAGE);
+	}
+	return n;
+}
+
+typedef struct cli_args
+{
+	const char *dsn;
+	const char *file;
+	spec_buf	spec;
+} cli_args;
+
+static void
+parse_args(int argc, char **argv, mc_ctx *c, cli_args *a)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'}, {"dsn", required_argument, NULL, 'd'},
+		{"help", no_argument, NULL, 'h'}, {"all", no_argument, NULL, 'a'},
+		{"user", required_argument, NULL, 'u'}, {"limit", required_argument, NULL, 'l'},
+		{"interval", required_argument, NULL, 'i'}, {"iterations", required_argument, NULL, 'n'},
+		{"file", required_argument, NULL, 'f'},
+		{"name", required_argument, NULL, 1}, {"class", required_argument, NULL, 2},
+		{"gpu-type", required_argument, NULL, 3}, {"gpus", required_argument, NULL, 4},
+		{"min-gpus", required_argument, NULL, 5}, {"max-gpus", required_argument, NULL, 6},
+		{"allowed-types", required_argument, NULL, 7}, {"duration", required_argument, NULL, 8},
+		{"priority", required_argument, NULL, 9}, {"model", required_argument, NULL, 10},
+		{"command", required_argument, NULL, 11},
+		{NULL, 0, NULL, 0}
+	};
+	static const char *const keys[] = {NULL, "name", "model_class", "gpu_type", "gpus", "min_gpus",
+		"max_gpus", "allowed_types", "duration", "priority", "model", "command"};
+	int			o;
+
+	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1)
+	{
+		if (o >= 1 && o <= 11)
+		{
+			spec_add(&a->spec, keys[o], optarg);
+			continue;
+		}
+		switch (o)
+		{
+			case 'j':
+				c->json = true;
+				break;
+			case 'd':
+				a->dsn = optarg;
+				break;
+			case 'a':
+				c->all = true;
+				break;
+			case 'u':
+				c->user = optarg;
+				break;
+			case 'l':
+				c->limit = (int) number_arg("--limit", optarg, 1, 100000);
+				break;
+			case 'i':
+				c->interval_s = number_arg("--interval", optarg, 1, 3600);
+				break;
+			case 'n':
+				c->iterations = (int) number_arg("--iterations", optarg, 0, 1000000);
+				break;
+			case 'f':
+				a->file = optarg;
+				break;
+			case 'h':
+				usage(stdout);
+				exit(MC_EXIT_OK);
+			default:
+				usage(stderr);
+				exit(MC_EXIT_USAGE);
+		}
+	}
+	if (a->spec.f)
+	{
+		fputc('}', a->spec.f);
+		fclose(a->spec.f);
+	}
+}
+
+int
+mc_query(mc_ctx *c, const char *sql, int n, const char *const *params, PGresult **res)
+{
+	const char *state;
+
+	*res = PQexecParams(c->conn, sql, n, NULL, params, NULL, NULL, 0);
+	if (PQresultStatus(*res) == PGRES_TUPLES_OK || PQresultStatus(*res) == PGRES_COMMAND_OK)
+		return 0;
+	state = PQresultErrorField(*res, PG_DIAG_SQLSTATE);
+	fprintf(stderr, "mixdnn: %s", PQresultErrorMessage(*res));
+	PQclear(*res);
+	*res = NULL;
+	if (PQstatus(c->conn) != CONNECTION_OK)
+		return MC_EXIT_CONNECT;
+	return state && strcmp(state, "P0002") == 0 ? MC_EXIT_NOT_FOUND : MC_EXIT_SQL;
+}
+
+void
+mc_print(const mc_ctx *c, const PGresult *res)
+{
+	if (c->json)
+	{
+		mc_print_json(stdout, res);
+		fputc('\n', stdout);
+	}
+	else
+		mc_print_table(stdout, res);
+}
+
+/* The job file's object with the options over it, as c->spec. */
+static int
+merge_spec(mc_ctx *c, cli_args *a)
+{
+	const char *p[2] = {a->file ? read_file(a->file) : "{}", a->spec.buf ? a->spec.buf : "{}"};
+	PGresult   *res;
+
+	if (mc_query(c, "SELECT CASE WHEN pg_catalog.jsonb_typeof($1::jsonb) = 'object' "
+				 "THEN ($1::jsonb || $2::jsonb)::text END", 2, p, &res) != 0)
+		return MC_EXIT_USAGE;
+	if (PQgetisnull(res, 0, 0))
+	{
+		fprintf(stderr, "mixdnn: the job file must hold one JSON object\n");
+		PQclear(res);
+		return MC_EXIT_USAGE;
+	}
+	c->spec = strdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return 0;
+}
+
+static const struct
+{
+	const char *name;
+	int			(*run) (mc_ctx *c);
+	bool		spec;
+}			commands[] = {
+	{"submit", mc_submit, true}, {"when", mc_when, true}, {"queue", mc_queue, false},
+	{"cancel", mc_cancel, false}, {"why", mc_why, false}, {"history", mc_history, false},
+	{"top", mc_top, false}
+};
+
+int
+main(int argc, char **argv)
+{
+	mc_ctx		c = {.limit = 20, .interval_s = 2};
+	cli_args	a = {0};
+	const char *keys[] = {"dbname", "fallback_application_name", NULL};
+	const char *vals[3];
+	size_t		i;
+	int			rc;
+
+	parse_args(argc, argv, &c, &a);
+	if (optind >= argc)
+	{
+		usage(stderr);
+		return MC_EXIT_USAGE;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[optind], commands[i].name) == 0)
+			break;
+	if (i == sizeof(commands) / sizeof(commands[0]))
+	{
+		fprintf(stderr, "mixdnn: unknown command \"%s\"\n", argv[optind]);
+		usage(stderr);
+		return MC_EXIT_USAGE;
+	}
+	c.nargs = argc - optind - 1;
+	c.args = argv + optind + 1;
+	if (!commands[i].spec && (a.file || a.spec.buf))
+	{
+		fprintf(stderr, "mixdnn: job options are for submit and when only\n");
+		return MC_EXIT_USAGE;
+	}
+	vals[0] = a.dsn ? a.dsn : "";
+	vals[1] = "mixdnn";
+	vals[2] = NULL;
+	c.conn = PQconnectdbParams(keys, vals, 1);
+	if (PQstatus(c.conn) != CONNECTION_OK)
+	{
+		fprintf(stderr, "mixdnn: %s", PQerrorMessage(c.conn));
+		PQfinish(c.conn);
+		return MC_EXIT_CONNECT;
+	}
+	rc = commands[i].spec ? merge_spec(&c, &a) : 0;
+	if (rc == 0)
+		rc = commands[i].run(&c);
+	PQfinish(c.conn);
+	return rc;
+}

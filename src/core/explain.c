@@ -1,0 +1,220 @@
+/*
+ * explain.c — a round's plan for one job, configuration by configuration
+ * (explain.h). See docs/reference.md, mixdnn.explain().
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain.h"
+#include "capacity.h"
+#include "heuristic.h"
+#include "utility.h"
+
+#define END_EPS 1e-6			/* seconds: ends closer than this tie */
+
+static const char *const cause_names[] = {
+	NULL, "capacity", "guards", "reservations", "objective", "cluster"
+};
+
+const char *
+mx_block_cause_name(mx_block_cause c)
+{
+	if ((int) c <= 0 || (size_t) c >= sizeof(cause_names) / sizeof(cause_names[0]))
+		return NULL;
+	return cause_names[c];
+}
+
+void
+mx_explanation_free(mx_explanation *e)
+{
+	free(e->c);
+	e->c = NULL;
+	e->n = 0;
+}
+
+/*
+ * The three capacities a faster configuration is tried against: running
+ * jobs only; plus the plans of guarded jobs; plus every other job's plan.
+ */
+typedef struct explain_caps
+{
+	mx_capacity run;
+	mx_capacity guarded;
+	mx_capacity all;
+	int			ok;				/* how many were initialised */
+} explain_caps;
+
+static void
+caps_free(explain_caps *k)
+{
+	if (k->ok > 0)
+		mx_capacity_free(&k->run);
+	if (k->ok > 1)
+		mx_capacity_free(&k->guarded);
+	if (k->ok > 2)
+		mx_capacity_free(&k->all);
+	k->ok = 0;
+}
+
+static int
+caps_init(explain_caps *k, const mx_snapshot *s, const mx_options *o, const mx_plan *p,
+		  const unsigned char *guard, int ji)
+{
+	int			i;
+
+	k->ok = 0;
+	if (mx_capacity_init(&k->run, s, o->overrun_s) < 0)
+		return -1;
+	k->ok = 1;
+	if (mx_capacity_copy(&k->guarded, &k->run) < 0)
+		return -1;
+	k->ok = 2;
+	if (mx_capacity_copy(&k->all, &k->run) < 0)
+		return -1;
+	k->ok = 3;
+	for (i = 0; i < p->n && i < s->njobs; i++)
+	{
+		const mx_assignment *a = &p->a[i];
+
+		if (i == ji || a->status != MX_PLANNED || !(a->end > a->start))
+			continue;
+		/* A plan that made the round fits; these reservations cannot fail. */
+		if (guard[i] != MX_GUARD_NONE)
+			(void) mx_capacity_reserve(&k->guarded, a->type, a->gpus, a->start, a->end - a->start);
+		(void) mx_capacity_reserve(&k->all, a->type, a->gpus, a->start, a->end - a->start);
+	}
+	return 0;
+}
+
+/* Why faster candidate c does not end by chosen_end (INFINITY: job not planned). */
+static mx_block_cause
+cause_of(const mx_snapshot *s, const explain_caps *k, const mx_config *c, double chosen_end)
+{
+	double		lim = chosen_end - END_EPS;
+
+	if (mx_capacity_earliest(&k->run, c->type, c->gpus, c->runtime, s->now) + c->runtime >= lim)
+		return MX_BLOCK_CAPACITY;
+	if (mx_capacity_earliest(&k->guarded, c->type, c->gpus, c->runtime, s->now) + c->runtime >= lim)
+		return MX_BLOCK_GUARDS;
+	if (mx_capacity_earliest(&k->all, c->type, c->gpus, c->runtime, s->now) + c->runtime >= lim)
+		return MX_BLOCK_RESERVATIONS;
+	return MX_BLOCK_OBJECTIVE;
+}
+
+static int
+cmp_candidate(const void *a, const void *b)
+{
+	const mx_candidate *x = a;
+	const mx_candidate *y = b;
+
+	if (x->chosen != y->chosen)
+		return y->chosen - x->chosen;
+	if (x->runtime != y->runtime)
+		return x->runtime < y->runtime ? -1 : 1;
+	if (x->gpus != y->gpus)
+		return x->gpus - y->gpus;
+	return x->type - y->type;
+}
+
+static void
+fill_candidate(const mx_snapshot *s, const mx_options *o, const explain_caps *k,
+			   const mx_job *j, const mx_assignment *a, const mx_config *c, mx_candidate *out)
+{
+	int			planned = a->status == MX_PLANNED;
+	double		chosen_end = planned ? a->end : INFINITY;
+
+	out->type = c->type;
+	out->gpus = c->gpus;
+	out->utility = c->utility;
+	out->runtime = c->runtime;
+	out->chosen = planned && a->type == c->type && a->gpus == c->gpus;
+	out->start = out->chosen ? a->start
+		: mx_capacity_earliest(&k->all, c->type, c->gpus, c->runtime, s->now);
+	out->value = isfinite(out->start) ? mx_value(s, j, o, out->start, out->start + c->runtime) : NAN;
+	/* Faster: it would end before the chosen plan if it could start now. */
+	if (!out->chosen && s->now + c->runtime < chosen_end - END_EPS)
+		out->blocked_by = cause_of(s, k, c, chosen_end);
+	else
+		out->blocked_by = MX_BLOCK_NONE;
+}
+
+static int
+explain_unplannable(mx_explanation *out)
+{
+	out->c = calloc(1, sizeof(mx_candidate));
+	if (out->c == NULL)
+		return -1;
+	out->n = 1;
+	out->c[0].type = -1;
+	out->c[0].start = INFINITY;
+	out->c[0].value = NAN;
+	out->c[0].blocked_by = MX_BLOCK_CLUSTER;
+	return 0;
+}
+
+int
+mx_explain_job(const mx_snapshot *s, const mx_options *o_in, const mx_plan *p, int ji,
+			   mx_explanation *out)
+{
+	mx_options	o = *o_in;
+	const mx_job *j = &s->jobs[ji];
+	unsigned char *guard = NULL;
+	mx_config  *cf = NULL;
+	explain_caps k = {0};
+	int			mx = mx_job_configs_max(s, j),
+				n = 0,
+				i,
+				rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	guard = malloc((size_t) (s->njobs > 0 ? s->njobs : 1));
+	cf = malloc((size_t) (mx > 0 ? mx : 1) * sizeof(mx_config));
+	if (guard == NULL || cf == NULL || mx_job_guards(s, &o, guard, NULL) < 0)
+		goto out;
+	out->guard = guard[ji];
+	n = mx > 0 ? mx_job_configs(s, j, o.scaling_alpha, cf, mx) : 0;
+	if (n <= 0)
+	{
+		rc = explain_unplannable(out);
+		goto out;
+	}
+	if (caps_init(&k, s, &o, p, guard, ji) < 0)
+		goto out;
+	out->c = calloc((size_t) n, sizeof(mx_candidate));
+	if (out->c == NULL)
+		goto out;
+	out->n = n;
+	for (i = 0; i < n; i++)
+		fill_candidate(s, &o, &k, j, &p->a[ji], &cf[i], &out->c[i]);
+	qsort(out->c, (size_t) n, sizeof(mx_candidate), cmp_candidate);
+	rc = 0;
+out:
+	caps_free(&k);
+	free(guard);
+	free(cf);
+	if (rc < 0)
+		mx_explanation_free(out);
+	return rc;
+}
+
+int
+mx_plan_position(const mx_plan *p, int ji)
+{
+	const mx_assignment *me = &p->a[ji];
+	int			i,
+				pos = 1;
+
+	if (me->status != MX_PLANNED)
+		return 0;
+	for (i = 0; i < p->n; i++)
+	{
+		const mx_assignment *a = &p->a[i];
+
+		if (i == ji || a->status != MX_PLANNED)
+			continue;
+		if (a->start < me->start || (a->start == me->start && a->job_id < me->job_id))
+			pos++;
+	}
+	return pos;
+}

@@ -1,0 +1,183 @@
+/*
+ * explain.c — mixdnn.explain(job_id): the candidate configurations of a
+ * waiting job and why the round gives it the one it does, from the core's
+ * mx_explain_job() on a plan made exactly as a round makes it.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+#include "clock.h"
+#include "explain.h"
+#include "heuristic.h"
+#include "preview.h"
+#include "spi_cache.h"
+
+PG_FUNCTION_INFO_V1(mixdnn_explain);
+
+#define EXPLAIN_COLS 10
+
+typedef struct explain_call
+{
+	int64		job_id;
+	ReturnSetInfo *rsinfo;
+} explain_call;
+
+static Interval *
+seconds_interval(double s)
+{
+	Interval   *iv = palloc0(sizeof(Interval));
+
+	iv->time = (TimeOffset) rint(s * USECS_PER_SEC);
+	return iv;
+}
+
+/* The row's plain words: what was chosen, or what keeps it from running sooner. */
+static char *
+candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, const char *reason)
+{
+	const mx_snapshot *s = &pv->d.snap;
+
+	if (c->chosen)
+		return psprintf("chosen: %s",
+						guard == MX_GUARD_STARVING ? "the job is starving and holds a reservation" :
+						guard == MX_GUARD_DRAIN ? "the job is makespan-critical and holds a reservation" :
+						guard == MX_GUARD_CRITICAL ? "the job is makespan-critical and is served first" :
+						"the round's plan");
+	switch (c->blocked_by)
+	{
+		case MX_BLOCK_CAPACITY:
+			return psprintf("%d %s GPUs are held by launching or running jobs", c->gpus, s->types[c->type].name);
+		case MX_BLOCK_GUARDS:
+			return psprintf("%d %s GPUs are reserved for starving or makespan-critical jobs", c->gpus, s->types[c->type].name);
+		case MX_BLOCK_RESERVATIONS:
+			return psprintf("%d %s GPUs are planned for other waiting jobs", c->gpus, s->types[c->type].name);
+		case MX_BLOCK_OBJECTIVE:
+			return pstrdup("it would fit, but the round's plan has more total utility");
+		case MX_BLOCK_CLUSTER:
+			return pstrdup(reason[0] ? reason : "no configuration fits the up nodes");
+		default:
+			return pstrdup(isfinite(c->start) ? "finishes no sooner than the chosen configuration"
+						   : "never fits the up nodes beside the other jobs' plans");
+	}
+}
+
+static void
+emit_candidate(const mx_preview *pv, ReturnSetInfo *rsinfo, const mx_candidate *c, int guard,
+			   const char *reason)
+{
+	const mx_snapshot *s = &pv->d.snap;
+	Datum		v[EXPLAIN_COLS];
+	bool		n[EXPLAIN_COLS] = {false};
+	const char *cause = mx_block_cause_name(c->blocked_by);
+
+	n[0] = n[1] = n[2] = n[3] = c->type < 0;
+	if (c->type >= 0)
+	{
+		v[0] = CStringGetTextDatum(s->types[c->type].name);
+		v[1] = Int32GetDatum(c->gpus);
+		v[2] = Float8GetDatum(c->utility);
+		v[3] = IntervalPGetDatum(seconds_interval(c->runtime));
+	}
+	n[4] = n[5] = !isfinite(c->start);
+	if (isfinite(c->start))
+	{
+		v[4] = TimestampTzGetDatum(mx_epoch_to_ts(c->start));
+		v[5] = TimestampTzGetDatum(mx_epoch_to_ts(c->start + c->runtime));
+	}
+	n[6] = !isfinite(c->value);
+	v[6] = Float8GetDatum(c->value);
+	v[7] = BoolGetDatum(c->chosen);
+	n[8] = cause == NULL;
+	v[8] = cause ? CStringGetTextDatum(cause) : (Datum) 0;
+	v[9] = CStringGetTextDatum(candidate_detail(pv, c, guard, reason));
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+}
+
+static void
+explain_plan(const mx_preview *pv, void *arg)
+{
+	explain_call *call = arg;
+	mx_explanation e;
+	const char *reason;
+	int			ji,
+				i;
+
+	for (ji = 0; ji < pv->d.snap.njobs; ji++)
+		if (pv->d.snap.jobs[ji].job_id == call->job_id)
+			break;
+	if (ji == pv->d.snap.njobs)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("job %lld is no longer waiting", (long long) call->job_id)));
+	if (mx_explain_job(&pv->d.snap, &pv->o, &pv->plan, ji, &e) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory in the mixdnn planner")));
+	reason = pv->plan.a[ji].reason;
+	PG_TRY();
+	{
+		for (i = 0; i < e.n; i++)
+			emit_candidate(pv, call->rsinfo, &e.c[i], e.guard, reason);
+	}
+	PG_FINALLY();
+	{
+		mx_explanation_free(&e);
+	}
+	PG_END_TRY();
+}
+
+/* As the caller, so that row-level security decides what they may ask about. */
+static char *
+visible_status(int64 job_id)
+{
+	char	   *status = NULL;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "mixdnn: SPI_connect failed");
+	if (mx_spi_execute("SELECT status FROM mixdnn.jobs WHERE job_id = $1", 1, (Oid[]) {INT8OID},
+					   (Datum[]) {Int64GetDatum(job_id)}, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "mixdnn: could not read the job");
+	if (SPI_processed == 1)
+	{
+		char	   *v = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+		/* Outlives SPI_finish(): allocated in the caller's context. */
+		status = SPI_palloc(strlen(v) + 1);
+		strcpy(status, v);
+	}
+	SPI_finish();
+	return status;
+}
+
+Datum
+mixdnn_explain(PG_FUNCTION_ARGS)
+{
+	explain_call call;
+	char	   *status;
+
+	call.job_id = PG_GETARG_INT64(0);
+	InitMaterializedSRF(fcinfo, 0);
+	call.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	status = visible_status(call.job_id);
+	if (status == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_NO_DATA_FOUND),
+				 errmsg("job %lld does not exist or is not yours", (long long) call.job_id)));
+	if (strcmp(status, "pending") != 0 && strcmp(status, "planned") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("job %lld is %s; mixdnn.explain covers waiting jobs (pending or planned)",
+						(long long) call.job_id, status),
+				 errhint("Its plan and its run are in mixdnn.queue and mixdnn.schedule.")));
+	mx_preview_run(NULL, explain_plan, &call);
+	return (Datum) 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * preview.h — a round's plan without the round: read the tables as the
+ * extension's owner, plan them with the core exactly as mx_run_round()
+ * does, hand the plan to a callback, and write nothing (no plan, no
+ * mixdnn.rounds row, no notification). mixdnn.explain() and
+ * mixdnn.what_if() are built on it.
+ */
+#ifndef MIXDNN_PREVIEW_H
+#define MIXDNN_PREVIEW_H
+
+#include "postgres.h"
+
+#include "planner.h"
+#include "snapshot_read.h"
+
+typedef struct mx_preview
+{
+	mx_db_snapshot d;
+	mx_options	o;
+	mx_plan		plan;
+	int			extra;			/* index of the hypothetical job in d.snap.jobs, -1 when none */
+} mx_preview;
+
+/* A job as submitted (defaults applied, validated), by names. */
+typedef struct mx_hypothetical
+{
+	bool		hard;
+	const char *gpu_type;		/* NULL: a soft job stated for speed-1.0 GPUs */
+	int			gpus;
+	int			min_gpus;
+	int			max_gpus;
+	int			nallowed;		/* -1: every registered type */
+	char	  **allowed;
+	double		duration;		/* seconds */
+	int			priority;
+	const char *model;			/* NULL: the scaling model */
+} mx_hypothetical;
+
+typedef void (*mx_preview_fn) (const mx_preview *pv, void *arg);
+
+/*
+ * Plan now, with job *extra (NULL: none) added as if it had just been
+ * submitted, and call fn(pv, arg) while the plan exists. Connects to SPI
+ * itself.
+ */
+void		mx_preview_run(const mx_hypothetical *extra, mx_preview_fn fn, void *arg);
+
+#endif

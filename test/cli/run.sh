@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# test/cli/run.sh — bin/mixdnn as two users would run it from a shell:
+# submit, queue, why, when, cancel, history, top; tables and --json; exit
+# codes. Runs against the server of PGHOST/PGPORT (PGUSER a superuser), as
+# test/run_tests.sh starts it, in a database of its own, with two login
+# roles it drops afterwards. Rounds run at commit on the real clock; the
+# worker may launch the first job, so checks accept planned or launching.
+# Prints TAP.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+M=$PWD/bin/mixdnn
+[ -x "$M" ] || { echo "cli: $M is not built (run make)" >&2; exit 2; }
+SU=${PGUSER:-postgres}
+DB=mixdnn_cli_$$
+A=cli_alice_$$
+B=cli_bob_$$
+PSQL="psql -X -q -v ON_ERROR_STOP=1 -U $SU"
+OUT=$(mktemp -d /tmp/mixdnn-cli.XXXXXX)
+cleanup() {
+	$PSQL -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS $A" -c "DROP ROLE IF EXISTS $B" >/dev/null 2>&1
+	rm -rf "$OUT"
+}
+[ -n "${CLI_KEEP:-}" ] || trap cleanup EXIT
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+# json FILE PYTHON-EXPRESSION-ON-d: exit 0 when it is true
+json() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
+}
+as() {
+	local who=$1
+	shift
+	PGUSER=$who PGDATABASE=$DB "$M" "$@"
+}
+
+$PSQL -d postgres -c "CREATE DATABASE $DB" -c "CREATE ROLE $A LOGIN IN ROLE mixdnn_user" \
+	-c "CREATE ROLE $B LOGIN IN ROLE mixdnn_user" >/dev/null || exit 2
+$PSQL -d "$DB" -c "SET client_min_messages = warning" -c "CREATE EXTENSION mixdnn" \
+	-c "INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0)" \
+	-c "INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 2)" || exit 2
+
+as "$A" --json submit --name first --class hard --gpu-type v100 --gpus 2 --duration '1 hour' >"$OUT/s1" 2>"$OUT/e"
+ok $? "submit prints the new job"
+json "$OUT/s1" "len(d) == 1 and d[0]['status'] in ('planned', 'launching') and d[0]['planned_gpus'] == 2"
+ok $? "... as JSON: its id and its plan (2 v100 GPUs)"
+J1=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[0]['job_id'])" "$OUT/s1")
+echo '{"name": "second", "model_class": "hard", "gpu_type": "v100", "gpus": 2, "duration": "2 hours"}' >"$OUT/job.json"
+as "$A" --json submit --file "$OUT/job.json" --name secret-second >"$OUT/s2"
+ok $? "submit from a JSON job file, an option overriding the file"
+json "$OUT/s2" "d[0]['status'] == 'planned' and d[0]['reason'].startswith('waiting for 2 v100 GPUs')"
+ok $? "... it waits for the first job's GPUs, and says so"
+J2=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[0]['job_id'])" "$OUT/s2")
+[ "$($PSQL -d "$DB" -Atc "SELECT name FROM mixdnn.jobs WHERE job_id = $J2")" = secret-second ]
+ok $? "... named by the option"
+
+as "$A" queue >"$OUT/q"
+ok $? "queue"
+grep -q "^position" "$OUT/q" && grep -q "secret-second" "$OUT/q"
+ok $? "... a table with a header and alice's job names"
+as "$B" --json queue --all >"$OUT/qb"
+json "$OUT/qb" "len(d) == 2 and all(r['name'] is None and r['owner'] == '$A' for r in d) and [r['position'] for r in d if r['job_id'] == $J2] == [max(r['position'] or 0 for r in d)]"
+ok $? "bob's queue --all: alice's two jobs without their names; the later one last"
+as "$B" --json queue >"$OUT/qb2"
+json "$OUT/qb2" "d == []"
+ok $? "bob's own queue is empty"
+
+as "$A" --json why "$J2" >"$OUT/w"
+ok $? "why"
+json "$OUT/w" "sum(r['chosen'] for r in d) == 1 and d[0]['gpu_type'] == 'v100'"
+ok $? "... one chosen configuration"
+as "$B" why "$J2" 2>"$OUT/e"
+[ $? = 3 ] && grep -q "does not exist or is not yours" "$OUT/e"
+ok $? "bob cannot ask why about alice's job: exit 3"
+as "$A" why nine 2>/dev/null
+[ $? = 2 ]
+ok $? "why with a bad id: exit 2"
+
+as "$B" --json when --class hard --gpu-type v100 --gpus 1 --duration '10 min' >"$OUT/when"
+ok $? "when"
+json "$OUT/when" "len(d) == 1 and d[0]['planned_gpus'] == 1 and d[0]['planned_start'] is not None"
+ok $? "... when and on what it would run"
+[ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs")" = 2 ]
+ok $? "... and nothing was submitted"
+
+as "$A" submit --name bad --gpus 0 --duration 1h 2>"$OUT/e"
+[ $? = 1 ] && grep -q "gpus must be between 1 and 4096" "$OUT/e"
+ok $? "a submission the server refuses: exit 1 and its message"
+as "$A" submit --name bad --gpus 1 --duration 1h --frob 2>/dev/null
+[ $? = 2 ]
+ok $? "an unknown option: exit 2"
+echo '{"name": "x", "gpus": 1, "duration": "1h", "colour": "red"}' >"$OUT/bad.json"
+as "$A" submit --file "$OUT/bad.json" 2>"$OUT/e"
+[ $? = 2 ] && grep -q "unknown job field(s): colour" "$OUT/e"
+ok $? "a job file with an unknown field: exit 2"
+echo '[1]' >"$OUT/arr.json"
+as "$A" submit --file "$OUT/arr.json" 2>/dev/null
+[ $? = 2 ]
+ok $? "a job file that is not an object: exit 2"
+as "$A" queue --name x 2>/dev/null
+[ $? = 2 ]
+ok $? "job options on another command: exit 2"
+
+as "$B" cancel "$J2" 2>/dev/null
+[ $? = 3 ] && [ "$($PSQL -d "$DB" -Atc "SELECT status FROM mixdnn.jobs WHERE job_id = $J2")" = planned ]
+ok $? "bob cannot cancel alice's job: exit 3, nothing changed"
+as "$A" --json cancel "$J2" >"$OUT/c"
+ok $? "alice cancels it"
+json "$OUT/c" "d == [{'job_id': $J2, 'status': 'cancelled'}]"
+ok $? "... and sees it cancelled"
+as "$A" --json history >"$OUT/h"
+json "$OUT/h" "[r['job_id'] for r in d] == [$J2] and d[0]['status'] == 'cancelled' and 'jct' in d[0] and 'estimate_error' in d[0]"
+ok $? "history lists the finished job with wait, JCT and estimate error"
+
+as "$B" --json top --iterations 1 >"$OUT/t"
+ok $? "top --iterations 1"
+json "$OUT/t" "set(d) == {'gpus', 'jobs', 'queue'} and d['gpus'][0]['gpu_type'] == 'v100' and d['gpus'][0]['up'] == 2"
+ok $? "... as one JSON object: GPUs per type, jobs per status, the queue"
+
+# What an operator finds in the server log (sent to psql here as well).
+$PSQL -d "$DB" -c "UPDATE mixdnn.gpu_nodes SET gpus = 4" >/dev/null
+$PSQL -d "$DB" >/dev/null 2>"$OUT/log" <<'SQL'
+SET client_min_messages = log;
+SET mixdnn.virtual_now = '2030-01-01 00:00+00';
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('logged', 'hard', 'v100', 1, '1h');
+SELECT mixdnn.launch_due();
+SELECT mixdnn.run_round('quiet');
+UPDATE mixdnn.jobs SET status = 'failed', reason = 'test failure' WHERE name = 'logged';
+SQL
+grep -Eq "^LOG: +mixdnn launched [0-9]+ job\(s\) on [0-9]+ node part\(s\) at 2030-01-01 00:00:00\+00 \(job [0-9, ]+\)$" "$OUT/log"
+ok $? "a launch: one LOG line with the count, the time and the job"
+grep -Eq "^LOG: +mixdnn job [0-9]+ of $SU failed at 2030-01-01 00:00:00\+00 .*: test failure$" "$OUT/log"
+ok $? "a failure: one LOG line with the job, its owner, the time and the reason"
+! grep -Eq "mixdnn round|CONTEXT|STATEMENT" "$OUT/log"
+ok $? "rounds say nothing at LOG; the lines are single lines"
+$PSQL -d "$DB" -c "SET client_min_messages = debug1" -c "SELECT mixdnn.run_round('verbose')" >/dev/null 2>"$OUT/dbg"
+grep -Eq "^DEBUG: +mixdnn round [0-9]+ for \"verbose\": [0-9]+ waiting, [0-9]+ running, solver .*, [0-9.]+ ms$" "$OUT/dbg"
+ok $? "each round: one DEBUG1 line"
+
+PGPORT=1 as "$A" queue 2>/dev/null
+[ $? = 4 ]
+ok $? "no server: exit 4"
+
+echo "1..$n"
+echo "cli: $((n - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]

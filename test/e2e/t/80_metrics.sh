@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# mixdnn.metrics scraped by the real prometheus-postgres-exporter (Debian's
+# package) with tools/prometheus/mixdnn-queries.yaml, connected as a role
+# that is only a member of pg_monitor: after jobs ran through a launcher,
+# its /metrics page has the jobs by status, GPUs per type, waits, rounds and
+# launch latency.
+. "$(dirname "$0")/../lib.sh"
+
+EXPORTER=$(command -v prometheus-postgres-exporter)
+[ -n "$EXPORTER" ] || skip_all "prometheus-postgres-exporter is not installed (tools/setup.sh installs it)"
+QUERIES=$E2E_DIR/../../tools/prometheus/mixdnn-queries.yaml
+PORT=${MIXDNN_EXPORTER_PORT:-$((PGPORT + 20000))}
+MONITOR=mixdnn_e2e_monitor
+
+reset_cluster
+q "DO \$\$ BEGIN
+	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$MONITOR') THEN CREATE ROLE $MONITOR LOGIN; END IF;
+   END \$\$; GRANT pg_monitor TO $MONITOR" >/dev/null
+start_launcher n3
+ids=()
+for i in 1 2 3; do ids+=("$(submit "m-$i" hard v100 2 "$(job_cmd 0.2)")"); done
+submit "m-wait" hard a100 8 "$(job_cmd 0.2)" '1 hour' >/dev/null
+wait_until 30 '[ "$(q "SELECT count(*) FROM mixdnn.jobs WHERE status = '"'completed'"'")" = 3 ]'
+ok $? "three v100 jobs ran through the launcher"
+# The 8-a100 job is running or waits: it holds n1 and n2 without a launcher there.
+stop_all_launchers
+
+DATA_SOURCE_NAME="host=$PGHOST port=$PGPORT user=$MONITOR dbname=$PGDATABASE sslmode=disable" \
+	"$EXPORTER" --extend.query-path="$QUERIES" --web.listen-address="127.0.0.1:$PORT" \
+	--disable-default-metrics --disable-settings-metrics >"$T/exporter.log" 2>&1 &
+exporter=$!
+scrape() {
+	python3 - "$PORT" >"$T/metrics.txt" 2>/dev/null <<-'PY'
+		import sys, urllib.request
+		print(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode())
+	PY
+}
+wait_until 20 'scrape && grep -q "^mixdnn_jobs_count" "$T/metrics.txt"'
+ok $? "the exporter serves mixdnn metrics"
+kill "$exporter" 2>/dev/null
+wait "$exporter" 2>/dev/null
+
+# metric{labels} value, without the exporter's own "server" label.
+val() {	# val NAME [LABEL=VALUE]
+	sed -n "s/^$1{\(.*\)} \(.*\)$/\1 \2/p" "$T/metrics.txt" | grep "${2:-.}" | sed 's/.* //' | head -1
+}
+is "$(val mixdnn_jobs_count 'status="completed"')" 3 "mixdnn_jobs_count{status=\"completed\"} = 3"
+is "$(val mixdnn_jobs_count 'status="failed"')" 0 "mixdnn_jobs_count{status=\"failed\"} = 0, every status is exported"
+is "$(val mixdnn_gpus_total 'gpu_type="a100"')" 8 "mixdnn_gpus_total{gpu_type=\"a100\"} = 8"
+is "$(val mixdnn_gpus_free 'gpu_type="v100"')" 2 "mixdnn_gpus_free{gpu_type=\"v100\"} = 2 once the v100 jobs are done"
+held=$(q "SELECT count(*) FROM mixdnn.gpu_holds h JOIN mixdnn.gpu_nodes n USING (node) WHERE n.gpu_type = 'a100'")
+is "$(val mixdnn_gpus_held 'gpu_type="a100"')" "$held" "mixdnn_gpus_held{gpu_type=\"a100\"} matches mixdnn.gpu_holds ($held)"
+python3 - "$T/metrics.txt" <<-'PY'
+	import sys
+	v = {}
+	for line in open(sys.argv[1]):
+	    if line.startswith("mixdnn_scheduler_"):
+	        v[line.split("{")[0]] = float(line.rsplit(" ", 1)[1])
+	p = "mixdnn_scheduler_"
+	ok = (v[p + "rounds_per_minute"] > 0 and v[p + "round_solve_ms_p95"] >= 0
+	      and 0 <= v[p + "queue_wait_p50_seconds"] <= v[p + "queue_wait_p95_seconds"] < 60
+	      and 0 <= v[p + "launch_claim_p50_seconds"] <= v[p + "launch_claim_p95_seconds"] < 30
+	      and v[p + "waiting_oldest_seconds"] >= 0)
+	sys.exit(0 if ok else 1)
+PY
+ok $? "scheduler gauges: rounds per minute > 0, solve time, wait and launch-claim p50 <= p95, plausible"
+grep -q 'pg_exporter_user_queries_load_error{[^}]*} 0' "$T/metrics.txt"
+ok $? "the exporter loaded the query file without error"
+
+q "DROP ROLE IF EXISTS $MONITOR" >/dev/null 2>&1 || q "REVOKE pg_monitor FROM $MONITOR" >/dev/null
+done_testing

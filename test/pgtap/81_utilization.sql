@@ -1,0 +1,94 @@
+-- 81_utilization.sql — mixdnn.utilization() from the jobs' parts, and the
+-- estimate-accuracy views (planned versus actual), as their users see them.
+--
+-- Scenario: 4 v100. At t0 alice's A and bob's B (2 GPUs each, estimated
+-- 1 h) launch; A completes at +30 min, B at +90 min. Busy GPUs: 4 until
+-- +30 min, then 2 until +90 min: the first hour averages 3 GPUs (75 %),
+-- the second 1 GPU (25 %).
+\set ON_ERROR_STOP 1
+\pset format unaligned
+\pset tuples_only on
+BEGIN;
+\ir lib/fixture.sql
+SELECT plan(17);
+
+CREATE ROLE tap81_alice NOLOGIN IN ROLE mixdnn_user;
+CREATE ROLE tap81_bob NOLOGIN IN ROLE mixdnn_user;
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0), ('k80', 0.5);
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4), ('k1', 'k80', 2);
+:commit
+SET LOCAL ROLE tap81_alice;
+INSERT INTO mixdnn.jobs (name, model, model_class, gpu_type, gpus, duration) VALUES ('A', 'resnet', 'hard', 'v100', 2, '1 h');
+:commit
+RESET ROLE;
+SET LOCAL ROLE tap81_bob;
+INSERT INTO mixdnn.jobs (name, model, model_class, gpu_type, gpus, duration) VALUES ('B', 'bert', 'hard', 'v100', 2, '1 h');
+:commit
+RESET ROLE;
+SELECT is(mixdnn.launch_due(), 2, '(setup) A and B launch at t0');
+SELECT pg_temp.set_now(pg_temp.t0() + interval '30 min') AS t \gset
+UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'A';
+:commit
+SELECT pg_temp.set_now(pg_temp.t0() + interval '90 min') AS t \gset
+UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'B';
+:commit
+SELECT pg_temp.set_now(pg_temp.t0() + interval '3 hours') AS t \gset
+
+SET LOCAL ROLE tap81_alice;
+SELECT results_eq($$SELECT bucket, gpu_type, gpus, busy_gpus, utilization
+					FROM mixdnn.utilization(pg_temp.t0(), pg_temp.t0() + interval '2 hours', '1 hour')$$,
+	$$VALUES (pg_temp.t0(), 'k80', 2::bigint, 0::float8, 0::float8),
+			 (pg_temp.t0(), 'v100', 4::bigint, 3::float8, 0.75::float8),
+			 (pg_temp.t0() + interval '1 hour', 'k80', 2::bigint, 0::float8, 0::float8),
+			 (pg_temp.t0() + interval '1 hour', 'v100', 4::bigint, 1::float8, 0.25::float8)$$,
+	'utilization per type and hour: 3 of 4 v100 busy on average, then 1; counts every user''s jobs');
+SELECT results_eq($$SELECT busy_gpus FROM mixdnn.utilization(pg_temp.t0() + interval '15 min', pg_temp.t0() + interval '45 min', '10 min')
+					WHERE gpu_type = 'v100'$$,
+	$$VALUES (4::float8), (3::float8), (2::float8)$$,
+	'a step across A''s end averages its part over the step');
+SELECT throws_ok($$SELECT * FROM mixdnn.utilization(pg_temp.t0(), pg_temp.t0(), '1 hour')$$, '22023', NULL,
+	'an empty window is refused');
+SELECT throws_ok($$SELECT * FROM mixdnn.utilization(pg_temp.t0(), pg_temp.t0() + interval '1 year', '1 second')$$, '54000', NULL,
+	'too many steps are refused');
+SELECT throws_ok($$SELECT * FROM mixdnn.utilization(NULL, pg_temp.t0(), '1 hour')$$, '22004', NULL,
+	'a NULL bound is refused');
+
+-- Accuracy: alice sees her job only; A ran 30 min of an estimated hour.
+SELECT results_eq($$SELECT owner::text COLLATE "default", model, start_error, estimated_run, actual_run, run_error, run_ratio
+					FROM mixdnn.estimate_accuracy$$,
+	$$VALUES ('tap81_alice', 'resnet', interval '0', interval '1 hour', interval '30 min', interval '-30 min', 0.5::float8)$$,
+	'estimate_accuracy: alice''s job, planned versus actual');
+SELECT results_eq($$SELECT model, jobs, median_run_ratio, mean_abs_run_error_ratio FROM mixdnn.estimate_accuracy_summary$$,
+	$$VALUES ('resnet', 1::bigint, 0.5::float8, 0.5::float8)$$, 'the summary per user and model, hers only');
+RESET ROLE;
+SET LOCAL ROLE tap81_bob;
+SELECT results_eq($$SELECT model, run_error, run_ratio FROM mixdnn.estimate_accuracy$$,
+	$$VALUES ('bert', interval '30 min', 1.5::float8)$$, 'bob sees his job only: 30 min over');
+RESET ROLE;
+SELECT is((SELECT count(*) FROM mixdnn.estimate_accuracy), 2::bigint, 'the superuser sees both');
+SELECT is((SELECT jobs FROM mixdnn.estimate_accuracy_summary WHERE model = 'bert'), 1::bigint, '... summarised per model');
+-- A job still running counts until now.
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('C', 'hard', 'k80', 1, '1 h');
+:commit
+SELECT is(mixdnn.launch_due(), 1, '(setup) C launches at +3 h');
+SELECT pg_temp.set_now(pg_temp.t0() + interval '3 hours 30 min') AS t \gset
+SELECT is((SELECT busy_gpus FROM mixdnn.utilization(pg_temp.t0() + interval '3 hours', pg_temp.t0() + interval '4 hours', '1 hour')
+		   WHERE gpu_type = 'k80'), 0.5::float8, 'a running part is busy until now');
+
+-- mixdnn.metrics at +3.5 h: A and B completed, C holds 1 of 2 k80.
+SELECT results_eq($$SELECT status, value FROM mixdnn.metrics WHERE metric = 'jobs' AND value > 0 ORDER BY status$$,
+	$$VALUES ('completed', 2::float8), ('launching', 1::float8)$$, 'metrics: jobs by status');
+SELECT results_eq($$SELECT metric, value FROM mixdnn.metrics WHERE gpu_type = 'k80' ORDER BY metric$$,
+	$$VALUES ('gpus', 2::float8), ('gpus_free', 1::float8), ('gpus_held', 1::float8)$$,
+	'metrics: GPUs per type, held and free');
+SELECT results_eq($$SELECT metric, value FROM mixdnn.metrics
+					WHERE metric IN ('queue_wait_p50_seconds', 'waiting_oldest_seconds', 'launch_claim_p95_seconds') ORDER BY metric$$,
+	$$VALUES ('launch_claim_p95_seconds', NULL::float8), ('queue_wait_p50_seconds', 0::float8), ('waiting_oldest_seconds', 0::float8)$$,
+	'metrics: C started without waiting in the last hour; nothing waits; no claim (no launcher) gives NULL');
+CREATE ROLE tap81_monitor NOLOGIN IN ROLE pg_monitor;
+SET LOCAL ROLE tap81_monitor;
+SELECT is((SELECT count(*) FROM mixdnn.metrics WHERE metric = 'jobs'), 7::bigint, 'a pg_monitor member reads the metrics');
+RESET ROLE;
+
+SELECT * FROM finish();
+ROLLBACK;

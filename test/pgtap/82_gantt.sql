@@ -1,0 +1,55 @@
+-- 82_gantt.sql — mixdnn.gantt_svg(): a well-formed SVG with one bar per GPU
+-- of what ran (per node) and of what is planned (per GPU type), in the
+-- window only; others' job names never appear.
+--
+-- Scenario: n1 with 4 v100. alice's a-run (2 GPUs, 1 h) and bob's
+-- b-secret (2 GPUs, 1 h) launch at t0; alice's a-next (4 GPUs, 1 h) is
+-- planned at +1 h.
+\set ON_ERROR_STOP 1
+\pset format unaligned
+\pset tuples_only on
+BEGIN;
+\ir lib/fixture.sql
+SELECT plan(12);
+
+CREATE ROLE tap82_alice NOLOGIN IN ROLE mixdnn_user;
+CREATE ROLE tap82_bob NOLOGIN IN ROLE mixdnn_user;
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4);
+:commit
+SET LOCAL ROLE tap82_alice;
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('a-run', 'hard', 'v100', 2, '1 h');
+:commit
+RESET ROLE;
+SET LOCAL ROLE tap82_bob;
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('b-secret', 'hard', 'v100', 2, '1 h');
+:commit
+RESET ROLE;
+SELECT is(mixdnn.launch_due(), 2, '(setup) a-run and b-secret launch at t0');
+SET LOCAL ROLE tap82_alice;
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('a-next', 'hard', 'v100', 4, '1 h');
+:commit
+CREATE TEMP TABLE g AS SELECT mixdnn.gantt_svg(pg_temp.t0() - interval '1 hour', pg_temp.t0() + interval '3 hours') AS svg;
+SELECT ok(xml_is_well_formed_document((SELECT svg FROM g)), 'a well-formed XML document');
+SELECT is((xpath('name(/*)', (SELECT svg FROM g)::xml))[1]::text, 'svg', 'its root is an svg element');
+SELECT is((SELECT count(*) FROM g, regexp_matches(svg, '<rect class="running"', 'g')), 4::bigint,
+	'one bar per GPU of what runs: 2 + 2 on n1, drawn to their expected end');
+SELECT is((SELECT count(*) FROM g, regexp_matches(svg, '<rect class="planned"', 'g')), 4::bigint,
+	'one bar per GPU of what is planned: 4 v100');
+SELECT is((SELECT count(*) FROM g, regexp_matches(svg, '<rect class="plan" data-job="' || pg_temp.jid('a-run') || '" x="([0-9.]+)"', 'g') m
+		   WHERE m[1] = (SELECT substring(svg FROM '<rect class="running" data-job="' || pg_temp.jid('a-run') || '" x="([0-9.]+)"') FROM g)),
+	2::bigint, 'each GPU bar of a-run carries its first plan, which started where it ran (planned versus actual)');
+SELECT is((xpath('count(//s:line[@x1 != @x2 and @y1 != @y2])', (SELECT svg FROM g)::xml,
+					ARRAY[ARRAY['s', 'http://www.w3.org/2000/svg']]))[1]::text, '0',
+	'every rule of the chart (lane separators, ticks, now) is horizontal or vertical');
+SELECT ok((SELECT svg LIKE '%"a-next"%' AND svg LIKE '%"a-run"%' FROM g), 'alice''s job names are in the titles');
+SELECT ok((SELECT svg NOT LIKE '%b-secret%' AND svg LIKE '%of tap82_bob%' FROM g),
+	'bob''s job is drawn, with its owner, but without its name');
+SELECT is((SELECT count(*) FROM regexp_matches(mixdnn.gantt_svg(pg_temp.t0() + interval '5 hours', pg_temp.t0() + interval '6 hours'),
+	'<rect class=', 'g')), 0::bigint, 'a window after every plan has no bars');
+SELECT throws_ok($$SELECT mixdnn.gantt_svg(pg_temp.t0(), pg_temp.t0())$$, '22023', NULL, 'an empty window is refused');
+SELECT throws_ok($$SELECT mixdnn.gantt_svg(NULL, pg_temp.t0())$$, '22004', NULL, 'a NULL bound is refused');
+RESET ROLE;
+
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,194 @@
+/* test_explain.c — mixdnn.explain()'s core: candidates and their causes (explain.c). */
+#include "unit.h"
+#include "fixtures.h"
+#include "explain.h"
+#include "heuristic.h"
+
+/* Types a (speed 1) and b (speed 2), 4 GPUs each; job 1: soft, 2 GPUs, a or b, 1 h on a. */
+static void
+setup(mx_snapshot *s, int *na, int *nb)
+{
+	int			a,
+				b;
+
+	fx_init(s, NOW);
+	a = fx_type(s, "a", 1.0);
+	b = fx_type(s, "b", 2.0);
+	*na = fx_node(s, "na", a, 4, MX_NODE_UP);
+	*nb = fx_node(s, "nb", b, 4, MX_NODE_UP);
+	fx_soft(s, 1, a, 2, 2, 2, 3, 3600);
+}
+
+/* A hand-made plan: job i on (type, gpus) from start for len seconds. */
+static void
+put(mx_plan *p, int i, int type, int gpus, double start, double len)
+{
+	p->a[i].status = MX_PLANNED;
+	p->a[i].type = type;
+	p->a[i].gpus = gpus;
+	p->a[i].start = start;
+	p->a[i].end = start + len;
+}
+
+static const mx_candidate *
+row(const mx_explanation *e, int type)
+{
+	int			i;
+
+	for (i = 0; i < e->n; i++)
+		if (e->c[i].type == type)
+			return &e->c[i];
+	return NULL;
+}
+
+/* Job 1 on a (1 h) while b (30 min) would be faster: what keeps b away. */
+static mx_block_cause
+cause_of_b(mx_snapshot *s, const mx_options *o, mx_plan *p, int *nchosen)
+{
+	mx_explanation e;
+	mx_block_cause c;
+	int			i;
+
+	p->a[0].job_id = 1;
+	put(p, 0, 0, 2, NOW, 3600);
+	if (mx_explain_job(s, o, p, 0, &e) != 0 || row(&e, 1) == NULL || row(&e, 0) == NULL)
+		return (mx_block_cause) -1;
+	*nchosen = 0;
+	for (i = 0; i < e.n; i++)
+		*nchosen += e.c[i].chosen;
+	c = row(&e, 1)->blocked_by;
+	if (!(e.c[0].chosen && e.c[0].type == 0 && e.c[0].blocked_by == MX_BLOCK_NONE))
+		c = (mx_block_cause) -2;
+	mx_explanation_free(&e);
+	return c;
+}
+
+static void
+test_causes(void)
+{
+	mx_snapshot s;
+	mx_options	o,
+				noguards;
+	mx_plan		p;
+	int			na,
+				nb,
+				nchosen = -1;
+
+	mx_options_default(&o);
+	noguards = o;
+	noguards.starve_factor = 0;
+	noguards.critical_margin = -1;
+
+	/* nothing else: b fits now, so only the plan's value can explain it */
+	setup(&s, &na, &nb);
+	mx_plan_init(&p, s.njobs);
+	CHECK(cause_of_b(&s, &o, &p, &nchosen) == MX_BLOCK_OBJECTIVE && nchosen == 1,
+		  "b free: objective, one chosen row (%d)", nchosen);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+
+	/* a running job holds b for 2 h */
+	setup(&s, &na, &nb);
+	fx_part(&s, 50, nb, 4, NOW + 7200);
+	mx_plan_init(&p, s.njobs);
+	CHECK(cause_of_b(&s, &o, &p, &nchosen) == MX_BLOCK_CAPACITY, "b held by a running job: capacity");
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+
+	/* another waiting job is planned on all of b for 1 h */
+	setup(&s, &na, &nb);
+	fx_hard(&s, 2, 1, 4, 7200);
+	mx_plan_init(&p, s.njobs);
+	p.a[1].job_id = 2;
+	put(&p, 1, 1, 4, NOW, 3600);
+	CHECK(cause_of_b(&s, &noguards, &p, &nchosen) == MX_BLOCK_RESERVATIONS,
+		  "b planned for an unguarded job: reservations");
+	CHECK(cause_of_b(&s, &o, &p, &nchosen) == MX_BLOCK_GUARDS,
+		  "b planned for a makespan-critical job: guards");
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+static void
+test_cluster_and_names(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	mx_explanation e;
+	int			na,
+				nb,
+				c;
+
+	setup(&s, &na, &nb);
+	c = fx_type(&s, "c", 1.0);
+	fx_hard(&s, 2, c, 2, 600);
+	mx_options_default(&o);
+	mx_plan_init(&p, s.njobs);
+	CHECK(mx_explain_job(&s, &o, &p, 1, &e) == 0 && e.n == 1 && e.c[0].type == -1 &&
+		  e.c[0].blocked_by == MX_BLOCK_CLUSTER && !e.c[0].chosen && !isfinite(e.c[0].start),
+		  "no node of its type: one 'cluster' row");
+	mx_explanation_free(&e);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+
+	CHECK(mx_block_cause_name(MX_BLOCK_NONE) == NULL &&
+		  strcmp(mx_block_cause_name(MX_BLOCK_CAPACITY), "capacity") == 0 &&
+		  strcmp(mx_block_cause_name(MX_BLOCK_GUARDS), "guards") == 0 &&
+		  strcmp(mx_block_cause_name(MX_BLOCK_RESERVATIONS), "reservations") == 0 &&
+		  strcmp(mx_block_cause_name(MX_BLOCK_OBJECTIVE), "objective") == 0 &&
+		  strcmp(mx_block_cause_name(MX_BLOCK_CLUSTER), "cluster") == 0 &&
+		  mx_block_cause_name((mx_block_cause) 99) == NULL, "cause names");
+}
+
+/* On the planner's own plan, the chosen row is the plan's configuration and start. */
+static void
+test_round_plan(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	mx_explanation e;
+	int			na,
+				nb;
+
+	setup(&s, &na, &nb);
+	fx_part(&s, 50, nb, 4, NOW + 7200);
+	mx_options_default(&o);
+	CHECK(mx_plan_round(&s, &o, &p) == 0 && mx_explain_job(&s, &o, &p, 0, &e) == 0, "plan and explain");
+	CHECK(e.c[0].chosen && e.c[0].type == p.a[0].type && e.c[0].gpus == p.a[0].gpus &&
+		  e.c[0].start == p.a[0].start, "chosen row = the round's plan (type %d, +%.0f s)",
+		  e.c[0].type, e.c[0].start - NOW);
+	CHECK(e.c[0].value == mx_value(&s, &s.jobs[0], &o, p.a[0].start, p.a[0].end), "its value is mx_value()");
+	mx_explanation_free(&e);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+static void
+test_position(void)
+{
+	mx_plan		p;
+
+	mx_plan_init(&p, 4);
+	p.a[0].job_id = 10;
+	put(&p, 0, 0, 1, NOW + 100, 10);
+	p.a[1].job_id = 11;
+	put(&p, 1, 0, 1, NOW, 10);
+	p.a[2].job_id = 9;
+	put(&p, 2, 0, 1, NOW + 100, 10);
+	p.a[3].job_id = 12;			/* not planned */
+	CHECK(mx_plan_position(&p, 1) == 1 && mx_plan_position(&p, 2) == 2 && mx_plan_position(&p, 0) == 3 &&
+		  mx_plan_position(&p, 3) == 0, "positions by planned start, then job_id; 0 unplanned");
+	mx_plan_free(&p);
+}
+
+int
+main(void)
+{
+	test_causes();
+	test_cluster_and_names();
+	test_round_plan();
+	test_position();
+	return unit_done("test_explain");
+}
