@@ -67,18 +67,18 @@ node=$(q "SELECT node FROM mixdnn.job_parts WHERE job_id = (SELECT job_id FROM m
 is "$(launcher_q "SELECT count(*) FROM mixdnn.claim('$node')")" 1 "(setup) its launcher claimed it on $node"
 
 # 1. An outsider takes the advisory locks with the scheduler's keys, both key spaces.
-hold e2e_outsider "SELECT pg_advisory_xact_lock(1296652356, 1313747505), pg_advisory_xact_lock((1296652356::bigint << 32) | 1313747505)"
+hold e2e_outsider "SELECT pg_advisory_xact_lock(x'4d495844'::int, x'4e4e3031'::int), pg_advisory_xact_lock(x'4d4958444e4e3031'::bigint)"
 ok $? "an outsider holds the advisory locks with the scheduler's keys"
-r=$(timed "$T/1a" bob_submits b-1)
-within "$r" 1500
-ok $? "outsider: a user's submission commits at once ($r)"
-is "$(job_named "status <> 'pending'" b-1)" t "outsider: ... and its round planned it at commit"
 r=$(timed "$T/1b" launcher_q "SELECT mixdnn.heartbeat('$node')")
 within "$r" 1500
 ok $? "outsider: heartbeat returns at once ($r)"
 r=$(timed "$T/1c" launcher_q "SELECT count(*) FROM mixdnn.claim('n3')")
 within "$r" 1500
 ok $? "outsider: claim (which takes the scheduler lock) returns at once ($r)"
+r=$(timed "$T/1a" bob_submits b-1)
+within "$r" 1500
+ok $? "outsider: a user's submission commits at once ($r)"
+is "$(job_named "status <> 'pending'" b-1)" t "outsider: ... and its round planned it at commit"
 release
 
 # 2. The issue's example: a user's write transaction left open.
