@@ -80,8 +80,9 @@ log_notice(void *arg, const char *message)
 static lx_rc
 failed(PGconn *conn, PGresult *res, const char *what)
 {
-	lx_rc		rc = PQstatus(conn) == CONNECTION_BAD ? LX_LOST : LX_ERROR;
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	lx_rc		rc = PQstatus(conn) == CONNECTION_BAD ? LX_LOST
+		: state && (strcmp(state, "55P03") == 0 || strcmp(state, "40P01") == 0) ? LX_BUSY : LX_ERROR;
 	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 	char		msg[1024];
 

@@ -135,6 +135,24 @@ b3_planned() {
 }
 wait_until 10 b3_planned
 ok $? "busy scheduler: the worker plans the job once the admin is done"
+
+# 5. A launcher whose finish() finds the scheduler busy keeps retrying (55P03
+# is no error to give up on), so the job completes in its first attempt.
+set_setting mixdnn.lock_timeout 200ms
+start_launcher n2 --heartbeat-interval 0.5
+c=$(submit c-1 hard a100 4 "$(job_cmd 2)" '1 min')
+wait_until 10 "[ \"\$(status_of $c)\" = running ]"
+ok $? "(setup) a two-second job runs on n2"
+hold postgres "UPDATE mixdnn.gpu_nodes SET status = 'up' WHERE node = 'n3'"
+ok $? "an admin holds the scheduler while the job ends"
+sleep 4
+release
+wait_until 10 "[ \"\$(status_of $c)\" = completed ]"
+ok $? "busy finish: the launcher reported the exit once the scheduler was free"
+is "$(q "SELECT attempt FROM mixdnn.jobs WHERE job_id = $c")" 1 "busy finish: ... in the first attempt, nothing re-queued"
+grep -q "SQLSTATE 55P03" "$T/launcher-n2.log"
+ok $? "busy finish: ... after finish() had been refused with 55P03"
+stop_launcher n2
 set_setting mixdnn.lock_timeout ''
 
 q "DROP EXTENSION mixdnn CASCADE" >/dev/null
