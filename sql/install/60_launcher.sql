@@ -79,6 +79,13 @@ END
 $$;
 COMMENT ON FUNCTION mixdnn._lose_job(bigint, text[], text) IS 'internal: marks a job''s parts on the given nodes lost and re-queues or fails the job';
 
+-- One launcher per node, with a lock only the extension's C code can take
+-- (src/pg/lock.c): an outsider cannot hold it to keep a launcher out.
+CREATE FUNCTION mixdnn.lock_node(node text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'mixdnn_lock_node'
+	LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION mixdnn.lock_node(text) IS 'launcher: takes the session lock that makes this session the only launcher of node; false if another session holds it';
+
 CREATE FUNCTION mixdnn.claim(node text)
 	RETURNS TABLE (job_id bigint, name text, command text, gpu_indices int[], nodes text[],
 				   node_rank int, world_gpus int, env jsonb)
@@ -425,7 +432,7 @@ COMMENT ON FUNCTION mixdnn._repair() IS 'internal: background worker start-up re
 REVOKE ALL ON FUNCTION mixdnn._lease(), mixdnn._check_node(text), mixdnn._lose_job(bigint, text[], text),
 	mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int),
 	mixdnn.finish(bigint, int), mixdnn.node_parts(text), mixdnn.reset_node(text, bigint),
-	mixdnn.expire_leases(), mixdnn._next_wakeup(), mixdnn._repair() FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int),
+	mixdnn.expire_leases(), mixdnn._next_wakeup(), mixdnn._repair(), mixdnn.lock_node(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mixdnn.lock_node(text), mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int),
 	mixdnn.finish(bigint, int), mixdnn.node_parts(text), mixdnn.reset_node(text, bigint) TO mixdnn_launcher;
 GRANT EXECUTE ON FUNCTION mixdnn.finish(bigint, int), mixdnn.expire_leases() TO mixdnn_admin;

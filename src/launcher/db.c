@@ -153,8 +153,7 @@ lx_db_lock_node(PGconn *conn, const char *node)
 {
 	const char *params[1] = {node};
 	PGresult   *res = exec(conn,
-						   "SELECT pg_catalog.pg_try_advisory_lock(pg_catalog.hashtext('mixdnn-launcher'), "
-						   "pg_catalog.hashtext($1))", 1, params);
+						   "SELECT mixdnn.lock_node($1)", 1, params);
 	bool		got;
 
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)

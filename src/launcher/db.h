@@ -27,7 +27,7 @@ typedef enum lx_rc
 /* Connects and prepares the session; NULL (logged) if that failed. */
 PGconn	   *lx_db_connect(const char *dsn, const char *node);
 
-/* One launcher per node: a session advisory lock. LX_ERROR if held elsewhere. */
+/* One launcher per node: mixdnn.lock_node(), a session lock no other role can take. LX_ERROR if held elsewhere. */
 lx_rc		lx_db_lock_node(PGconn *conn, const char *node);
 lx_rc		lx_db_listen(PGconn *conn);
 

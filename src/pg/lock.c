@@ -4,10 +4,12 @@
 #include "postgres.h"
 
 #include "commands/trigger.h"
+#include "common/hashfn.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
 
 #include "guc.h"
@@ -17,6 +19,7 @@
 PG_FUNCTION_INFO_V1(mixdnn_lock_scheduler);
 PG_FUNCTION_INFO_V1(mixdnn_lock_scheduler_trigger);
 PG_FUNCTION_INFO_V1(mixdnn_bound_lock_waits);
+PG_FUNCTION_INFO_V1(mixdnn_lock_node);
 
 /*
  * An advisory lock tag no SQL function can build: pg_advisory_lock() and
@@ -27,6 +30,7 @@ PG_FUNCTION_INFO_V1(mixdnn_bound_lock_waits);
 #define MX_LOCK_KEY1 0x4d495844	/* "MIXD" */
 #define MX_LOCK_KEY2 0x4e4e3031	/* "NN01" */
 #define MX_LOCK_SPACE 0x4d58	/* "MX" */
+#define MX_NODE_LOCK_SPACE 0x4d59	/* "MY": one launcher per node */
 
 static void
 scheduler_tag(LOCKTAG *tag)
@@ -122,4 +126,21 @@ mixdnn_lock_scheduler_trigger(PG_FUNCTION_ARGS)
 	if (mx_guc_plan_mode != MX_PLAN_MODE_WORKER || !mx_worker_plans_here())
 		mx_lock_scheduler();
 	return PointerGetDatum(NULL);
+}
+
+/*
+ * mixdnn.lock_node(node): the session lock that makes a launcher the only
+ * one serving its node, keyed by a 64-bit hash of the name in a space of
+ * our own, so no other role can hold it to keep the launcher from starting.
+ * True when this session holds it (now or already).
+ */
+Datum
+mixdnn_lock_node(PG_FUNCTION_ARGS)
+{
+	text	   *node = PG_GETARG_TEXT_PP(0);
+	uint64		h = hash_bytes_extended((const unsigned char *) VARDATA_ANY(node), VARSIZE_ANY_EXHDR(node), 0);
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (h >> 32), (uint32) h, MX_NODE_LOCK_SPACE);
+	PG_RETURN_BOOL(LockAcquire(&tag, ExclusiveLock, true, true) != LOCKACQUIRE_NOT_AVAIL);
 }

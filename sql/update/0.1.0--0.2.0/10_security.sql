@@ -417,3 +417,10 @@ $$;
 COMMENT ON FUNCTION mixdnn.heartbeat(text) IS 'launcher: renews the node''s last_heartbeat and the leases of the parts it runs; returns how many parts it runs';
 
 REVOKE ALL ON FUNCTION mixdnn._cluster_before_write() FROM PUBLIC;
+
+CREATE FUNCTION mixdnn.lock_node(node text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'mixdnn_lock_node'
+	LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION mixdnn.lock_node(text) IS 'launcher: takes the session lock that makes this session the only launcher of node; false if another session holds it';
+REVOKE ALL ON FUNCTION mixdnn.lock_node(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mixdnn.lock_node(text) TO mixdnn_launcher;

@@ -8,6 +8,7 @@
 #    the cluster), a submission still commits within mixdnn.lock_timeout, its
 #    job pending with a reason, and the worker plans it afterwards; claim()
 #    gives up with SQLSTATE 55P03 within the bound; heartbeat() never waits.
+#  * Nor can an outsider keep a launcher from starting on its node.
 # Every "returns within" bound below is far below the holders' 8 s.
 . "$(dirname "$0")/../lib.sh"
 
@@ -154,6 +155,22 @@ grep -q "SQLSTATE 55P03" "$T/launcher-n2.log"
 ok $? "busy finish: ... after finish() had been refused with 55P03"
 stop_launcher n2
 set_setting mixdnn.lock_timeout ''
+
+# 6. An outsider holding the advisory lock launchers used to take per node
+# cannot keep a launcher from starting; a second launcher is still refused.
+hold e2e_outsider "SELECT pg_advisory_lock(hashtext('mixdnn-launcher'), hashtext('n3'))"
+ok $? "an outsider holds the old per-node launcher lock of n3"
+start_launcher n3
+wait_until 10 "grep -q 'connected to database' '$T/launcher-n3.log'"
+ok $? "outsider: the launcher of n3 starts all the same"
+PGUSER=$E2E_LAUNCHER_ROLE timeout 10 "$MIXDNN_LAUNCHER" --node n3 --poll-interval 2 >"$T/second-n3.log" 2>&1 &
+second=$!
+wait_until 10 "grep -q 'another launcher serves node n3' '$T/second-n3.log'"
+ok $? "a second launcher of n3 is still refused"
+kill "$second" 2>/dev/null
+wait "$second" 2>/dev/null
+release
+stop_launcher n3
 
 q "DROP EXTENSION mixdnn CASCADE" >/dev/null
 q "DROP ROLE e2e_alice, e2e_bob, e2e_outsider" >/dev/null
