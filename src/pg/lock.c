@@ -38,14 +38,19 @@ scheduler_tag(LOCKTAG *tag)
 	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, MX_LOCK_KEY1, MX_LOCK_KEY2, MX_LOCK_SPACE);
 }
 
-void
-mx_bound_lock_waits(void)
+static void
+set_lock_timeout(GucAction action)
 {
 	char		value[32];
 
 	snprintf(value, sizeof(value), "%d", mx_guc_lock_timeout_ms);
-	(void) set_config_option("lock_timeout", value, PGC_SUSET, PGC_S_SESSION,
-							 GUC_ACTION_SAVE, true, 0, false);
+	(void) set_config_option("lock_timeout", value, PGC_SUSET, PGC_S_SESSION, action, true, 0, false);
+}
+
+void
+mx_bound_lock_waits(void)
+{
+	set_lock_timeout(GUC_ACTION_SAVE);
 }
 
 /* The wait itself, with PostgreSQL's lock_timeout set to ours for its duration. */
@@ -124,7 +129,14 @@ mixdnn_lock_scheduler_trigger(PG_FUNCTION_ARGS)
 	 * holding rows, so it need not queue behind rounds (plan_mode worker).
 	 */
 	if (mx_guc_plan_mode != MX_PLAN_MODE_WORKER || !mx_worker_plans_here())
+	{
 		mx_lock_scheduler();
+		/*
+		 * Holding it, the transaction must not wait long for anyone either
+		 * (a user's row, say): as SET LOCAL, until the transaction ends.
+		 */
+		set_lock_timeout(GUC_ACTION_LOCAL);
+	}
 	return PointerGetDatum(NULL);
 }
 

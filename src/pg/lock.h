@@ -3,8 +3,10 @@
  * runs for the scheduler (docs/design.md, "Concurrency" and "Security").
  *
  * The scheduler lock serializes rounds, launches, the launcher functions
- * that change job state, and writes to the cluster tables. Its tag is one no
- * SQL-callable function can build, so only this extension takes it.
+ * that change job state, and writes to the cluster tables; a transaction
+ * that changed the cluster waits for no other lock longer than
+ * mixdnn.lock_timeout until it ends. Its tag is one no SQL-callable
+ * function can build, so only this extension takes it.
  */
 #ifndef MIXDNN_LOCK_H
 #define MIXDNN_LOCK_H

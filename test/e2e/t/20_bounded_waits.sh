@@ -156,6 +156,19 @@ ok $? "busy finish: ... after finish() had been refused with 55P03"
 stop_launcher n2
 set_setting mixdnn.lock_timeout ''
 
+# 7. A change to the cluster holds the scheduler lock, so it waits for no
+# user's row longer than mixdnn.lock_timeout either.
+set_setting mixdnn.lock_timeout 500ms
+hold e2e_alice "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name = 'a-run'"
+ok $? "a user's open transaction cancels her running job again"
+r=$(timed "$T/7a" psql -X -q -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -c "UPDATE mixdnn.gpu_nodes SET status = 'down' WHERE node = '$node'")
+[ "${r% *}" -ne 0 ] && [ "${r#* }" -lt 2000 ]
+ok $? "taking her node down gives up within the bound instead of holding the scheduler ($r)"
+grep -q "55P03" "$T/7a"
+ok $? "... with SQLSTATE 55P03"
+release
+set_setting mixdnn.lock_timeout ''
+
 # 6. An outsider holding the advisory lock launchers used to take per node
 # cannot keep a launcher from starting; a second launcher is still refused.
 hold e2e_outsider "SELECT pg_advisory_lock(hashtext('mixdnn-launcher'), hashtext('n3'))"
