@@ -48,7 +48,7 @@ mx_pin_search_path(void)
 {
 	int			nest = NewGUCNestLevel();
 
-	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+	(void) set_config_option("search_path", MX_PINNED_SEARCH_PATH, PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
 	return nest;
 }

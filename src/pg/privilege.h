@@ -10,6 +10,9 @@
 
 #include "postgres.h"
 
+/* The only search_path under which the extension's own queries run. */
+#define MX_PINNED_SEARCH_PATH "pg_catalog, pg_temp"
+
 typedef struct mx_saved_user
 {
 	Oid			user;
