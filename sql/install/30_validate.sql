@@ -58,6 +58,25 @@ DECLARE
 	rule_level	text;
 	caller		text;
 BEGIN
+	-- Plain-words versions of the CHECK constraints on columns an update may
+	-- change alone (same SQLSTATE as the constraint, 23514).
+	IF pg_catalog.length(NEW.name) NOT BETWEEN 1 AND 200 THEN
+		RAISE EXCEPTION 'name must have 1 to 200 characters, not %', pg_catalog.length(NEW.name)
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF NEW.priority NOT BETWEEN -100 AND 100 THEN
+		RAISE EXCEPTION 'priority must be between -100 and 100, not %', NEW.priority
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF NEW.model_class NOT IN ('hard', 'soft') THEN
+		RAISE EXCEPTION 'model_class must be hard or soft, not "%"', NEW.model_class
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF NEW.duration <= interval '0' OR NEW.duration > interval '366 days' THEN
+		RAISE EXCEPTION 'duration must be positive and at most 366 days, not %', NEW.duration
+			USING ERRCODE = 'check_violation';
+	END IF;
+
 	IF TG_OP = 'INSERT' THEN
 		IF NEW.status IS DISTINCT FROM 'pending' THEN
 			RAISE EXCEPTION 'a new job must have status pending, not %', coalesce(NEW.status, 'NULL')
@@ -127,10 +146,6 @@ BEGIN
 	IF NEW.min_gpus IS NOT NULL AND NEW.min_gpus NOT BETWEEN 1 AND 4096
 	   OR NEW.max_gpus IS NOT NULL AND NEW.max_gpus NOT BETWEEN 1 AND 4096 THEN
 		RAISE EXCEPTION 'min_gpus and max_gpus must be between 1 and 4096'
-			USING ERRCODE = 'check_violation';
-	END IF;
-	IF NEW.duration IS NOT NULL AND (NEW.duration <= interval '0' OR NEW.duration > interval '366 days') THEN
-		RAISE EXCEPTION 'duration must be positive and at most 366 days, not %', NEW.duration
 			USING ERRCODE = 'check_violation';
 	END IF;
 	IF NEW.gpu_type IS NOT NULL AND NOT EXISTS (SELECT FROM mixdnn.gpu_types t WHERE t.gpu_type = NEW.gpu_type) THEN
@@ -235,3 +250,85 @@ COMMENT ON FUNCTION mixdnn._gpu_types_limit() IS 'internal trigger: at most 64 G
 
 CREATE TRIGGER gpu_types_limit AFTER INSERT ON mixdnn.gpu_types
 	FOR EACH STATEMENT EXECUTE FUNCTION mixdnn._gpu_types_limit();
+
+-- Plain-words versions of the cluster tables' constraints (same SQLSTATEs),
+-- and of the foreign key that keeps a node holding GPUs from being deleted.
+CREATE FUNCTION mixdnn._cluster_before_write() RETURNS trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	name_rule	constant text := '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$';
+	held		record;
+BEGIN
+	IF TG_OP = 'DELETE' THEN
+		SELECT h.gpu_index, h.job_id INTO held FROM mixdnn.gpu_holds h WHERE h.node = OLD.node LIMIT 1;
+		IF FOUND THEN
+			RAISE EXCEPTION 'node % cannot be deleted: GPU % is held by job %', OLD.node, held.gpu_index, held.job_id
+				USING ERRCODE = 'object_in_use',
+					  HINT = 'Set the node down (its jobs are re-queued) or drain it and wait for its jobs to finish first.';
+		END IF;
+		RETURN OLD;
+	END IF;
+	IF TG_TABLE_NAME = 'gpu_types' THEN
+		IF NEW.gpu_type !~ name_rule THEN
+			RAISE EXCEPTION 'gpu_type must be 1 to 63 letters, digits, "_", "." or "-", starting with a letter or digit, not "%"',
+					NEW.gpu_type
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NOT (NEW.speed > 0 AND NEW.speed <= 1000) THEN
+			RAISE EXCEPTION 'speed must be greater than 0 and at most 1000, not %', NEW.speed
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NEW.memory_gb <= 0 THEN
+			RAISE EXCEPTION 'memory_gb must be positive, not %', NEW.memory_gb
+				USING ERRCODE = 'check_violation';
+		END IF;
+		RETURN NEW;
+	END IF;
+
+	IF NEW.gpu_type IS NOT NULL AND NOT EXISTS (SELECT FROM mixdnn.gpu_types t WHERE t.gpu_type = NEW.gpu_type) THEN
+		RAISE EXCEPTION 'unknown gpu type "%"', NEW.gpu_type
+			USING ERRCODE = 'foreign_key_violation',
+				  HINT = 'Registered types are listed in mixdnn.gpu_types.';
+	END IF;
+	IF TG_TABLE_NAME = 'gpu_nodes' THEN
+		IF NEW.node !~ name_rule THEN
+			RAISE EXCEPTION 'node must be 1 to 63 letters, digits, "_", "." or "-", starting with a letter or digit, not "%"',
+					NEW.node
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NEW.gpus NOT BETWEEN 1 AND 64 THEN
+			RAISE EXCEPTION 'gpus of a node must be between 1 and 64, not %', NEW.gpus
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NEW.status NOT IN ('up', 'draining', 'down') THEN
+			RAISE EXCEPTION 'status of a node must be up, draining or down, not "%"', NEW.status
+				USING ERRCODE = 'check_violation';
+		END IF;
+	ELSE
+		IF pg_catalog.length(NEW.model) NOT BETWEEN 1 AND 63 THEN
+			RAISE EXCEPTION 'model must have 1 to 63 characters, not %', pg_catalog.length(NEW.model)
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NEW.gpus NOT BETWEEN 1 AND 4096 THEN
+			RAISE EXCEPTION 'gpus of a profile must be between 1 and 4096, not %', NEW.gpus
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NOT (NEW.throughput >= 0 AND NEW.throughput < 'infinity') THEN
+			RAISE EXCEPTION 'throughput must be 0 or more and finite, not %', NEW.throughput
+				USING ERRCODE = 'check_violation';
+		END IF;
+	END IF;
+	RETURN NEW;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._cluster_before_write() IS 'internal trigger: plain-words errors for bad GPU types, nodes and profiles, and for deleting a node whose GPUs are held';
+
+CREATE TRIGGER gpu_types_before_write BEFORE INSERT OR UPDATE ON mixdnn.gpu_types
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._cluster_before_write();
+-- Launcher calls, which write only last_heartbeat and unreachable_since, skip it.
+CREATE TRIGGER gpu_nodes_before_write BEFORE INSERT OR UPDATE OF node, gpu_type, gpus, status OR DELETE ON mixdnn.gpu_nodes
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._cluster_before_write();
+CREATE TRIGGER profiles_before_write BEFORE INSERT OR UPDATE ON mixdnn.profiles
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._cluster_before_write();

@@ -1,22 +1,29 @@
 -- Event triggers: the scheduler lock, bookkeeping of status changes and
 -- nodes, and the C triggers that run a round at commit (src/pg/triggers.c).
 
--- Every writer takes the scheduler's transaction lock before it touches a
--- row, so a round never waits for a row held by a writer that waits for it.
+-- The scheduler lock (src/pg/lock.c): rounds, launches, the launcher
+-- functions that change job state and every writer of the cluster tables
+-- take it, each waiting at most mixdnn.lock_timeout. Writers of jobs do not:
+-- their round takes it at commit, and rounds never wait for their rows.
 CREATE FUNCTION mixdnn._lock_scheduler() RETURNS trigger
 	AS 'MODULE_PATHNAME', 'mixdnn_lock_scheduler_trigger'
 	LANGUAGE C;
-COMMENT ON FUNCTION mixdnn._lock_scheduler() IS 'internal trigger: takes the scheduler lock before a statement writes jobs or nodes';
+COMMENT ON FUNCTION mixdnn._lock_scheduler() IS 'internal trigger: takes the scheduler lock before a statement changes the cluster';
 
 CREATE FUNCTION mixdnn._lock_scheduler_now() RETURNS void
 	AS 'MODULE_PATHNAME', 'mixdnn_lock_scheduler'
 	LANGUAGE C;
-COMMENT ON FUNCTION mixdnn._lock_scheduler_now() IS 'internal: takes the scheduler lock until the end of the transaction';
+COMMENT ON FUNCTION mixdnn._lock_scheduler_now() IS 'internal: bounds the calling function''s lock waits by mixdnn.lock_timeout, then takes the scheduler lock until the end of the transaction';
 REVOKE ALL ON FUNCTION mixdnn._lock_scheduler_now() FROM PUBLIC;
 
-CREATE TRIGGER jobs_lock BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.jobs
-	FOR EACH STATEMENT EXECUTE FUNCTION mixdnn._lock_scheduler();
-CREATE TRIGGER gpu_nodes_lock BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.gpu_nodes
+CREATE FUNCTION mixdnn._bound_lock_waits() RETURNS void
+	AS 'MODULE_PATHNAME', 'mixdnn_bound_lock_waits'
+	LANGUAGE C;
+COMMENT ON FUNCTION mixdnn._bound_lock_waits() IS 'internal: bounds the calling function''s lock waits by mixdnn.lock_timeout';
+REVOKE ALL ON FUNCTION mixdnn._bound_lock_waits() FROM PUBLIC;
+
+-- Launcher calls write last_heartbeat and unreachable_since without it.
+CREATE TRIGGER gpu_nodes_lock BEFORE INSERT OR UPDATE OF node, gpu_type, gpus, status OR DELETE ON mixdnn.gpu_nodes
 	FOR EACH STATEMENT EXECUTE FUNCTION mixdnn._lock_scheduler();
 CREATE TRIGGER profiles_lock BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.profiles
 	FOR EACH STATEMENT EXECUTE FUNCTION mixdnn._lock_scheduler();

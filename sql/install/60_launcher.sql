@@ -3,9 +3,12 @@
 --
 -- Every function runs as the extension's owner, a superuser, because the
 -- status changes it makes are the scheduler's ('system' in
--- mixdnn.status_transitions). Each takes the scheduler lock before it reads
--- or writes a row, so it never deadlocks with a round, and names everything
--- with its schema.
+-- mixdnn.status_transitions), with search_path = pg_catalog, pg_temp. Each
+-- that changes job state takes the scheduler lock before it reads or writes
+-- a row; every lock wait lasts at most mixdnn.lock_timeout (then SQLSTATE
+-- 55P03, which the launcher retries), and rows a user's open transaction
+-- holds are skipped where waiting would hold up other jobs (docs/design.md,
+-- "Concurrency").
 
 -- Internal: the lease a claim or heartbeat grants.
 CREATE FUNCTION mixdnn._lease() RETURNS interval
@@ -39,7 +42,8 @@ COMMENT ON FUNCTION mixdnn._check_node(text) IS 'internal: raises unless node na
 -- restarted, crash). Those parts become 'lost', the job's other nodes are
 -- told to stop, and the job is re-queued while retries remain, else failed.
 -- Its attempt is kept: the next launch takes the next one. The caller holds
--- the scheduler lock.
+-- the scheduler lock. A job whose row another transaction holds (its owner
+-- cancelling it) is left alone: false, and the next call looks again.
 CREATE FUNCTION mixdnn._lose_job(job bigint, lost_nodes text[], what text) RETURNS boolean
 	LANGUAGE plpgsql
 	SET search_path = pg_catalog, pg_temp
@@ -48,7 +52,7 @@ DECLARE
 	j		record;
 	retries	int := coalesce(nullif(pg_catalog.current_setting('mixdnn.max_retries', true), '')::int, 3);
 BEGIN
-	SELECT jb.job_id, jb.status, jb.attempt INTO j FROM mixdnn.jobs jb WHERE jb.job_id = job FOR UPDATE;
+	SELECT jb.job_id, jb.status, jb.attempt INTO j FROM mixdnn.jobs jb WHERE jb.job_id = job FOR UPDATE SKIP LOCKED;
 	IF NOT FOUND OR j.status NOT IN ('launching', 'running') THEN
 		RETURN false;
 	END IF;
@@ -75,6 +79,13 @@ END
 $$;
 COMMENT ON FUNCTION mixdnn._lose_job(bigint, text[], text) IS 'internal: marks a job''s parts on the given nodes lost and re-queues or fails the job';
 
+-- One launcher per node, with a lock only the extension's C code can take
+-- (src/pg/lock.c): an outsider cannot hold it to keep a launcher out.
+CREATE FUNCTION mixdnn.lock_node(node text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'mixdnn_lock_node'
+	LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION mixdnn.lock_node(text) IS 'launcher: takes the session lock that makes this session the only launcher of node; false if another session holds it';
+
 CREATE FUNCTION mixdnn.claim(node text)
 	RETURNS TABLE (job_id bigint, name text, command text, gpu_indices int[], nodes text[],
 				   node_rank int, world_gpus int, env jsonb)
@@ -92,13 +103,18 @@ BEGIN
 	-- Any call from a launcher shows it is alive.
 	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = now_ts, unreachable_since = NULL WHERE n.node = claim.node;
 
-	-- Only the current attempt of a job that is still launching or running.
-	WITH c AS (
+	-- Only the current attempt of a job that is still launching or running;
+	-- one being cancelled right now is skipped, not waited for.
+	WITH l AS (
+		SELECT p.job_id, p.attempt FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
+			WHERE p.node = claim.node AND p.state = 'launching' AND j.status IN ('launching', 'running')
+			ORDER BY p.job_id
+			FOR NO KEY UPDATE OF p, j SKIP LOCKED),
+	c AS (
 		UPDATE mixdnn.job_parts p
 			SET state = 'running', claimed_at = now_ts, lease_until = now_ts + mixdnn._lease()
-			FROM mixdnn.jobs j
-			WHERE p.node = claim.node AND p.state = 'launching'
-			  AND j.job_id = p.job_id AND j.attempt = p.attempt AND j.status IN ('launching', 'running')
+			FROM l
+			WHERE p.node = claim.node AND p.job_id = l.job_id AND p.attempt = l.attempt
 			RETURNING p.job_id)
 	SELECT pg_catalog.array_agg(c.job_id ORDER BY c.job_id) INTO claimed FROM c;
 	IF claimed IS NULL THEN
@@ -148,18 +164,24 @@ DECLARE
 	now_ts	timestamptz;
 	held	int;
 BEGIN
-	PERFORM mixdnn._lock_scheduler_now();
+	-- No scheduler lock: it changes no job, and must not wait behind anyone.
+	PERFORM mixdnn._bound_lock_waits();
 	PERFORM mixdnn._check_node(heartbeat.node);
 	now_ts := mixdnn.now();
 
 	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = now_ts, unreachable_since = NULL WHERE n.node = heartbeat.node;
 
 	-- Only claimed parts: a launching part must be claimed before its lease ends.
+	-- A part being finished or cancelled right now is counted, not waited for.
+	SELECT pg_catalog.count(*) INTO held FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
+		WHERE p.node = heartbeat.node AND p.state = 'running' AND j.status IN ('launching', 'running');
 	UPDATE mixdnn.job_parts p SET lease_until = now_ts + mixdnn._lease()
-		FROM mixdnn.jobs j
-		WHERE p.node = heartbeat.node AND p.state = 'running'
-		  AND j.job_id = p.job_id AND j.attempt = p.attempt AND j.status IN ('launching', 'running');
-	GET DIAGNOSTICS held = ROW_COUNT;
+		WHERE (p.job_id, p.attempt, p.node) IN (
+			SELECT q.job_id, q.attempt, q.node FROM mixdnn.job_parts q
+				WHERE q.node = heartbeat.node AND q.state = 'running'
+				FOR NO KEY UPDATE OF q SKIP LOCKED)
+		  AND EXISTS (SELECT FROM mixdnn.jobs j
+					  WHERE j.job_id = p.job_id AND j.attempt = p.attempt AND j.status IN ('launching', 'running'));
 	RETURN held;
 END
 $$;
@@ -410,7 +432,7 @@ COMMENT ON FUNCTION mixdnn._repair() IS 'internal: background worker start-up re
 REVOKE ALL ON FUNCTION mixdnn._lease(), mixdnn._check_node(text), mixdnn._lose_job(bigint, text[], text),
 	mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int),
 	mixdnn.finish(bigint, int), mixdnn.node_parts(text), mixdnn.reset_node(text, bigint),
-	mixdnn.expire_leases(), mixdnn._next_wakeup(), mixdnn._repair() FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int),
+	mixdnn.expire_leases(), mixdnn._next_wakeup(), mixdnn._repair(), mixdnn.lock_node(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mixdnn.lock_node(text), mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int),
 	mixdnn.finish(bigint, int), mixdnn.node_parts(text), mixdnn.reset_node(text, bigint) TO mixdnn_launcher;
 GRANT EXECUTE ON FUNCTION mixdnn.finish(bigint, int), mixdnn.expire_leases() TO mixdnn_admin;

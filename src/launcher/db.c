@@ -80,8 +80,9 @@ log_notice(void *arg, const char *message)
 static lx_rc
 failed(PGconn *conn, PGresult *res, const char *what)
 {
-	lx_rc		rc = PQstatus(conn) == CONNECTION_BAD ? LX_LOST : LX_ERROR;
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	lx_rc		rc = PQstatus(conn) == CONNECTION_BAD ? LX_LOST
+		: state && (strcmp(state, "55P03") == 0 || strcmp(state, "40P01") == 0) ? LX_BUSY : LX_ERROR;
 	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 	char		msg[1024];
 
@@ -152,8 +153,7 @@ lx_db_lock_node(PGconn *conn, const char *node)
 {
 	const char *params[1] = {node};
 	PGresult   *res = exec(conn,
-						   "SELECT pg_catalog.pg_try_advisory_lock(pg_catalog.hashtext('mixdnn-launcher'), "
-						   "pg_catalog.hashtext($1))", 1, params);
+						   "SELECT mixdnn.lock_node($1)", 1, params);
 	bool		got;
 
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)

@@ -11,18 +11,23 @@
 
 #include "job.h"
 
-/* Results of a call: done, failed in SQL (logged), or connection lost. */
+/*
+ * Results of a call: done, failed in SQL (logged), connection lost, or the
+ * scheduler was busy (SQLSTATE 55P03 or 40P01: a lock wait bounded by
+ * mixdnn.lock_timeout gave up; nothing changed, the call is simply retried).
+ */
 typedef enum lx_rc
 {
 	LX_OK = 0,
 	LX_ERROR = -1,
-	LX_LOST = -2
+	LX_LOST = -2,
+	LX_BUSY = -3
 } lx_rc;
 
 /* Connects and prepares the session; NULL (logged) if that failed. */
 PGconn	   *lx_db_connect(const char *dsn, const char *node);
 
-/* One launcher per node: a session advisory lock. LX_ERROR if held elsewhere. */
+/* One launcher per node: mixdnn.lock_node(), a session lock no other role can take. LX_ERROR if held elsewhere. */
 lx_rc		lx_db_lock_node(PGconn *conn, const char *node);
 lx_rc		lx_db_listen(PGconn *conn);
 

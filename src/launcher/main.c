@@ -242,7 +242,7 @@ report_results(void)
 		if (rc == LX_OK)
 			lx_log("job %lld attempt %d: reported exit code %d%s", c->job_id, c->attempt, c->code,
 				   counted ? "" : " (stale: the part was no longer running; ignored)");
-		else if (++c->report_errors < MAX_REPORT_ERRORS)
+		else if (rc == LX_BUSY || ++c->report_errors < MAX_REPORT_ERRORS)
 		{
 			/* An SQL error: try again a heartbeat later, a few times. */
 			c->report_after = lx_now() + heartbeat_interval();
@@ -337,7 +337,8 @@ heartbeat(void)
 		if (held != lx_nlive())
 			st.want_reconcile = true;
 	}
-	st.next_heartbeat = lx_now() + heartbeat_interval();
+	/* Busy: again soon, well before the lease runs out. */
+	st.next_heartbeat = lx_now() + (rc == LX_BUSY && heartbeat_interval() > 1.0 ? 1.0 : heartbeat_interval());
 }
 
 static void

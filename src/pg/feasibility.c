@@ -16,6 +16,7 @@
 #include "clock.h"
 #include "guc.h"
 #include "profile_read.h"
+#include "privilege.h"
 #include "snapshot_read.h"
 #include "utility.h"
 
@@ -56,10 +57,13 @@ mixdnn_job_can_run(PG_FUNCTION_ARGS)
 	mx_job		j;
 	mx_config  *configs;
 	int			n,
-				i;
+				i,
+				nest;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
 		PG_RETURN_NULL();
+	/* Its queries share prepared plans with rounds (spi_cache.c). */
+	nest = mx_pin_search_path();
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "mixdnn: SPI_connect failed");
 
@@ -91,5 +95,6 @@ mixdnn_job_can_run(PG_FUNCTION_ARGS)
 	configs = palloc(sizeof(mx_config) * Max(mx_job_configs_max(&s, &j), 1));
 	n = mx_job_configs(&s, &j, mx_guc_scaling_alpha, configs, Max(mx_job_configs_max(&s, &j), 1));
 	SPI_finish();
+	mx_unpin_search_path(nest);
 	PG_RETURN_BOOL(n > 0);
 }

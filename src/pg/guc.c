@@ -27,6 +27,7 @@ double		mx_guc_drain_margin;
 bool		mx_guc_reserve_all;
 int			mx_guc_lease_timeout_s;
 int			mx_guc_max_retries;
+int			mx_guc_lock_timeout_ms;
 
 bool		mx_virtual_now_set = false;
 TimestampTz mx_virtual_now = 0;
@@ -202,6 +203,13 @@ mx_guc_init(void)
 							"Times a job whose launcher was lost is re-queued before it fails.",
 							NULL, &mx_guc_max_retries, 3, 0, 100,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.lock_timeout",
+							"Longest wait of the scheduler, its launcher functions and a round at commit for a lock.",
+							"A submission that cannot get the scheduler in time commits pending; a launcher call "
+							"fails with SQLSTATE 55P03 and is retried (docs/design.md, Security).",
+							&mx_guc_lock_timeout_ms, 2000, 10, 600000,
+							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
 }
 
 /* After every module has defined its settings, so none of them is refused. */

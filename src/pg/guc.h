@@ -32,6 +32,7 @@ extern double mx_guc_drain_margin;
 extern bool mx_guc_reserve_all;
 extern int	mx_guc_lease_timeout_s;
 extern int	mx_guc_max_retries;
+extern int	mx_guc_lock_timeout_ms;
 
 /* The virtual clock: valid only when mx_virtual_now_set. */
 extern bool mx_virtual_now_set;

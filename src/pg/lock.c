@@ -1,13 +1,16 @@
 /*
- * lock.c — the scheduler lock (see lock.h).
+ * lock.c — the scheduler lock and bounded lock waits (see lock.h).
  */
 #include "postgres.h"
 
 #include "commands/trigger.h"
+#include "common/hashfn.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
 
 #include "guc.h"
 #include "lock.h"
@@ -15,10 +18,72 @@
 
 PG_FUNCTION_INFO_V1(mixdnn_lock_scheduler);
 PG_FUNCTION_INFO_V1(mixdnn_lock_scheduler_trigger);
+PG_FUNCTION_INFO_V1(mixdnn_bound_lock_waits);
+PG_FUNCTION_INFO_V1(mixdnn_lock_node);
 
-/* An advisory lock key of our own ("MIXD" "NN01"). */
-#define MX_LOCK_KEY1 0x4d495844
-#define MX_LOCK_KEY2 0x4e4e3031
+/*
+ * An advisory lock tag no SQL function can build: pg_advisory_lock() and
+ * its kin set field4 to 1 (one bigint key) or 2 (two int4 keys), never to
+ * MX_LOCK_SPACE, so no role can take, wait for or block this lock except
+ * through the extension's C code.
+ */
+#define MX_LOCK_KEY1 0x4d495844	/* "MIXD" */
+#define MX_LOCK_KEY2 0x4e4e3031	/* "NN01" */
+#define MX_LOCK_SPACE 0x4d58	/* "MX" */
+#define MX_NODE_LOCK_SPACE 0x4d59	/* "MY": one launcher per node */
+
+static void
+scheduler_tag(LOCKTAG *tag)
+{
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, MX_LOCK_KEY1, MX_LOCK_KEY2, MX_LOCK_SPACE);
+}
+
+static void
+set_lock_timeout(GucAction action)
+{
+	char		value[32];
+
+	snprintf(value, sizeof(value), "%d", mx_guc_lock_timeout_ms);
+	(void) set_config_option("lock_timeout", value, PGC_SUSET, PGC_S_SESSION, action, true, 0, false);
+}
+
+void
+mx_bound_lock_waits(void)
+{
+	set_lock_timeout(GUC_ACTION_SAVE);
+}
+
+/* The wait itself, with PostgreSQL's lock_timeout set to ours for its duration. */
+static void
+wait_for_scheduler(LOCKTAG *tag)
+{
+	int			nest = NewGUCNestLevel();
+	MemoryContext cxt = CurrentMemoryContext;
+
+	mx_bound_lock_waits();
+	PG_TRY();
+	{
+		(void) LockAcquire(tag, ExclusiveLock, false, false);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
+			PG_RE_THROW();
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("the mixdnn scheduler is busy"),
+				 errdetail("Another transaction held the scheduler lock for longer than mixdnn.lock_timeout (%d ms).",
+						   mx_guc_lock_timeout_ms),
+				 errhint("Retry the call; nothing was changed.")));
+	}
+	PG_END_TRY();
+	AtEOXact_GUC(true, nest);
+}
 
 /* Transaction-scoped: released at commit or abort, never leaked. */
 void
@@ -26,14 +91,29 @@ mx_lock_scheduler(void)
 {
 	LOCKTAG		tag;
 
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, MX_LOCK_KEY1, MX_LOCK_KEY2, 2);
-	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	scheduler_tag(&tag);
+	/* Most of the time it is free: no GUC work then. */
+	if (LockAcquire(&tag, ExclusiveLock, false, true) != LOCKACQUIRE_NOT_AVAIL)
+		return;
+	wait_for_scheduler(&tag);
 }
 
+/*
+ * From SQL (the launcher functions): bounds the caller's lock waits, then
+ * takes the scheduler lock. The caller's SET clause scopes the bound to it.
+ */
 Datum
 mixdnn_lock_scheduler(PG_FUNCTION_ARGS)
 {
+	mx_bound_lock_waits();
 	mx_lock_scheduler();
+	PG_RETURN_VOID();
+}
+
+Datum
+mixdnn_bound_lock_waits(PG_FUNCTION_ARGS)
+{
+	mx_bound_lock_waits();
 	PG_RETURN_VOID();
 }
 
@@ -49,6 +129,30 @@ mixdnn_lock_scheduler_trigger(PG_FUNCTION_ARGS)
 	 * holding rows, so it need not queue behind rounds (plan_mode worker).
 	 */
 	if (mx_guc_plan_mode != MX_PLAN_MODE_WORKER || !mx_worker_plans_here())
+	{
 		mx_lock_scheduler();
+		/*
+		 * Holding it, the transaction must not wait long for anyone either
+		 * (a user's row, say): as SET LOCAL, until the transaction ends.
+		 */
+		set_lock_timeout(GUC_ACTION_LOCAL);
+	}
 	return PointerGetDatum(NULL);
+}
+
+/*
+ * mixdnn.lock_node(node): the session lock that makes a launcher the only
+ * one serving its node, keyed by a 64-bit hash of the name in a space of
+ * our own, so no other role can hold it to keep the launcher from starting.
+ * True when this session holds it (now or already).
+ */
+Datum
+mixdnn_lock_node(PG_FUNCTION_ARGS)
+{
+	text	   *node = PG_GETARG_TEXT_PP(0);
+	uint64		h = hash_bytes_extended((const unsigned char *) VARDATA_ANY(node), VARSIZE_ANY_EXHDR(node), 0);
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (h >> 32), (uint32) h, MX_NODE_LOCK_SPACE);
+	PG_RETURN_BOOL(LockAcquire(&tag, ExclusiveLock, true, true) != LOCKACQUIRE_NOT_AVAIL);
 }

@@ -94,49 +94,101 @@ mx_run_round(const char *event)
 	return round_id;
 }
 
-int64
-mx_run_round_protected(const char *event)
+/* What a step run in a subtransaction works on. */
+typedef struct protected_step
+{
+	const char *event;
+	int64		round_id;
+} protected_step;
+
+static void
+lock_step(protected_step *step)
+{
+	mx_lock_scheduler();
+}
+
+static void
+round_step(protected_step *step)
+{
+	step->round_id = mx_run_round(step->event);
+}
+
+/*
+ * Runs fn in a subtransaction. Returns NULL when it succeeded (what it did
+ * and the locks it took are kept), else its error, after rolling it back.
+ */
+static ErrorData *
+run_in_subtransaction(void (*fn) (protected_step *), protected_step *step)
 {
 	MemoryContext oldcxt = CurrentMemoryContext;
 	ResourceOwner oldowner = CurrentResourceOwner;
-	volatile int64 round_id = 0;
-
-	/* Taken outside the subtransaction, so a failed round keeps it. */
-	mx_lock_scheduler();
+	ErrorData  *volatile edata = NULL;
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(oldcxt);
 	PG_TRY();
 	{
-		round_id = mx_run_round(event);
+		fn(step);
 		ReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(oldcxt);
 		CurrentResourceOwner = oldowner;
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-
 		MemoryContextSwitchTo(oldcxt);
 		edata = CopyErrorData();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(oldcxt);
 		CurrentResourceOwner = oldowner;
+	}
+	PG_END_TRY();
+	return edata;
+}
 
-		/* A cancel or shutdown is the user's or the server's wish, not ours to swallow. */
-		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED || edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
+/* A cancel or shutdown is the user's or the server's wish, not ours to swallow. */
+static void
+rethrow_if_cancel(ErrorData *edata)
+{
+	if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED || edata->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
+		ReThrowError(edata);
+}
+
+int64
+mx_run_round_protected(const char *event)
+{
+	protected_step step = {event, 0};
+	ErrorData  *edata;
+
+	/*
+	 * Taken in a step of its own and kept if the round fails. Not getting
+	 * it within mixdnn.lock_timeout (or being a deadlock victim while
+	 * waiting) is no failure of the transaction: the caller leaves its jobs
+	 * to a later round.
+	 */
+	edata = run_in_subtransaction(lock_step, &step);
+	if (edata != NULL)
+	{
+		rethrow_if_cancel(edata);
+		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE && edata->sqlerrcode != ERRCODE_T_R_DEADLOCK_DETECTED)
 			ReThrowError(edata);
+		FreeErrorData(edata);
+		return MX_ROUND_BUSY;
+	}
 
+	edata = run_in_subtransaction(round_step, &step);
+	if (edata != NULL)
+	{
+		rethrow_if_cancel(edata);
 		ereport(WARNING,
 				(errcode(edata->sqlerrcode),
 				 errmsg("mixdnn scheduling round for \"%s\" failed: %s", event, edata->message),
 				 errdetail("The jobs keep their previous plans; the next round plans them again.")));
 		FreeErrorData(edata);
 		mx_worker_wake_at_commit();
+		return 0;
 	}
-	PG_END_TRY();
-	return round_id;
+	return step.round_id;
 }
 
 Datum

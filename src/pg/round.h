@@ -17,8 +17,11 @@ int64		mx_run_round(const char *event);
 /*
  * The same, from a trigger: a failure (other than a cancel request) is
  * logged as a WARNING and rolled back to before the round, never failing
- * the user's statement. Returns the round_id or 0.
+ * the user's statement. Returns the round_id, 0 after a failure, or
+ * MX_ROUND_BUSY when the scheduler lock was not free within
+ * mixdnn.lock_timeout (then nothing was done).
  */
+#define MX_ROUND_BUSY (-1)
 int64		mx_run_round_protected(const char *event);
 
 #endif

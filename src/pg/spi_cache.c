@@ -4,7 +4,9 @@
 #include "postgres.h"
 
 #include "executor/spi.h"
+#include "utils/guc.h"
 
+#include "privilege.h"
 #include "spi_cache.h"
 
 #define MX_SPI_CACHE_SIZE 32
@@ -23,6 +25,13 @@ mx_spi_cached_plan(const char *sql, int nargs, Oid *argtypes)
 {
 	SPIPlanPtr	plan;
 	int			i;
+
+	/*
+	 * Every caller pins search_path (privilege.c); one that did not would
+	 * resolve these queries' types and operators through its caller's path.
+	 */
+	if (strcmp(GetConfigOption("search_path", false, false), MX_PINNED_SEARCH_PATH) != 0)
+		elog(ERROR, "mixdnn: internal query run without the pinned search_path: %s", sql);
 
 	for (i = 0; i < ncached; i++)
 		if (cache[i].sql == sql)

@@ -12,8 +12,9 @@
 /*
  * The saved plan of sql (a string literal: its address is the key) with
  * these argument types; prepared on first use. The caller is connected to
- * SPI. Plans are revalidated by PostgreSQL's plan cache after DDL, e.g. a
- * DROP and CREATE EXTENSION in the same backend.
+ * SPI and has pinned search_path (privilege.c), else this fails. Plans are
+ * revalidated by PostgreSQL's plan cache after DDL, e.g. a DROP and CREATE
+ * EXTENSION in the same backend.
  */
 SPIPlanPtr	mx_spi_cached_plan(const char *sql, int nargs, Oid *argtypes);
 

@@ -10,21 +10,29 @@
  * every row of a statement is noted before the first queued round trigger
  * fires, so that mode, too, costs one round per statement. A round's own
  * writes (pending -> planned) are no events, so it never triggers itself.
+ *
+ * When the scheduler lock is not free within mixdnn.lock_timeout the
+ * transaction commits all the same: its new jobs stay pending with a reason
+ * and the background worker (or, without one, the next round) plans them.
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "events.h"
 #include "guc.h"
+#include "privilege.h"
 #include "round.h"
 #include "worker.h"
 #include "triggers.h"
@@ -34,6 +42,33 @@ PG_FUNCTION_INFO_V1(mixdnn_round_at_commit);
 
 /* Events noted in this transaction and not yet planned for. */
 static int	pending_events = 0;
+
+/* The jobs this transaction submitted, for the reason they get if no round plans them at commit. */
+static Datum *new_jobs = NULL;
+static int	nnew_jobs = 0;
+static int	new_jobs_cap = 0;
+
+static void
+note_new_job(Relation rel, HeapTuple tup)
+{
+	int			attnum = SPI_fnumber(RelationGetDescr(rel), "job_id");
+	bool		isnull;
+	Datum		id;
+
+	if (attnum <= 0)
+		return;
+	id = heap_getattr(tup, attnum, RelationGetDescr(rel), &isnull);
+	if (isnull)
+		return;
+	if (nnew_jobs == new_jobs_cap)
+	{
+		new_jobs_cap = new_jobs_cap ? 2 * new_jobs_cap : 64;
+		new_jobs = new_jobs
+			? repalloc_huge(new_jobs, sizeof(Datum) * new_jobs_cap)
+			: MemoryContextAlloc(TopTransactionContext, sizeof(Datum) * new_jobs_cap);
+	}
+	new_jobs[nnew_jobs++] = id;
+}
 
 /* Request columns: changing one of them changes what the job may run on. */
 static const char *const request_columns[] = {
@@ -129,7 +164,10 @@ mixdnn_note_event(PG_FUNCTION_ARGS)
 	if (strcmp(table, "jobs") == 0)
 	{
 		if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		{
 			pending_events |= MX_EV_ARRIVAL;
+			note_new_job(td->tg_relation, td->tg_trigtuple);
+		}
 		else if (TRIGGER_FIRED_BY_DELETE(td->tg_event))
 			pending_events |= MX_EV_DELETE;
 		else
@@ -144,6 +182,42 @@ mixdnn_note_event(PG_FUNCTION_ARGS)
 
 	/* The row goes ahead unchanged. */
 	return PointerGetDatum(TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? td->tg_newtuple : td->tg_trigtuple);
+}
+
+/*
+ * The scheduler stayed busy: the worker plans for this transaction's events
+ * after it commits, and its new jobs say why they wait. They are its own
+ * uncommitted rows, so nobody else holds them and this never waits.
+ */
+static void
+leave_to_later_round(int events)
+{
+	mx_saved_user saved;
+	bool		worker = mx_worker_request_round(events);
+
+	ereport(NOTICE,
+			(errmsg("the mixdnn scheduler is busy: this transaction's jobs stay pending"),
+			 errdetail("The scheduler lock was not free within mixdnn.lock_timeout (%d ms); %s.",
+					   mx_guc_lock_timeout_ms,
+					   worker ? "the background worker plans them shortly" : "the next round plans them")));
+	if (nnew_jobs == 0)
+		return;
+	mx_become_owner(&saved);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "mixdnn: SPI_connect failed");
+	if (SPI_execute_with_args("UPDATE mixdnn.jobs SET reason = $2 "
+							  "WHERE job_id OPERATOR(pg_catalog.=) ANY ($1) "
+							  "AND status OPERATOR(pg_catalog.=) 'pending'",
+							  2, (Oid[]) {INT8ARRAYOID, TEXTOID},
+							  (Datum[]) {PointerGetDatum(construct_array(new_jobs, nnew_jobs, INT8OID, 8,
+																		 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
+										 CStringGetTextDatum(worker
+															 ? "the scheduler was busy at submission; the background worker plans it"
+															 : "the scheduler was busy at submission; the next round plans it")},
+							  NULL, false, 0) != SPI_OK_UPDATE)
+		elog(ERROR, "mixdnn: could not record why new jobs wait");
+	SPI_finish();
+	mx_restore_user(&saved);
 }
 
 Datum
@@ -167,7 +241,10 @@ mixdnn_round_at_commit(PG_FUNCTION_ARGS)
 		return PointerGetDatum(NULL);
 
 	mx_events_name(events, event, sizeof(event));
-	mx_run_round_protected(event);
+	if (mx_run_round_protected(event) == MX_ROUND_BUSY)
+		leave_to_later_round(events);
+	/* Planned, or told why not: a later commit point of the transaction leaves them alone. */
+	nnew_jobs = 0;
 	return PointerGetDatum(NULL);
 }
 
@@ -176,7 +253,13 @@ reset_at_xact_end(XactEvent event, void *arg)
 {
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE
 		|| event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
+	{
 		pending_events = 0;
+		/* Freed with TopTransactionContext. */
+		new_jobs = NULL;
+		nnew_jobs = 0;
+		new_jobs_cap = 0;
+	}
 }
 
 void

@@ -458,6 +458,8 @@ mixdnn_worker_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 
 	BackgroundWorkerInitializeConnection(mx_guc_database, NULL, 0);
+	/* It runs as a superuser: no database or role setting may choose the names its queries use. */
+	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 	in_worker = true;
 	pgstat_report_appname("mixdnn launch worker");
 	publish_latch();

@@ -1,0 +1,426 @@
+-- Issue #9, items 1-3 and plain-words errors: the scheduler lock becomes one
+-- no SQL function can take, writers of jobs no longer take it, every lock
+-- wait of the scheduler is bounded by mixdnn.lock_timeout, and the cluster
+-- tables' constraints get plain-words errors. (The C functions pin
+-- search_path themselves; nothing in SQL changes for that.)
+
+DROP TRIGGER jobs_lock ON mixdnn.jobs;
+DROP TRIGGER gpu_nodes_lock ON mixdnn.gpu_nodes;
+CREATE TRIGGER gpu_nodes_lock BEFORE INSERT OR UPDATE OF node, gpu_type, gpus, status OR DELETE ON mixdnn.gpu_nodes
+	FOR EACH STATEMENT EXECUTE FUNCTION mixdnn._lock_scheduler();
+COMMENT ON FUNCTION mixdnn._lock_scheduler() IS 'internal trigger: takes the scheduler lock before a statement changes the cluster';
+COMMENT ON FUNCTION mixdnn._lock_scheduler_now() IS 'internal: bounds the calling function''s lock waits by mixdnn.lock_timeout, then takes the scheduler lock until the end of the transaction';
+
+CREATE FUNCTION mixdnn._bound_lock_waits() RETURNS void
+	AS 'MODULE_PATHNAME', 'mixdnn_bound_lock_waits'
+	LANGUAGE C;
+COMMENT ON FUNCTION mixdnn._bound_lock_waits() IS 'internal: bounds the calling function''s lock waits by mixdnn.lock_timeout';
+REVOKE ALL ON FUNCTION mixdnn._bound_lock_waits() FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION mixdnn._job_before_write() RETURNS trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	cap_total	bigint;
+	bad_type	text;
+	rule_level	text;
+	caller		text;
+BEGIN
+	-- Plain-words versions of the CHECK constraints on columns an update may
+	-- change alone (same SQLSTATE as the constraint, 23514).
+	IF pg_catalog.length(NEW.name) NOT BETWEEN 1 AND 200 THEN
+		RAISE EXCEPTION 'name must have 1 to 200 characters, not %', pg_catalog.length(NEW.name)
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF NEW.priority NOT BETWEEN -100 AND 100 THEN
+		RAISE EXCEPTION 'priority must be between -100 and 100, not %', NEW.priority
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF NEW.model_class NOT IN ('hard', 'soft') THEN
+		RAISE EXCEPTION 'model_class must be hard or soft, not "%"', NEW.model_class
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF NEW.duration <= interval '0' OR NEW.duration > interval '366 days' THEN
+		RAISE EXCEPTION 'duration must be positive and at most 366 days, not %', NEW.duration
+			USING ERRCODE = 'check_violation';
+	END IF;
+
+	IF TG_OP = 'INSERT' THEN
+		IF NEW.status IS DISTINCT FROM 'pending' THEN
+			RAISE EXCEPTION 'a new job must have status pending, not %', coalesce(NEW.status, 'NULL')
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF NEW.planned_gpu_type IS NOT NULL OR NEW.planned_gpus IS NOT NULL OR NEW.planned_start IS NOT NULL
+		   OR NEW.planned_end IS NOT NULL OR NEW.started_at IS NOT NULL OR NEW.finished_at IS NOT NULL
+		   OR NEW.exit_code IS NOT NULL OR NEW.attempt <> 0 THEN
+			RAISE EXCEPTION 'plan and run columns of a job are written by the scheduler'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = 'Leave planned_*, started_at, finished_at, exit_code and attempt unset when submitting.';
+		END IF;
+		NEW.reason := NULL;
+	ELSE
+		IF OLD.status IN ('completed', 'failed', 'cancelled') THEN
+			RAISE EXCEPTION 'job % is % and can no longer change', OLD.job_id, OLD.status
+				USING ERRCODE = 'object_not_in_prerequisite_state';
+		END IF;
+		IF NEW.owner IS DISTINCT FROM OLD.owner AND mixdnn._caller_level() = 'user' THEN
+			RAISE EXCEPTION 'only an admin can change the owner of job %', OLD.job_id
+				USING ERRCODE = 'insufficient_privilege';
+		END IF;
+		IF NEW.status IS NULL THEN
+			RAISE EXCEPTION 'status of job % cannot be NULL', OLD.job_id
+				USING ERRCODE = 'not_null_violation';
+		END IF;
+		IF NEW.status IS DISTINCT FROM OLD.status THEN
+			SELECT t.by_whom INTO rule_level FROM mixdnn.status_transitions t
+				WHERE t.from_status = OLD.status AND t.to_status = NEW.status;
+			IF NOT FOUND THEN
+				RAISE EXCEPTION 'job % cannot go from % to %', OLD.job_id, OLD.status, coalesce(NEW.status, 'NULL')
+					USING ERRCODE = 'object_not_in_prerequisite_state',
+						  HINT = 'The allowed changes are listed in mixdnn.status_transitions.';
+			END IF;
+			caller := mixdnn._caller_level();
+			IF (rule_level = 'system' AND caller <> 'system')
+			   OR (rule_level = 'admin' AND caller = 'user') THEN
+				RAISE EXCEPTION 'only the scheduler can move job % from % to %', OLD.job_id, OLD.status, NEW.status
+					USING ERRCODE = 'insufficient_privilege',
+						  HINT = CASE WHEN rule_level = 'admin' THEN 'Launchers report results with mixdnn.finish().'
+									  ELSE 'Cancel a job with status = ''cancelled''.' END;
+			END IF;
+			IF NEW.status IN ('completed', 'failed', 'cancelled') THEN
+				NEW.finished_at := coalesce(NEW.finished_at, mixdnn.now());
+			END IF;
+		END IF;
+		-- A launched job keeps the shape it was launched with.
+		IF OLD.status NOT IN ('pending', 'planned')
+		   AND (NEW.model_class, NEW.gpu_type, NEW.gpus, NEW.min_gpus, NEW.max_gpus, NEW.allowed_types,
+				NEW.duration, NEW.model, NEW.command)
+			IS DISTINCT FROM (OLD.model_class, OLD.gpu_type, OLD.gpus, OLD.min_gpus, OLD.max_gpus,
+							  OLD.allowed_types, OLD.duration, OLD.model, OLD.command) THEN
+			RAISE EXCEPTION 'job % is % and its request can no longer change', OLD.job_id, OLD.status
+				USING ERRCODE = 'object_not_in_prerequisite_state';
+		END IF;
+		IF (NEW.gpus, NEW.min_gpus, NEW.max_gpus, NEW.allowed_types, NEW.gpu_type, NEW.model_class)
+		   IS NOT DISTINCT FROM (OLD.gpus, OLD.min_gpus, OLD.max_gpus, OLD.allowed_types, OLD.gpu_type, OLD.model_class) THEN
+			RETURN NEW;
+		END IF;
+	END IF;
+
+	-- Plain-words versions of the table's CHECK constraints (same SQLSTATEs).
+	IF NEW.gpus IS NOT NULL AND NEW.gpus NOT BETWEEN 1 AND 4096 THEN
+		RAISE EXCEPTION 'gpus must be between 1 and 4096, not %', NEW.gpus
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF NEW.min_gpus IS NOT NULL AND NEW.min_gpus NOT BETWEEN 1 AND 4096
+	   OR NEW.max_gpus IS NOT NULL AND NEW.max_gpus NOT BETWEEN 1 AND 4096 THEN
+		RAISE EXCEPTION 'min_gpus and max_gpus must be between 1 and 4096'
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF NEW.gpu_type IS NOT NULL AND NOT EXISTS (SELECT FROM mixdnn.gpu_types t WHERE t.gpu_type = NEW.gpu_type) THEN
+		RAISE EXCEPTION 'unknown gpu type "%"', NEW.gpu_type
+			USING ERRCODE = 'foreign_key_violation',
+				  HINT = 'Registered types are listed in mixdnn.gpu_types.';
+	END IF;
+
+	-- The request's shape: defaults, then what no cluster could satisfy.
+	IF NEW.model_class = 'hard' THEN
+		IF NEW.gpu_type IS NULL THEN
+			RAISE EXCEPTION 'a hard-model job needs a gpu_type'
+				USING ERRCODE = 'not_null_violation',
+					  DETAIL = 'Hard-model jobs run exactly on (gpu_type, gpus).';
+		END IF;
+		IF NEW.allowed_types IS NOT NULL THEN
+			RAISE EXCEPTION 'allowed_types is for soft-model jobs only'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF coalesce(NEW.min_gpus, NEW.gpus) <> NEW.gpus OR coalesce(NEW.max_gpus, NEW.gpus) <> NEW.gpus THEN
+			RAISE EXCEPTION 'a hard-model job runs on exactly gpus = % GPUs', NEW.gpus
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = 'Leave min_gpus and max_gpus unset, or submit it as a soft-model job.';
+		END IF;
+		NEW.min_gpus := NEW.gpus;
+		NEW.max_gpus := NEW.gpus;
+	ELSIF NEW.model_class = 'soft' AND NEW.gpus IS NOT NULL THEN
+		NEW.max_gpus := coalesce(NEW.max_gpus, greatest(NEW.gpus, NEW.min_gpus));
+		NEW.min_gpus := coalesce(NEW.min_gpus, least(greatest(1, NEW.gpus / 2), NEW.max_gpus));
+		IF NEW.min_gpus > NEW.max_gpus THEN
+			RAISE EXCEPTION 'min_gpus (%) is greater than max_gpus (%)', NEW.min_gpus, NEW.max_gpus
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NEW.allowed_types IS NOT NULL THEN
+			IF cardinality(NEW.allowed_types) = 0 OR array_position(NEW.allowed_types, NULL) IS NOT NULL THEN
+				RAISE EXCEPTION 'allowed_types must name at least one GPU type and no NULL'
+					USING ERRCODE = 'invalid_parameter_value',
+						  HINT = 'Leave allowed_types NULL to allow every registered type.';
+			END IF;
+			SELECT a INTO bad_type FROM unnest(NEW.allowed_types) a
+				WHERE NOT EXISTS (SELECT FROM mixdnn.gpu_types t WHERE t.gpu_type = a) LIMIT 1;
+			IF FOUND THEN
+				RAISE EXCEPTION 'unknown gpu type "%" in allowed_types', bad_type
+					USING ERRCODE = 'foreign_key_violation',
+						  HINT = 'Registered types are listed in mixdnn.gpu_types.';
+			END IF;
+		END IF;
+	END IF;
+
+	-- "Ever": every registered node counts, whatever its status.
+	IF NEW.model_class = 'hard' THEN
+		SELECT coalesce(sum(n.gpus), 0) INTO cap_total FROM mixdnn.gpu_nodes n WHERE n.gpu_type = NEW.gpu_type;
+		IF cap_total < NEW.gpus THEN
+			RAISE EXCEPTION 'no configuration of the cluster can run this job'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It needs %s GPUs of type %s; the cluster has %s.', NEW.gpus, NEW.gpu_type, cap_total);
+		END IF;
+	ELSIF NEW.model_class = 'soft' THEN
+		SELECT coalesce(max(s.total), 0) INTO cap_total FROM (
+			SELECT sum(n.gpus) AS total FROM mixdnn.gpu_nodes n
+			WHERE NEW.allowed_types IS NULL OR n.gpu_type = ANY (NEW.allowed_types)
+			GROUP BY n.gpu_type) s;
+		IF cap_total < NEW.min_gpus THEN
+			RAISE EXCEPTION 'no configuration of the cluster can run this job'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It needs at least %s GPUs of one allowed type; the largest allowed type has %s.',
+									  NEW.min_gpus, cap_total);
+		END IF;
+	END IF;
+	-- The GPUs exist; the model's measured throughputs may still rule every configuration out.
+	IF NEW.model IS NOT NULL
+	   AND NOT mixdnn._job_can_run(NEW.model_class, NEW.gpu_type, NEW.gpus, NEW.min_gpus, NEW.max_gpus,
+								   NEW.allowed_types, NEW.model) THEN
+		RAISE EXCEPTION 'no configuration of the cluster can run this job'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('mixdnn.profiles measures a throughput of 0 for model %s on every configuration it fits.',
+								  NEW.model);
+	END IF;
+	RETURN NEW;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._job_before_write() IS 'internal trigger: defaults and validation of job submissions and status changes';
+
+-- Plain-words versions of the cluster tables' constraints (same SQLSTATEs),
+-- and of the foreign key that keeps a node holding GPUs from being deleted.
+CREATE FUNCTION mixdnn._cluster_before_write() RETURNS trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	name_rule	constant text := '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$';
+	held		record;
+BEGIN
+	IF TG_OP = 'DELETE' THEN
+		SELECT h.gpu_index, h.job_id INTO held FROM mixdnn.gpu_holds h WHERE h.node = OLD.node LIMIT 1;
+		IF FOUND THEN
+			RAISE EXCEPTION 'node % cannot be deleted: GPU % is held by job %', OLD.node, held.gpu_index, held.job_id
+				USING ERRCODE = 'object_in_use',
+					  HINT = 'Set the node down (its jobs are re-queued) or drain it and wait for its jobs to finish first.';
+		END IF;
+		RETURN OLD;
+	END IF;
+	IF TG_TABLE_NAME = 'gpu_types' THEN
+		IF NEW.gpu_type !~ name_rule THEN
+			RAISE EXCEPTION 'gpu_type must be 1 to 63 letters, digits, "_", "." or "-", starting with a letter or digit, not "%"',
+					NEW.gpu_type
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NOT (NEW.speed > 0 AND NEW.speed <= 1000) THEN
+			RAISE EXCEPTION 'speed must be greater than 0 and at most 1000, not %', NEW.speed
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NEW.memory_gb <= 0 THEN
+			RAISE EXCEPTION 'memory_gb must be positive, not %', NEW.memory_gb
+				USING ERRCODE = 'check_violation';
+		END IF;
+		RETURN NEW;
+	END IF;
+
+	IF NEW.gpu_type IS NOT NULL AND NOT EXISTS (SELECT FROM mixdnn.gpu_types t WHERE t.gpu_type = NEW.gpu_type) THEN
+		RAISE EXCEPTION 'unknown gpu type "%"', NEW.gpu_type
+			USING ERRCODE = 'foreign_key_violation',
+				  HINT = 'Registered types are listed in mixdnn.gpu_types.';
+	END IF;
+	IF TG_TABLE_NAME = 'gpu_nodes' THEN
+		IF NEW.node !~ name_rule THEN
+			RAISE EXCEPTION 'node must be 1 to 63 letters, digits, "_", "." or "-", starting with a letter or digit, not "%"',
+					NEW.node
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NEW.gpus NOT BETWEEN 1 AND 64 THEN
+			RAISE EXCEPTION 'gpus of a node must be between 1 and 64, not %', NEW.gpus
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NEW.status NOT IN ('up', 'draining', 'down') THEN
+			RAISE EXCEPTION 'status of a node must be up, draining or down, not "%"', NEW.status
+				USING ERRCODE = 'check_violation';
+		END IF;
+	ELSE
+		IF pg_catalog.length(NEW.model) NOT BETWEEN 1 AND 63 THEN
+			RAISE EXCEPTION 'model must have 1 to 63 characters, not %', pg_catalog.length(NEW.model)
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NEW.gpus NOT BETWEEN 1 AND 4096 THEN
+			RAISE EXCEPTION 'gpus of a profile must be between 1 and 4096, not %', NEW.gpus
+				USING ERRCODE = 'check_violation';
+		END IF;
+		IF NOT (NEW.throughput >= 0 AND NEW.throughput < 'infinity') THEN
+			RAISE EXCEPTION 'throughput must be 0 or more and finite, not %', NEW.throughput
+				USING ERRCODE = 'check_violation';
+		END IF;
+	END IF;
+	RETURN NEW;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._cluster_before_write() IS 'internal trigger: plain-words errors for bad GPU types, nodes and profiles, and for deleting a node whose GPUs are held';
+
+CREATE TRIGGER gpu_types_before_write BEFORE INSERT OR UPDATE ON mixdnn.gpu_types
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._cluster_before_write();
+-- Launcher calls, which write only last_heartbeat and unreachable_since, skip it.
+CREATE TRIGGER gpu_nodes_before_write BEFORE INSERT OR UPDATE OF node, gpu_type, gpus, status OR DELETE ON mixdnn.gpu_nodes
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._cluster_before_write();
+CREATE TRIGGER profiles_before_write BEFORE INSERT OR UPDATE ON mixdnn.profiles
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._cluster_before_write();
+
+CREATE OR REPLACE FUNCTION mixdnn._lose_job(job bigint, lost_nodes text[], what text) RETURNS boolean
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	j		record;
+	retries	int := coalesce(nullif(pg_catalog.current_setting('mixdnn.max_retries', true), '')::int, 3);
+BEGIN
+	SELECT jb.job_id, jb.status, jb.attempt INTO j FROM mixdnn.jobs jb WHERE jb.job_id = job FOR UPDATE SKIP LOCKED;
+	IF NOT FOUND OR j.status NOT IN ('launching', 'running') THEN
+		RETURN false;
+	END IF;
+
+	UPDATE mixdnn.job_parts p SET state = 'lost', finished_at = mixdnn.now()
+		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.node = ANY (lost_nodes)
+		  AND p.state IN ('launching', 'running');
+
+	-- The bookkeeping trigger only notifies for a cancel; here the nodes
+	-- still running the job must hear it as well.
+	PERFORM pg_catalog.pg_notify('mixdnn_cancel',
+			pg_catalog.format('{"job_id": %s, "node": %s}', p.job_id, pg_catalog.to_json(p.node)))
+		FROM mixdnn.job_parts p
+		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state IN ('launching', 'running');
+
+	UPDATE mixdnn.jobs jb
+		SET status = CASE WHEN j.attempt <= retries THEN 'planned' ELSE 'failed' END,
+			reason = CASE WHEN j.attempt <= retries
+						  THEN pg_catalog.format('%s; re-queued after attempt %s', what, j.attempt)
+						  ELSE pg_catalog.format('%s; failed after %s attempts', what, j.attempt) END
+		WHERE jb.job_id = j.job_id;
+	RETURN true;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._lose_job(bigint, text[], text) IS 'internal: marks a job''s parts on the given nodes lost and re-queues or fails the job';
+
+CREATE OR REPLACE FUNCTION mixdnn.claim(node text)
+	RETURNS TABLE (job_id bigint, name text, command text, gpu_indices int[], nodes text[],
+				   node_rank int, world_gpus int, env jsonb)
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+#variable_conflict use_column
+DECLARE
+	now_ts		timestamptz;
+	claimed		bigint[];
+BEGIN
+	PERFORM mixdnn._lock_scheduler_now();
+	PERFORM mixdnn._check_node(claim.node);
+	now_ts := mixdnn.now();
+	-- Any call from a launcher shows it is alive.
+	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = now_ts, unreachable_since = NULL WHERE n.node = claim.node;
+
+	-- Only the current attempt of a job that is still launching or running;
+	-- one being cancelled right now is skipped, not waited for.
+	WITH l AS (
+		SELECT p.job_id, p.attempt FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
+			WHERE p.node = claim.node AND p.state = 'launching' AND j.status IN ('launching', 'running')
+			ORDER BY p.job_id
+			FOR NO KEY UPDATE OF p, j SKIP LOCKED),
+	c AS (
+		UPDATE mixdnn.job_parts p
+			SET state = 'running', claimed_at = now_ts, lease_until = now_ts + mixdnn._lease()
+			FROM l
+			WHERE p.node = claim.node AND p.job_id = l.job_id AND p.attempt = l.attempt
+			RETURNING p.job_id)
+	SELECT pg_catalog.array_agg(c.job_id ORDER BY c.job_id) INTO claimed FROM c;
+	IF claimed IS NULL THEN
+		RETURN;
+	END IF;
+
+	-- The first claimed part makes the job running: its process exists.
+	UPDATE mixdnn.jobs j SET status = 'running'
+		WHERE j.job_id = ANY (claimed) AND j.status = 'launching';
+
+	RETURN QUERY
+	SELECT j.job_id, j.name, j.command, x.gpu_indices, w.nodes, p.node_rank, w.world_gpus,
+		   pg_catalog.jsonb_build_object(
+				'MASTER_ADDR', coalesce(m.address, m.node),
+				'MASTER_PORT', (29500 + j.job_id % 1000)::text,
+				'WORLD_SIZE', w.world_gpus::text,
+				'NODE_RANK', p.node_rank::text,
+				'MIXDNN_JOB_ID', j.job_id::text,
+				'CUDA_VISIBLE_DEVICES', pg_catalog.array_to_string(x.gpu_indices, ','),
+				'MIXDNN_ATTEMPT', j.attempt::text,
+				'MIXDNN_NODE', p.node,
+				'MIXDNN_NNODES', pg_catalog.cardinality(w.nodes)::text,
+				'MIXDNN_LOCAL_GPUS', p.gpus::text)
+	FROM mixdnn.job_parts p
+	JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
+	CROSS JOIN LATERAL (
+		SELECT pg_catalog.array_agg(q.node ORDER BY q.node_rank) AS nodes,
+			   pg_catalog.sum(q.gpus)::int AS world_gpus,
+			   (pg_catalog.array_agg(q.node ORDER BY q.node_rank))[1] AS master
+		FROM mixdnn.job_parts q WHERE q.job_id = p.job_id AND q.attempt = p.attempt) w
+	JOIN mixdnn.gpu_nodes m ON m.node = w.master
+	CROSS JOIN LATERAL (
+		SELECT coalesce(pg_catalog.array_agg(h.gpu_index ORDER BY h.gpu_index), '{}') AS gpu_indices
+		FROM mixdnn.gpu_holds h WHERE h.job_id = p.job_id AND h.node = p.node) x
+	WHERE p.node = claim.node AND p.job_id = ANY (claimed)
+	ORDER BY j.job_id;
+END
+$$;
+COMMENT ON FUNCTION mixdnn.claim(text) IS 'launcher: takes the node''s launching parts (current attempts only), marks them and their jobs running, renews their leases and returns what to run with its environment';
+
+CREATE OR REPLACE FUNCTION mixdnn.heartbeat(node text) RETURNS int
+	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+#variable_conflict use_column
+DECLARE
+	now_ts	timestamptz;
+	held	int;
+BEGIN
+	-- No scheduler lock: it changes no job, and must not wait behind anyone.
+	PERFORM mixdnn._bound_lock_waits();
+	PERFORM mixdnn._check_node(heartbeat.node);
+	now_ts := mixdnn.now();
+
+	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = now_ts, unreachable_since = NULL WHERE n.node = heartbeat.node;
+
+	-- Only claimed parts: a launching part must be claimed before its lease ends.
+	-- A part being finished or cancelled right now is counted, not waited for.
+	SELECT pg_catalog.count(*) INTO held FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
+		WHERE p.node = heartbeat.node AND p.state = 'running' AND j.status IN ('launching', 'running');
+	UPDATE mixdnn.job_parts p SET lease_until = now_ts + mixdnn._lease()
+		WHERE (p.job_id, p.attempt, p.node) IN (
+			SELECT q.job_id, q.attempt, q.node FROM mixdnn.job_parts q
+				WHERE q.node = heartbeat.node AND q.state = 'running'
+				FOR NO KEY UPDATE OF q SKIP LOCKED)
+		  AND EXISTS (SELECT FROM mixdnn.jobs j
+					  WHERE j.job_id = p.job_id AND j.attempt = p.attempt AND j.status IN ('launching', 'running'));
+	RETURN held;
+END
+$$;
+COMMENT ON FUNCTION mixdnn.heartbeat(text) IS 'launcher: renews the node''s last_heartbeat and the leases of the parts it runs; returns how many parts it runs';
+
+REVOKE ALL ON FUNCTION mixdnn._cluster_before_write() FROM PUBLIC;
+
+CREATE FUNCTION mixdnn.lock_node(node text) RETURNS boolean
+	AS 'MODULE_PATHNAME', 'mixdnn_lock_node'
+	LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION mixdnn.lock_node(text) IS 'launcher: takes the session lock that makes this session the only launcher of node; false if another session holds it';
+REVOKE ALL ON FUNCTION mixdnn.lock_node(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mixdnn.lock_node(text) TO mixdnn_launcher;

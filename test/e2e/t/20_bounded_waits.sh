@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# Issue #9 items 2 and 3: nobody outside the scheduler can hold it up.
+#  * An outsider (no mixdnn role) holding every advisory lock it can reach
+#    with the scheduler's keys blocks no submission and no launcher call.
+#  * A user's open transaction (the issue's own example, and one cancelling
+#    its running job) blocks no heartbeat, claim or other user's submission.
+#  * When the scheduler lock really is busy (an admin's open transaction on
+#    the cluster), a submission still commits within mixdnn.lock_timeout, its
+#    job pending with a reason, and the worker plans it afterwards; claim()
+#    gives up with SQLSTATE 55P03 within the bound; heartbeat() never waits.
+#  * Nor can an outsider keep a launcher from starting on its node.
+# Every "returns within" bound below is far below the holders' 8 s.
+. "$(dirname "$0")/../lib.sh"
+
+launcher_q() {	# as the launcher role; errors to stdout with their SQLSTATE
+	PGUSER=$E2E_LAUNCHER_ROLE psql -X -q -A -t -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -c "$1" 2>&1
+}
+
+# timed OUTFILE CMD...: runs CMD, prints "STATUS MILLISECONDS"
+timed() {
+	local out=$1 t0 rc
+	shift
+	t0=$(date +%s%N)
+	"$@" >"$out" 2>&1
+	rc=$?
+	echo "$rc $((($(date +%s%N) - t0) / 1000000))"
+}
+
+# hold ROLE SQL: runs SQL in a transaction that stays open 8 s; waits until it sleeps
+hold() {
+	PGUSER=$1 psql -X -q -c "BEGIN; $2; SELECT pg_sleep(8); COMMIT" >"$T/holder.log" 2>&1 &
+	holder=$!
+	wait_until 5 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND usename = '$1'\")\" = 1 ]"
+}
+
+release() {
+	q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'" >/dev/null
+	wait "$holder" 2>/dev/null
+}
+
+within() {	# within "STATUS MS" MAX_MS: 0 if it succeeded within MAX_MS
+	local rc=${1% *} ms=${1#* }
+	[ "$rc" -eq 0 ] && [ "$ms" -lt "$2" ]
+}
+
+reset_cluster
+q "DO \$\$ BEGIN
+	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_alice') THEN CREATE ROLE e2e_alice LOGIN; END IF;
+	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_bob') THEN CREATE ROLE e2e_bob LOGIN; END IF;
+	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_outsider') THEN CREATE ROLE e2e_outsider LOGIN; END IF;
+END \$\$" >/dev/null
+q "GRANT mixdnn_user TO e2e_alice, e2e_bob" >/dev/null
+
+bob_submits() {	# bob_submits NAME: a one-GPU v100 job of bob's
+	PGUSER=e2e_bob psql -X -q -A -t -v ON_ERROR_STOP=1 \
+		-c "INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration, command) VALUES ('$1', 'v100', 1, '1 hour', 'true')"
+}
+job_named() {
+	q "SELECT $1 FROM mixdnn.jobs WHERE name = '$2'"
+}
+
+# Alice's job runs on n1 (claimed by hand: no launcher here).
+PGUSER=e2e_alice q "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('a-run', 'hard', 'a100', 4, '1 hour', 'true')" >/dev/null
+wait_until 10 "[ \"\$(job_named status a-run)\" = launching ]"
+ok $? "(setup) alice's job is launched on one node"
+node=$(q "SELECT node FROM mixdnn.job_parts WHERE job_id = (SELECT job_id FROM mixdnn.jobs WHERE name = 'a-run')")
+is "$(launcher_q "SELECT count(*) FROM mixdnn.claim('$node')")" 1 "(setup) its launcher claimed it on $node"
+
+# 1. An outsider takes the advisory locks with the scheduler's keys, both key spaces.
+hold e2e_outsider "SELECT pg_advisory_xact_lock(x'4d495844'::int, x'4e4e3031'::int), pg_advisory_xact_lock(x'4d4958444e4e3031'::bigint)"
+ok $? "an outsider holds the advisory locks with the scheduler's keys"
+r=$(timed "$T/1b" launcher_q "SELECT mixdnn.heartbeat('$node')")
+within "$r" 1500
+ok $? "outsider: heartbeat returns at once ($r)"
+r=$(timed "$T/1c" launcher_q "SELECT count(*) FROM mixdnn.claim('n3')")
+within "$r" 1500
+ok $? "outsider: claim (which takes the scheduler lock) returns at once ($r)"
+r=$(timed "$T/1a" bob_submits b-1)
+within "$r" 1500
+ok $? "outsider: a user's submission commits at once ($r)"
+is "$(job_named "status <> 'pending'" b-1)" t "outsider: ... and its round planned it at commit"
+release
+
+# 2. The issue's example: a user's write transaction left open.
+hold e2e_alice "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE false"
+ok $? "a user leaves a transaction that wrote mixdnn.jobs open"
+r=$(timed "$T/2a" launcher_q "SELECT mixdnn.heartbeat('$node')")
+within "$r" 1500
+ok $? "open user transaction: heartbeat returns at once ($r)"
+is "$(cat "$T/2a")" 1 "open user transaction: ... and renews the one part"
+r=$(timed "$T/2b" bob_submits b-2)
+within "$r" 1500
+ok $? "open user transaction: another user's submission commits at once ($r)"
+is "$(job_named "status <> 'pending'" b-2)" t "open user transaction: ... and is planned at commit"
+r=$(timed "$T/2c" launcher_q "SELECT count(*) FROM mixdnn.claim('n3')")
+within "$r" 1500
+ok $? "open user transaction: claim returns at once ($r)"
+release
+
+# 3. A user cancelling her running job holds its rows: the node's launcher
+# calls skip them instead of waiting.
+hold e2e_alice "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name = 'a-run'"
+ok $? "a user's open transaction cancels her running job"
+r=$(timed "$T/3a" launcher_q "SELECT mixdnn.heartbeat('$node')")
+within "$r" 1500
+ok $? "held job rows: heartbeat of its node returns at once ($r)"
+r=$(timed "$T/3b" launcher_q "SELECT count(*) FROM mixdnn.claim('$node')")
+within "$r" 1500
+ok $? "held job rows: claim on its node returns at once ($r)"
+release
+is "$(job_named status a-run)" running "the terminated cancel changed nothing"
+
+# 4. The scheduler lock really busy: an admin's open transaction on the cluster.
+set_setting mixdnn.lock_timeout 500ms
+hold postgres "UPDATE mixdnn.gpu_nodes SET status = 'up' WHERE node = 'n3'"
+ok $? "an admin leaves a cluster change open (it holds the scheduler lock)"
+r=$(timed "$T/4a" bob_submits b-3)
+within "$r" 2000
+ok $? "busy scheduler: a submission still commits within the bound ($r)"
+is "$(job_named status b-3)" pending "busy scheduler: ... its job is pending"
+is "$(job_named "reason LIKE 'the scheduler was busy at submission%'" b-3)" t "busy scheduler: ... with a reason"
+grep -q "scheduler is busy" "$T/4a"
+ok $? "busy scheduler: ... and the submitter was told"
+r=$(timed "$T/4b" launcher_q "SELECT count(*) FROM mixdnn.claim('n3')")
+[ "${r% *}" -ne 0 ] && [ "${r#* }" -lt 2000 ]
+ok $? "busy scheduler: claim gives up within the bound ($r)"
+grep -q "55P03" "$T/4b"
+ok $? "busy scheduler: ... with SQLSTATE 55P03"
+r=$(timed "$T/4c" launcher_q "SELECT mixdnn.heartbeat('$node')")
+within "$r" 1500
+ok $? "busy scheduler: heartbeat does not need it ($r)"
+release
+b3_planned() {
+	[ "$(job_named "status <> 'pending'" b-3)" = t ]
+}
+wait_until 10 b3_planned
+ok $? "busy scheduler: the worker plans the job once the admin is done"
+
+# 5. A launcher whose finish() finds the scheduler busy keeps retrying (55P03
+# is no error to give up on), so the job completes in its first attempt.
+set_setting mixdnn.lock_timeout 200ms
+start_launcher n2 --heartbeat-interval 0.5
+c=$(submit c-1 hard a100 4 "$(job_cmd 2)" '1 min')
+wait_until 10 "[ \"\$(status_of $c)\" = running ]"
+ok $? "(setup) a two-second job runs on n2"
+hold postgres "UPDATE mixdnn.gpu_nodes SET status = 'up' WHERE node = 'n3'"
+ok $? "an admin holds the scheduler while the job ends"
+sleep 4
+release
+wait_until 10 "[ \"\$(status_of $c)\" = completed ]"
+ok $? "busy finish: the launcher reported the exit once the scheduler was free"
+is "$(q "SELECT attempt FROM mixdnn.jobs WHERE job_id = $c")" 1 "busy finish: ... in the first attempt, nothing re-queued"
+grep -q "SQLSTATE 55P03" "$T/launcher-n2.log"
+ok $? "busy finish: ... after finish() had been refused with 55P03"
+stop_launcher n2
+set_setting mixdnn.lock_timeout ''
+
+# 7. A change to the cluster holds the scheduler lock, so it waits for no
+# user's row longer than mixdnn.lock_timeout either.
+set_setting mixdnn.lock_timeout 500ms
+hold e2e_alice "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name = 'a-run'"
+ok $? "a user's open transaction cancels her running job again"
+r=$(timed "$T/7a" psql -X -q -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -c "UPDATE mixdnn.gpu_nodes SET status = 'down' WHERE node = '$node'")
+[ "${r% *}" -ne 0 ] && [ "${r#* }" -lt 2000 ]
+ok $? "taking her node down gives up within the bound instead of holding the scheduler ($r)"
+grep -q "55P03" "$T/7a"
+ok $? "... with SQLSTATE 55P03"
+release
+set_setting mixdnn.lock_timeout ''
+
+# 6. An outsider holding the advisory lock launchers used to take per node
+# cannot keep a launcher from starting; a second launcher is still refused.
+hold e2e_outsider "SELECT pg_advisory_lock(hashtext('mixdnn-launcher'), hashtext('n3'))"
+ok $? "an outsider holds the old per-node launcher lock of n3"
+start_launcher n3
+wait_until 10 "grep -q 'connected to database' '$T/launcher-n3.log'"
+ok $? "outsider: the launcher of n3 starts all the same"
+PGUSER=$E2E_LAUNCHER_ROLE timeout 10 "$MIXDNN_LAUNCHER" --node n3 --poll-interval 2 >"$T/second-n3.log" 2>&1 &
+second=$!
+wait_until 10 "grep -q 'another launcher serves node n3' '$T/second-n3.log'"
+ok $? "a second launcher of n3 is still refused"
+kill "$second" 2>/dev/null
+wait "$second" 2>/dev/null
+release
+stop_launcher n3
+
+q "DROP EXTENSION mixdnn CASCADE" >/dev/null
+q "DROP ROLE e2e_alice, e2e_bob, e2e_outsider" >/dev/null
+done_testing
