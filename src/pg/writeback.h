@@ -21,4 +21,11 @@ int64		mx_record_round(const mx_db_snapshot *d, const mx_plan *p, TimestampTz no
  */
 int			mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, int *skipped);
 
+/*
+ * When the horizon was full, the waiting jobs behind it that the round did
+ * not read: planned ones go back to pending, new ones get a reason saying
+ * they are queued. Returns how many rows changed.
+ */
+int			mx_write_queue(const mx_db_snapshot *d, int64 round_id, int horizon);
+
 #endif
