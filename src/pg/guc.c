@@ -29,6 +29,7 @@ int			mx_guc_lease_timeout_s;
 int			mx_guc_max_retries;
 int			mx_guc_planning_horizon;
 int			mx_guc_max_waiting_jobs;
+double		mx_guc_replan_tolerance;
 
 bool		mx_virtual_now_set = false;
 TimestampTz mx_virtual_now = 0;
@@ -202,10 +203,16 @@ mx_guc_init(void)
 							&mx_guc_planning_horizon, 2000, 1, 100000,
 							PGC_SUSET, 0, NULL, NULL, NULL);
 
+	DefineCustomRealVariable("mixdnn.replan_tolerance",
+							 "A planned start that moves later by less than this share of its distance from now is not rewritten.",
+							 "Starts that move earlier, configurations and statuses are always written; 0 writes every change.",
+							 &mx_guc_replan_tolerance, 0.1, 0.0, 1.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
 	DefineCustomIntVariable("mixdnn.max_waiting_jobs",
 							"Most pending and planned jobs one role may have; a submission beyond it fails.",
 							"0 means no limit.",
-							&mx_guc_max_waiting_jobs, 1000, 0, PG_INT32_MAX,
+							&mx_guc_max_waiting_jobs, 1000, 0, 10000000,
 							PGC_SUSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("mixdnn.lease_timeout",

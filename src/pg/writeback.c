@@ -152,15 +152,16 @@ decide_row(const mx_snapshot *s, const mx_assignment *a, const mx_job_row *r, ne
 
 /*
  * Whether the decision for a job changed (docs/design.md, "Write-back"): its
- * status or configuration, its reason while it has no plan, or its planned
- * start (or run time) by more than MX_START_TOLERANCE of the time from now
- * to it. A distant forecast that moves a little is not rewritten, nor is
- * its history; a start that comes near or is due is always written exactly.
+ * status or configuration, its reason while it has no plan, its run time,
+ * or its planned start: always when it moves earlier (the launch must not
+ * be late), and when it moves later by more than `tolerance` times the
+ * time from now to the old start. So a distant forecast pushed back a
+ * little by a new arrival is not rewritten, nor is its history; a launch
+ * that comes due on a stale start finds its GPUs held and is re-planned by
+ * a due round, never started on top of another job.
  */
-#define MX_START_TOLERANCE 0.1
-
 static bool
-decision_changed(const mx_job_row *r, const new_row *nr, double now)
+decision_changed(const mx_job_row *r, const new_row *nr, double now, double tolerance)
 {
 	double		old_s,
 				new_s;
@@ -173,13 +174,15 @@ decision_changed(const mx_job_row *r, const new_row *nr, double now)
 		return true;
 	if (nr->end - nr->start != r->end - r->start)
 		return true;			/* another run time: the request changed */
+	if (nr->start <= r->start)
+		return nr->start != r->start;
 	old_s = mx_ts_to_epoch(r->start);
 	new_s = mx_ts_to_epoch(nr->start);
-	return fabs(new_s - old_s) > MX_START_TOLERANCE * Max(0.0, Min(old_s, new_s) - now);
+	return new_s - old_s > tolerance * Max(0.0, old_s - now);
 }
 
 int
-mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, int *skipped)
+mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double tolerance, int *skipped)
 {
 	const mx_snapshot *s = &d->snap;
 	column		id,
@@ -211,7 +214,7 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, int *sk
 		new_row		nr;
 
 		decide_row(s, a, r, &nr);
-		if (!decision_changed(r, &nr, s->now))
+		if (!decision_changed(r, &nr, s->now, tolerance))
 			continue;
 
 		id.values[n] = Int64GetDatum(a->job_id);
