@@ -278,6 +278,20 @@ mx_job_configs(const mx_snapshot *s, const mx_job *j, double alpha, mx_config *o
 	return job_configs(s, j, alpha, out, max, 1);
 }
 
+int
+mx_job_fits_ever(const mx_snapshot *s, const mx_job *j, double alpha)
+{
+	int			mx = mx_job_configs_max(s, j),
+				n;
+	mx_config  *cf;
+
+	if (mx <= 0 || (cf = malloc((size_t) mx * sizeof(mx_config))) == NULL)
+		return 0;
+	n = job_configs(s, j, alpha, cf, mx, 0);
+	free(cf);
+	return n > 0;
+}
+
 static int
 job_configs(const mx_snapshot *s, const mx_job *j, double alpha, mx_config *out, int max, int limited)
 {
