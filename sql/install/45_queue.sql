@@ -33,7 +33,11 @@ BEGIN
 	IF lim <= 0 THEN
 		RETURN NULL;
 	END IF;
-	FOR r IN SELECT n.owner FROM new_jobs n GROUP BY n.owner ORDER BY n.owner LOOP
+	-- Superusers (the extension's owner, replays, benchmarks) are not limited.
+	FOR r IN SELECT n.owner FROM new_jobs n
+			 WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles o
+							   WHERE o.rolname OPERATOR(pg_catalog.=) n.owner AND o.rolsuper)
+			 GROUP BY n.owner ORDER BY n.owner LOOP
 		INSERT INTO mixdnn.submitters AS s (owner) VALUES (r.owner)
 			ON CONFLICT (owner) DO UPDATE SET owner = EXCLUDED.owner;
 		SELECT pg_catalog.count(*) INTO waiting FROM (
