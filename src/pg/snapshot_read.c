@@ -10,6 +10,7 @@
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
 #include "clock.h"
@@ -274,10 +275,9 @@ allowed_mask(const mx_snapshot *s, HeapTuple t, int c, const char **refuse)
 }
 
 /*
- * The waiting jobs within the planning horizon: the first `horizon` in
- * queue order (priority, then submission, then job_id; the index
- * jobs_queue_idx), in job_id order. The rest are not read, so a round costs
- * the same whatever the queue behind them.
+ * The waiting jobs in queue order (priority, then submission, then job_id:
+ * the index jobs_queue_idx). A round fetches only the first `horizon` of
+ * them, so it costs the same whatever the queue behind them.
  */
 static const char *const waiting_sql =
 	"SELECT job_id, model_class, gpu_type, gpus, min_gpus, max_gpus, allowed_types, "
@@ -287,9 +287,8 @@ static const char *const waiting_sql =
 	"         (SELECT e.reason FROM mixdnn.job_events e WHERE e.job_id = j.job_id "
 	"            AND e.new_status = 'planned' AND e.old_status IN ('launching', 'running') "
 	"          ORDER BY e.event_id DESC LIMIT 1) END "
-	"FROM (SELECT * FROM mixdnn.jobs WHERE status IN ('pending', 'planned') "
-	"      ORDER BY priority DESC, submitted_at, job_id LIMIT $1) j "
-	"ORDER BY job_id";
+	"FROM mixdnn.jobs j WHERE status IN ('pending', 'planned') "
+	"ORDER BY priority DESC, submitted_at, job_id";
 
 static void
 read_job(mx_snapshot *s, HeapTuple t, mx_job *j, mx_job_row *r)
@@ -326,26 +325,78 @@ read_job(mx_snapshot *s, HeapTuple t, mx_job *j, mx_job_row *r)
 	j->prev_start = r->has_start ? mx_ts_to_epoch(r->start) : 0;
 }
 
+typedef struct job_key
+{
+	int64		job_id;
+	int			index;
+} job_key;
+
+static int
+cmp_job_key(const void *a, const void *b)
+{
+	int64		x = ((const job_key *) a)->job_id,
+				y = ((const job_key *) b)->job_id;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The snapshot's jobs in job_id order, as the simulator gives them (the
+ * core breaks some ties by index), with their rows in step.
+ */
+static void
+sort_by_job_id(mx_db_snapshot *d)
+{
+	mx_snapshot *s = &d->snap;
+	job_key    *keys = palloc(sizeof(job_key) * Max(s->njobs, 1));
+	mx_job	   *jobs = palloc(sizeof(mx_job) * Max(s->njobs, 1));
+	mx_job_row *rows = palloc(sizeof(mx_job_row) * Max(s->njobs, 1));
+	int			i;
+
+	for (i = 0; i < s->njobs; i++)
+	{
+		keys[i].job_id = s->jobs[i].job_id;
+		keys[i].index = i;
+	}
+	qsort(keys, s->njobs, sizeof(job_key), cmp_job_key);
+	for (i = 0; i < s->njobs; i++)
+	{
+		jobs[i] = s->jobs[keys[i].index];
+		rows[i] = d->rows[keys[i].index];
+	}
+	s->jobs = jobs;
+	d->rows = rows;
+}
+
 void
 mx_read_snapshot(mx_db_snapshot *d, TimestampTz now, int horizon)
 {
 	mx_snapshot *s = &d->snap;
 	uint64		i;
-	Datum		limit = Int64GetDatum(horizon);
-	int			rc;
+	Portal		cur;
+	int			nest;
 
 	mx_read_cluster(s, now);
 	read_running(d);
 
-	rc = mx_spi_execute(waiting_sql, 1, (Oid[]) {INT8OID}, &limit, NULL, false, 0);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "mixdnn: could not read the waiting jobs: %s", SPI_result_code_string(rc));
+	/*
+	 * The plan's cost counts the whole queue, though only the horizon is
+	 * fetched: with a long queue it would pass jit_above_cost and compile
+	 * (hundreds of ms) what reads a few thousand rows.
+	 */
+	nest = NewGUCNestLevel();
+	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	cur = mx_spi_open_fast_cursor(waiting_sql, 0, NULL, NULL, NULL);
+	SPI_cursor_fetch(cur, true, horizon);
+	AtEOXact_GUC(true, nest);
 	s->njobs = (int) SPI_processed;
 	s->jobs = palloc0(sizeof(mx_job) * Max(s->njobs, 1));
 	d->rows = palloc0(sizeof(mx_job_row) * Max(s->njobs, 1));
 	d->horizon_full = s->njobs >= horizon;
 	for (i = 0; i < SPI_processed; i++)
 		read_job(s, SPI_tuptable->vals[i], &s->jobs[i], &d->rows[i]);
+	SPI_cursor_close(cur);
+	sort_by_job_id(d);
 
 	read_profiles(d);
 	for (i = 0; i < (uint64) s->njobs; i++)
