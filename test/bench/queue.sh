@@ -9,7 +9,9 @@
 #   history_rows     plan_history rows that one-row submission wrote
 #   history_bytes    their size (sum of pg_column_size of the rows)
 # Runs against the server of PGHOST/PGPORT (PGUSER a superuser) in a
-# throwaway database; the extension must be installed there.
+# throwaway database; the extension must be installed there. Settings of
+# the database (e.g. SETTINGS="mixdnn.replan_tolerance=0
+# mixdnn.planning_horizon=500") are applied with ALTER DATABASE.
 #   bash test/bench/queue.sh [N] [K]      (defaults 100000 and 5)
 set -eu
 N=${1:-100000}
@@ -17,7 +19,10 @@ K=${2:-5}
 db=mixdnn_queue_bench_$$
 PSQL="psql -X -q -A -t -v ON_ERROR_STOP=1"
 $PSQL -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
-[ -n "${KEEP:-}" ] || trap '$PSQL -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1' EXIT
+for kv in ${SETTINGS:-}; do
+	$PSQL -d postgres -c "ALTER DATABASE $db SET ${kv%%=*} = '${kv#*=}'"
+done
+trap '$PSQL -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1' EXIT
 $PSQL -d "$db" >/dev/null <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION mixdnn;
