@@ -301,7 +301,7 @@ mx_write_queue(const mx_db_snapshot *d, int64 round_id, int horizon)
 	 */
 	rc = mx_spi_execute(
 		"WITH out AS (SELECT job_id FROM mixdnn.jobs WHERE status = 'planned' "
-		"               AND job_id NOT IN (SELECT unnest($1::bigint[])) "
+		"               AND job_id NOT IN (SELECT pg_catalog.unnest($1::pg_catalog.int8[])) "
 		"             ORDER BY job_id FOR NO KEY UPDATE SKIP LOCKED), "
 		"changed AS (UPDATE mixdnn.jobs j SET status = 'pending', planned_gpu_type = NULL, "
 		"                   planned_gpus = NULL, planned_start = NULL, planned_end = NULL, reason = $2 "
@@ -320,7 +320,7 @@ mx_write_queue(const mx_db_snapshot *d, int64 round_id, int horizon)
 	rc = mx_spi_execute(
 		"UPDATE mixdnn.jobs j SET reason = $2 "
 		"FROM (SELECT job_id FROM mixdnn.jobs WHERE status = 'pending' AND reason IS NULL "
-		"        AND job_id NOT IN (SELECT unnest($1::bigint[])) "
+		"        AND job_id NOT IN (SELECT pg_catalog.unnest($1::pg_catalog.int8[])) "
 		"      ORDER BY job_id FOR NO KEY UPDATE SKIP LOCKED) q "
 		"WHERE j.job_id = q.job_id",
 		2, (Oid[]) {INT8ARRAYOID, TEXTOID}, values, NULL, false, 0);
