@@ -12,6 +12,7 @@
 #include "baselines.h"
 #include "capacity.h"
 #include "heuristic.h"
+#include "plan_limits.h"
 #include "milp.h"
 #include "stopwatch.h"
 #include "utility.h"
@@ -302,6 +303,7 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 	{
 		set_solver(out, mx_policy_name(o.policy));
 		mx_baseline_plan(s, &o, &cap, out);
+		mx_plan_enforce_limits(s, out);
 		mx_capacity_free(&cap);
 		out->solve_ms = mx_wall_ms() - t0;
 		return 0;
@@ -482,6 +484,7 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 		mx_plan_free(&heur);
 	}
 
+	mx_plan_enforce_limits(s, out);
 	fill_reasons(s, out);
 	free(order);
 	free(win);

@@ -73,6 +73,12 @@ typedef struct mx_job
 	int			prev_type;
 	int			prev_gpus;
 	double		prev_start;
+	/*
+	 * Not NULL: whoever built the snapshot found the job unplannable (e.g.
+	 * every type in its allowed_types was deleted) and says why; the round
+	 * plans nothing for it and reports this reason. Owned by the caller.
+	 */
+	const char *refuse;
 } mx_job;
 
 /* One measured throughput: model runs at thr on gpus GPUs of type. */

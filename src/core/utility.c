@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan_limits.h"
 #include "utility.h"
 
 static const mx_profile *
@@ -263,8 +264,36 @@ mx_job_configs_max(const mx_snapshot *s, const mx_job *j)
 	return nt * soft_counts(j, counts);
 }
 
+/*
+ * mx_job_configs() with or without the run-time limit; without it only to
+ * tell a job whose every configuration runs too long from one that fits
+ * nowhere (mx_job_explain).
+ */
+static int	job_configs(const mx_snapshot *s, const mx_job *j, double alpha, mx_config *out,
+						int max, int limited);
+
 int
 mx_job_configs(const mx_snapshot *s, const mx_job *j, double alpha, mx_config *out, int max)
+{
+	return job_configs(s, j, alpha, out, max, 1);
+}
+
+int
+mx_job_fits_ever(const mx_snapshot *s, const mx_job *j, double alpha)
+{
+	int			mx = mx_job_configs_max(s, j),
+				n;
+	mx_config  *cf;
+
+	if (mx <= 0 || (cf = malloc((size_t) mx * sizeof(mx_config))) == NULL)
+		return 0;
+	n = job_configs(s, j, alpha, cf, mx, 0);
+	free(cf);
+	return n > 0;
+}
+
+static int
+job_configs(const mx_snapshot *s, const mx_job *j, double alpha, mx_config *out, int max, int limited)
 {
 	int			tot[MX_MAX_TYPES];
 	int			counts[40];
@@ -275,7 +304,8 @@ mx_job_configs(const mx_snapshot *s, const mx_job *j, double alpha, mx_config *o
 	double		ref;
 	uint64_t	m;
 
-	if (s->ntypes <= 0 || s->ntypes > MX_MAX_TYPES || max <= 0 || !(j->duration > 0))
+	if (s->ntypes <= 0 || s->ntypes > MX_MAX_TYPES || max <= 0 || !(j->duration > 0) ||
+		!isfinite(j->duration) || j->refuse != NULL)
 		return 0;
 	up_totals(s, tot);
 	ref = mx_ref_throughput(s, j, alpha);
@@ -291,7 +321,8 @@ mx_job_configs(const mx_snapshot *s, const mx_job *j, double alpha, mx_config *o
 	{
 		int			t = j->ref_type;
 
-		if (t < 0 || t >= s->ntypes || j->ref_gpus <= 0 || tot[t] < j->ref_gpus)
+		if (t < 0 || t >= s->ntypes || j->ref_gpus <= 0 || tot[t] < j->ref_gpus ||
+			(limited && !mx_runtime_ok(j->duration)))
 			return 0;
 		out[0].type = t;
 		out[0].gpus = j->ref_gpus;
@@ -339,7 +370,7 @@ mx_job_configs(const mx_snapshot *s, const mx_job *j, double alpha, mx_config *o
 				j2.profile = -1;
 				u = thr / mx_ref_throughput(s, &j2, alpha);
 			}
-			if (!(u > 0) || !isfinite(u))
+			if (!(u > 0) || !isfinite(u) || (limited && !mx_runtime_ok(j->duration / u)))
 				continue;
 			/* dominated by a smaller count of this type with >= utility? */
 			d = 0;
@@ -372,6 +403,34 @@ append(char *buf, size_t len, const char *fmt, const char *a)
 		snprintf(buf + l, len - l, fmt, a);
 }
 
+/*
+ * 1 with the reason in buf when j has configurations, but each would run
+ * longer than MX_MAX_RUNTIME_S (an absurd duration on a very slow type or a
+ * tiny measured throughput).
+ */
+static int
+explain_runtime(const mx_snapshot *s, const mx_job *j, double alpha, char *buf, size_t len)
+{
+	int			mx = mx_job_configs_max(s, j),
+				n,
+				c,
+				best = 0;
+	mx_config  *cf;
+
+	if (mx <= 0 || (cf = malloc((size_t) mx * sizeof(mx_config))) == NULL)
+		return 0;
+	n = job_configs(s, j, alpha, cf, mx, 0);
+	for (c = 1; c < n; c++)
+		if (cf[c].runtime < cf[best].runtime)
+			best = c;
+	if (n > 0)
+		snprintf(buf, len, "its shortest run time (%.3g days on %d %s GPU%s) exceeds the limit of %.0f days",
+				 cf[best].runtime / 86400.0, cf[best].gpus, s->types[cf[best].type].name,
+				 cf[best].gpus == 1 ? "" : "s", MX_MAX_RUNTIME_S / 86400.0);
+	free(cf);
+	return n > 0;
+}
+
 int
 mx_job_explain(const mx_snapshot *s, const mx_job *j, double alpha, char *buf, size_t len)
 {
@@ -392,9 +451,14 @@ mx_job_explain(const mx_snapshot *s, const mx_job *j, double alpha, char *buf, s
 		snprintf(buf, len, "no GPU types are registered");
 		return 1;
 	}
-	if (!(j->duration > 0))
+	if (j->refuse != NULL)
 	{
-		snprintf(buf, len, "duration must be positive");
+		snprintf(buf, len, "%s", j->refuse);
+		return 1;
+	}
+	if (!(j->duration > 0) || !isfinite(j->duration))
+	{
+		snprintf(buf, len, "duration must be a positive number of seconds");
 		return 1;
 	}
 	if (mx_job_configs_max(s, j) > 0)
@@ -409,6 +473,8 @@ mx_job_explain(const mx_snapshot *s, const mx_job *j, double alpha, char *buf, s
 		free(tmp);
 		if (n > 0)
 			return 0;
+		if (explain_runtime(s, j, alpha, buf, len))
+			return 1;
 	}
 	up_totals(s, tot);
 	for (k = 0; k < s->ntypes; k++)

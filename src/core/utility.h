@@ -32,6 +32,13 @@ double		mx_throughput(const mx_snapshot *s, const mx_job *j, int type, int gpus,
 int			mx_job_configs(const mx_snapshot *s, const mx_job *j, double alpha,
 						   mx_config *out, int max);
 
+/*
+ * 1 if job j has a candidate configuration when run times are not limited:
+ * whether the cluster could ever run it at all, which submission checks
+ * (an absurd run time is the round's to report, with a reason).
+ */
+int			mx_job_fits_ever(const mx_snapshot *s, const mx_job *j, double alpha);
+
 /* Upper bound on mx_job_configs()'s result for sizing arrays. */
 int			mx_job_configs_max(const mx_snapshot *s, const mx_job *j);
 

@@ -29,16 +29,27 @@ mx_ts_to_epoch(TimestampTz ts)
 }
 
 /* Rounded to whole microseconds, so an epoch that came from a timestamp maps back to it exactly. */
-TimestampTz
-mx_epoch_to_ts(double epoch)
+bool
+mx_epoch_to_ts_ok(double epoch, TimestampTz *out)
 {
 	double		us = rint((epoch - UNIX_EPOCH_OFFSET_S) * USECS_PER_SEC);
 
 	if (!isfinite(us) || us >= (double) END_TIMESTAMP || us < (double) MIN_TIMESTAMP)
+		return false;
+	*out = (TimestampTz) us;
+	return true;
+}
+
+TimestampTz
+mx_epoch_to_ts(double epoch)
+{
+	TimestampTz ts;
+
+	if (!mx_epoch_to_ts_ok(epoch, &ts))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
 				 errmsg("planned time out of range")));
-	return (TimestampTz) us;
+	return ts;
 }
 
 Datum

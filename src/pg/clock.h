@@ -14,5 +14,7 @@ TimestampTz mx_clock_now(void);
 /* The core counts seconds since the Unix epoch. */
 double		mx_ts_to_epoch(TimestampTz ts);
 TimestampTz mx_epoch_to_ts(double epoch);
+/* The same without raising: false when epoch is no storable timestamp. */
+bool		mx_epoch_to_ts_ok(double epoch, TimestampTz *out);
 
 #endif

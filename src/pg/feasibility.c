@@ -55,9 +55,8 @@ mixdnn_job_can_run(PG_FUNCTION_ARGS)
 {
 	mx_snapshot s;
 	mx_job		j;
-	mx_config  *configs;
-	int			n,
-				i,
+	bool		ok;
+	int			i,
 				nest;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
@@ -92,9 +91,8 @@ mixdnn_job_can_run(PG_FUNCTION_ARGS)
 	j.prev_type = -1;
 	j.profile = PG_ARGISNULL(6) ? -1 : read_profile(&s, PG_GETARG_TEXT_PP(6));
 
-	configs = palloc(sizeof(mx_config) * Max(mx_job_configs_max(&s, &j), 1));
-	n = mx_job_configs(&s, &j, mx_guc_scaling_alpha, configs, Max(mx_job_configs_max(&s, &j), 1));
+	ok = mx_job_fits_ever(&s, &j, mx_guc_scaling_alpha);
 	SPI_finish();
 	mx_unpin_search_path(nest);
-	PG_RETURN_BOOL(n > 0);
+	PG_RETURN_BOOL(ok);
 }

@@ -28,6 +28,9 @@ bool		mx_guc_reserve_all;
 int			mx_guc_lease_timeout_s;
 int			mx_guc_max_retries;
 int			mx_guc_lock_timeout_ms;
+int			mx_guc_planning_horizon;
+int			mx_guc_max_waiting_jobs;
+double		mx_guc_replan_tolerance;
 
 bool		mx_virtual_now_set = false;
 TimestampTz mx_virtual_now = 0;
@@ -193,6 +196,25 @@ mx_guc_init(void)
 							 "The planner before the guards; kept for comparison (docs/model.md).",
 							 &mx_guc_reserve_all, d.reserve_all != 0,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.planning_horizon",
+							"Waiting jobs a round plans: the first ones by priority, then submission time.",
+							"The rest stay pending, queued, so a round's cost is bounded whatever the queue "
+							"(docs/design.md, \"The waiting queue\").",
+							&mx_guc_planning_horizon, 2000, 1, 100000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("mixdnn.replan_tolerance",
+							 "A planned start that moves later by less than this share of its distance from now is not rewritten.",
+							 "Starts that move earlier, configurations and statuses are always written; 0 writes every change.",
+							 &mx_guc_replan_tolerance, 0.1, 0.0, 1.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.max_waiting_jobs",
+							"Most pending and planned jobs one role may have; a submission beyond it fails.",
+							"0 means no limit.",
+							&mx_guc_max_waiting_jobs, 1000, 0, 10000000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("mixdnn.lease_timeout",
 							"A launcher silent for longer loses its jobs.",

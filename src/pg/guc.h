@@ -33,6 +33,9 @@ extern bool mx_guc_reserve_all;
 extern int	mx_guc_lease_timeout_s;
 extern int	mx_guc_max_retries;
 extern int	mx_guc_lock_timeout_ms;
+extern int	mx_guc_planning_horizon;
+extern int	mx_guc_max_waiting_jobs;
+extern double mx_guc_replan_tolerance;
 
 /* The virtual clock: valid only when mx_virtual_now_set. */
 extern bool mx_virtual_now_set;

@@ -62,7 +62,7 @@ mx_preview_run(const mx_hypothetical *extra, mx_preview_fn fn, void *arg)
 		elog(ERROR, "mixdnn: SPI_connect failed");
 	/* The plan depends on every user's jobs, which only the owner reads. */
 	mx_become_owner(&saved);
-	mx_read_snapshot(&pv.d, mx_clock_now());
+	mx_read_snapshot(&pv.d, mx_clock_now(), mx_guc_planning_horizon);
 	if (extra)
 		add_job(&pv, extra);
 	mx_guc_options(&pv.o);

@@ -49,7 +49,7 @@ mx_run_round(const char *event)
 		elog(ERROR, "mixdnn: SPI_connect failed");
 
 	now = mx_clock_now();
-	mx_read_snapshot(&d, now);
+	mx_read_snapshot(&d, now, mx_guc_planning_horizon);
 	mx_guc_options(&o);
 
 	memset(&plan, 0, sizeof(plan));
@@ -62,7 +62,8 @@ mx_run_round(const char *event)
 	PG_TRY();
 	{
 		round_id = mx_record_round(&d, &plan, now, event);
-		mx_write_plan(&d, &plan, round_id, &skipped);
+		mx_write_plan(&d, &plan, round_id, mx_guc_replan_tolerance, &skipped);
+		mx_write_queue(&d, round_id, mx_guc_planning_horizon);
 	}
 	PG_FINALLY();
 	{

@@ -7,8 +7,10 @@
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 
 #include "clock.h"
@@ -151,18 +153,32 @@ mx_read_cluster(mx_snapshot *s, TimestampTz now)
 	}
 }
 
-/* The models of waiting jobs that have measured profiles. */
+/* The measured profiles of the models of the jobs read. */
 static void
-read_profiles(mx_snapshot *s)
+read_profiles(mx_db_snapshot *d)
 {
+	mx_snapshot *s = &d->snap;
 	uint64		i;
-	int			p = -1;
+	int			p = -1,
+				nm = 0,
+				rc;
+	Datum	   *models = palloc(sizeof(Datum) * Max(s->njobs, 1));
+	Datum		arg;
 
-	spi_run("SELECT model, gpu_type, gpus, throughput FROM mixdnn.profiles "
-			"WHERE model IN (SELECT model FROM mixdnn.jobs WHERE status IN ('pending', 'planned')) "
-			"ORDER BY model COLLATE \"C\", gpu_type, gpus");
-	s->profiles = palloc0(sizeof(mx_profile) * Max(SPI_processed, 1));
+	for (i = 0; i < (uint64) s->njobs; i++)
+		if (d->rows[i].model)
+			models[nm++] = CStringGetTextDatum(d->rows[i].model);
+	s->profiles = palloc0(sizeof(mx_profile));
 	s->nprofiles = 0;
+	if (nm == 0)
+		return;
+	arg = PointerGetDatum(construct_array(models, nm, TEXTOID, -1, false, TYPALIGN_INT));
+	rc = mx_spi_execute("SELECT model, gpu_type, gpus, throughput FROM mixdnn.profiles "
+						"WHERE model = ANY ($1) ORDER BY model COLLATE \"C\", gpu_type, gpus",
+						1, (Oid[]) {TEXTARRAYOID}, &arg, NULL, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "mixdnn: could not read the profiles: %s", SPI_result_code_string(rc));
+	s->profiles = palloc0(sizeof(mx_profile) * Max(SPI_processed, 1));
 	for (i = 0; i < SPI_processed; i++)
 	{
 		HeapTuple	t = SPI_tuptable->vals[i];
@@ -217,8 +233,13 @@ read_running(mx_db_snapshot *d)
 	}
 }
 
+/*
+ * The allowed types of a soft job as a mask. A list whose every type has
+ * been deleted means none, never all (NULL alone means every type): the
+ * job is refused with a reason naming them.
+ */
 static uint64_t
-allowed_mask(const mx_snapshot *s, HeapTuple t, int c)
+allowed_mask(const mx_snapshot *s, HeapTuple t, int c, const char **refuse)
 {
 	ArrayType  *arr;
 	Datum	   *elems;
@@ -226,83 +247,159 @@ allowed_mask(const mx_snapshot *s, HeapTuple t, int c)
 	int			n,
 				i;
 	uint64_t	mask = 0;
+	StringInfoData gone;
 
 	if (col_isnull(t, c))
 		return s->ntypes >= 64 ? ~UINT64CONST(0) : ((UINT64CONST(1) << s->ntypes) - 1);
 	arr = DatumGetArrayTypeP(col(t, c));
 	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	initStringInfo(&gone);
 	for (i = 0; i < n; i++)
 	{
+		char	   *name;
 		int			k;
 
 		if (nulls[i])
 			continue;
-		k = find_type(s, TextDatumGetCString(elems[i]));
+		name = TextDatumGetCString(elems[i]);
+		k = find_type(s, name);
 		/* A type deleted since submission is simply no longer allowed. */
 		if (k >= 0)
 			mask |= UINT64CONST(1) << k;
+		else
+			appendStringInfo(&gone, "%s%s", gone.len ? ", " : "", name);
 	}
+	if (mask == 0)
+		*refuse = psprintf("none of its allowed GPU types exists any more (%s)", gone.data);
 	return mask;
 }
 
+/*
+ * The waiting jobs in queue order (priority, then submission, then job_id:
+ * the index jobs_queue_idx). A round fetches only the first `horizon` of
+ * them, so it costs the same whatever the queue behind them.
+ */
+static const char *const waiting_sql =
+	"SELECT job_id, model_class, gpu_type, gpus, min_gpus, max_gpus, allowed_types, "
+	"       extract(epoch FROM duration)::float8, priority, submitted_at, model, "
+	"       status, planned_gpu_type, planned_gpus, planned_start, planned_end, reason, "
+	"       CASE WHEN attempt > 0 THEN "
+	"         (SELECT e.reason FROM mixdnn.job_events e WHERE e.job_id = j.job_id "
+	"            AND e.new_status = 'planned' AND e.old_status IN ('launching', 'running') "
+	"          ORDER BY e.event_id DESC LIMIT 1) END "
+	"FROM mixdnn.jobs j WHERE status IN ('pending', 'planned') "
+	"ORDER BY priority DESC, submitted_at, job_id";
+
+static void
+read_job(mx_snapshot *s, HeapTuple t, mx_job *j, mx_job_row *r)
+{
+	j->job_id = DatumGetInt64(col(t, 1));
+	j->cls = strcmp(TextDatumGetCString(col(t, 2)), "hard") == 0 ? MX_HARD : MX_SOFT;
+	j->ref_type = col_isnull(t, 3) ? -1 : find_type(s, TextDatumGetCString(col(t, 3)));
+	if (!col_isnull(t, 3) && j->ref_type < 0)
+		j->refuse = psprintf("its GPU type %s no longer exists", TextDatumGetCString(col(t, 3)));
+	j->ref_gpus = DatumGetInt32(col(t, 4));
+	j->min_gpus = col_isnull(t, 5) ? j->ref_gpus : DatumGetInt32(col(t, 5));
+	j->max_gpus = col_isnull(t, 6) ? j->ref_gpus : DatumGetInt32(col(t, 6));
+	if (j->cls == MX_HARD)
+		j->allowed = j->ref_type >= 0 ? UINT64CONST(1) << j->ref_type : 0;
+	else
+		j->allowed = allowed_mask(s, t, 7, &j->refuse);
+	j->duration = DatumGetFloat8(col(t, 8));
+	j->priority = DatumGetInt32(col(t, 9));
+	j->submitted = mx_ts_to_epoch(DatumGetTimestampTz(col(t, 10)));
+	j->profile = -1;
+	r->model = col_isnull(t, 11) ? NULL : TextDatumGetCString(col(t, 11));
+
+	r->planned = strcmp(TextDatumGetCString(col(t, 12)), "planned") == 0;
+	r->gpu_type = col_isnull(t, 13) ? NULL : TextDatumGetCString(col(t, 13));
+	r->gpus = col_isnull(t, 14) ? 0 : DatumGetInt32(col(t, 14));
+	r->has_start = !col_isnull(t, 15);
+	r->start = r->has_start ? DatumGetTimestampTz(col(t, 15)) : 0;
+	r->end = col_isnull(t, 16) ? 0 : DatumGetTimestampTz(col(t, 16));
+	r->reason = col_isnull(t, 17) ? NULL : TextDatumGetCString(col(t, 17));
+	r->requeue_reason = col_isnull(t, 18) ? NULL : TextDatumGetCString(col(t, 18));
+
+	j->prev_type = r->gpu_type ? find_type(s, r->gpu_type) : -1;
+	j->prev_gpus = r->gpus;
+	j->prev_start = r->has_start ? mx_ts_to_epoch(r->start) : 0;
+}
+
+typedef struct job_key
+{
+	int64		job_id;
+	int			index;
+} job_key;
+
+static int
+cmp_job_key(const void *a, const void *b)
+{
+	int64		x = ((const job_key *) a)->job_id,
+				y = ((const job_key *) b)->job_id;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The snapshot's jobs in job_id order, as the simulator gives them (the
+ * core breaks some ties by index), with their rows in step.
+ */
+static void
+sort_by_job_id(mx_db_snapshot *d)
+{
+	mx_snapshot *s = &d->snap;
+	job_key    *keys = palloc(sizeof(job_key) * Max(s->njobs, 1));
+	mx_job	   *jobs = palloc(sizeof(mx_job) * Max(s->njobs, 1));
+	mx_job_row *rows = palloc(sizeof(mx_job_row) * Max(s->njobs, 1));
+	int			i;
+
+	for (i = 0; i < s->njobs; i++)
+	{
+		keys[i].job_id = s->jobs[i].job_id;
+		keys[i].index = i;
+	}
+	qsort(keys, s->njobs, sizeof(job_key), cmp_job_key);
+	for (i = 0; i < s->njobs; i++)
+	{
+		jobs[i] = s->jobs[keys[i].index];
+		rows[i] = d->rows[keys[i].index];
+	}
+	s->jobs = jobs;
+	d->rows = rows;
+}
+
 void
-mx_read_snapshot(mx_db_snapshot *d, TimestampTz now)
+mx_read_snapshot(mx_db_snapshot *d, TimestampTz now, int horizon)
 {
 	mx_snapshot *s = &d->snap;
 	uint64		i;
-	SPITupleTable *jobs;
-	uint64		njobs;
+	Portal		cur;
+	int			nest;
 
 	mx_read_cluster(s, now);
 	read_running(d);
-	read_profiles(s);
 
-	spi_run("SELECT job_id, model_class, gpu_type, gpus, min_gpus, max_gpus, allowed_types, "
-			"       extract(epoch FROM duration)::float8, priority, submitted_at, model, "
-			"       status, planned_gpu_type, planned_gpus, planned_start, planned_end, reason, "
-			"       CASE WHEN attempt > 0 THEN "
-			"         (SELECT e.reason FROM mixdnn.job_events e WHERE e.job_id = j.job_id "
-			"            AND e.new_status = 'planned' AND e.old_status IN ('launching', 'running') "
-			"          ORDER BY e.event_id DESC LIMIT 1) END "
-			"FROM mixdnn.jobs j WHERE status IN ('pending', 'planned') ORDER BY job_id");
-	jobs = SPI_tuptable;
-	njobs = SPI_processed;
-	s->njobs = (int) njobs;
-	s->jobs = palloc0(sizeof(mx_job) * Max(njobs, 1));
-	d->rows = palloc0(sizeof(mx_job_row) * Max(njobs, 1));
+	/*
+	 * The plan's cost counts the whole queue, though only the horizon is
+	 * fetched: with a long queue it would pass jit_above_cost and compile
+	 * (hundreds of ms) what reads a few thousand rows.
+	 */
+	nest = NewGUCNestLevel();
+	(void) set_config_option("jit", "off", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	cur = mx_spi_open_fast_cursor(waiting_sql, 0, NULL, NULL, NULL);
+	SPI_cursor_fetch(cur, true, horizon);
+	AtEOXact_GUC(true, nest);
+	s->njobs = (int) SPI_processed;
+	s->jobs = palloc0(sizeof(mx_job) * Max(s->njobs, 1));
+	d->rows = palloc0(sizeof(mx_job_row) * Max(s->njobs, 1));
+	d->horizon_full = s->njobs >= horizon;
+	for (i = 0; i < SPI_processed; i++)
+		read_job(s, SPI_tuptable->vals[i], &s->jobs[i], &d->rows[i]);
+	SPI_cursor_close(cur);
+	sort_by_job_id(d);
 
-	for (i = 0; i < njobs; i++)
-	{
-		HeapTuple	t = jobs->vals[i];
-		mx_job	   *j = &s->jobs[i];
-		mx_job_row *r = &d->rows[i];
-
-		j->job_id = DatumGetInt64(col(t, 1));
-		j->cls = strcmp(TextDatumGetCString(col(t, 2)), "hard") == 0 ? MX_HARD : MX_SOFT;
-		j->ref_type = col_isnull(t, 3) ? -1 : find_type(s, TextDatumGetCString(col(t, 3)));
-		j->ref_gpus = DatumGetInt32(col(t, 4));
-		j->min_gpus = col_isnull(t, 5) ? j->ref_gpus : DatumGetInt32(col(t, 5));
-		j->max_gpus = col_isnull(t, 6) ? j->ref_gpus : DatumGetInt32(col(t, 6));
-		if (j->cls == MX_HARD)
-			j->allowed = j->ref_type >= 0 ? UINT64CONST(1) << j->ref_type : 0;
-		else
-			j->allowed = allowed_mask(s, t, 7);
-		j->duration = DatumGetFloat8(col(t, 8));
-		j->priority = DatumGetInt32(col(t, 9));
-		j->submitted = mx_ts_to_epoch(DatumGetTimestampTz(col(t, 10)));
-		j->profile = col_isnull(t, 11) ? -1 : mx_profile_index(s, TextDatumGetCString(col(t, 11)));
-
-		r->planned = strcmp(TextDatumGetCString(col(t, 12)), "planned") == 0;
-		r->gpu_type = col_isnull(t, 13) ? NULL : TextDatumGetCString(col(t, 13));
-		r->gpus = col_isnull(t, 14) ? 0 : DatumGetInt32(col(t, 14));
-		r->has_start = !col_isnull(t, 15);
-		r->start = r->has_start ? DatumGetTimestampTz(col(t, 15)) : 0;
-		r->end = col_isnull(t, 16) ? 0 : DatumGetTimestampTz(col(t, 16));
-		r->reason = col_isnull(t, 17) ? NULL : TextDatumGetCString(col(t, 17));
-		r->requeue_reason = col_isnull(t, 18) ? NULL : TextDatumGetCString(col(t, 18));
-
-		j->prev_type = r->gpu_type ? find_type(s, r->gpu_type) : -1;
-		j->prev_gpus = r->gpus;
-		j->prev_start = r->has_start ? mx_ts_to_epoch(r->start) : 0;
-	}
+	read_profiles(d);
+	for (i = 0; i < (uint64) s->njobs; i++)
+		if (d->rows[i].model)
+			s->jobs[i].profile = mx_profile_index(s, d->rows[i].model);
 }

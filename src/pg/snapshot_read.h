@@ -20,6 +20,7 @@ typedef struct mx_job_row
 	TimestampTz end;
 	char	   *reason;			/* NULL when none */
 	char	   *requeue_reason;	/* why its last launch was lost, NULL when never */
+	char	   *model;			/* NULL when none */
 } mx_job_row;
 
 typedef struct mx_db_snapshot
@@ -27,12 +28,13 @@ typedef struct mx_db_snapshot
 	mx_snapshot snap;			/* arrays palloc'd in the current context */
 	mx_job_row *rows;			/* parallel to snap.jobs */
 	int			running_jobs;	/* launching and running jobs */
+	bool		horizon_full;	/* as many jobs as the horizon holds: more may wait behind */
 } mx_db_snapshot;
 
 /* Cluster only: types and nodes with their busy GPUs (for launching). */
 void		mx_read_cluster(mx_snapshot *s, TimestampTz now);
 
-/* Everything a round needs. */
-void		mx_read_snapshot(mx_db_snapshot *d, TimestampTz now);
+/* Everything a round needs, with the first `horizon` waiting jobs in queue order. */
+void		mx_read_snapshot(mx_db_snapshot *d, TimestampTz now, int horizon);
 
 #endif

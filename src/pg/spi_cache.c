@@ -20,8 +20,8 @@ typedef struct cached_plan
 static cached_plan cache[MX_SPI_CACHE_SIZE];
 static int	ncached = 0;
 
-SPIPlanPtr
-mx_spi_cached_plan(const char *sql, int nargs, Oid *argtypes)
+static SPIPlanPtr
+cached_plan_opts(const char *sql, int nargs, Oid *argtypes, int cursor_options)
 {
 	SPIPlanPtr	plan;
 	int			i;
@@ -37,7 +37,7 @@ mx_spi_cached_plan(const char *sql, int nargs, Oid *argtypes)
 		if (cache[i].sql == sql)
 			return cache[i].plan;
 
-	plan = SPI_prepare(sql, nargs, argtypes);
+	plan = SPI_prepare_cursor(sql, nargs, argtypes, cursor_options);
 	if (plan == NULL)
 		elog(ERROR, "mixdnn: could not prepare a query (%s): %s",
 			 SPI_result_code_string(SPI_result), sql);
@@ -50,6 +50,19 @@ mx_spi_cached_plan(const char *sql, int nargs, Oid *argtypes)
 	cache[ncached].plan = plan;
 	ncached++;
 	return plan;
+}
+
+SPIPlanPtr
+mx_spi_cached_plan(const char *sql, int nargs, Oid *argtypes)
+{
+	return cached_plan_opts(sql, nargs, argtypes, 0);
+}
+
+Portal
+mx_spi_open_fast_cursor(const char *sql, int nargs, Oid *argtypes, Datum *values, const char *nulls)
+{
+	return SPI_cursor_open(NULL, cached_plan_opts(sql, nargs, argtypes, CURSOR_OPT_FAST_PLAN),
+						   values, nulls, false);
 }
 
 int

@@ -22,4 +22,14 @@ SPIPlanPtr	mx_spi_cached_plan(const char *sql, int nargs, Oid *argtypes);
 int			mx_spi_execute(const char *sql, int nargs, Oid *argtypes, Datum *values,
 						   const char *nulls, bool read_only, long count);
 
+/*
+ * A cursor over sql (a string literal, as above), planned for its first
+ * rows: an ORDER BY that an index delivers is read in index order and
+ * stops where the caller stops fetching, even when the table's statistics
+ * are stale (e.g. right after a bulk INSERT). Close it with
+ * SPI_cursor_close().
+ */
+Portal		mx_spi_open_fast_cursor(const char *sql, int nargs, Oid *argtypes, Datum *values,
+									const char *nulls);
+
 #endif

@@ -114,8 +114,75 @@ lock_free_jobs(Datum ids, int n, int *skipped)
 	return PointerGetDatum(a);
 }
 
+/* What a round writes to one job's row. */
+typedef struct new_row
+{
+	bool		planned;
+	const char *gpu_type;
+	int			gpus;
+	TimestampTz start;
+	TimestampTz end;
+	const char *reason;
+} new_row;
+
+/*
+ * The row an assignment asks for. A plan whose times cannot be stored
+ * leaves that one job pending with a reason instead of failing the round
+ * for everyone (the core keeps plans inside its limits; this is the last
+ * line).
+ */
+static void
+decide_row(const mx_snapshot *s, const mx_assignment *a, const mx_job_row *r, new_row *nr)
+{
+	nr->planned = a->status == MX_PLANNED;
+	nr->reason = a->reason[0] ? a->reason : NULL;
+	if (nr->planned && !(mx_epoch_to_ts_ok(a->start, &nr->start) && mx_epoch_to_ts_ok(a->end, &nr->end)))
+	{
+		nr->planned = false;
+		nr->reason = "its planned time is out of the range a timestamp can hold";
+	}
+	nr->gpu_type = nr->planned ? s->types[a->type].name : NULL;
+	nr->gpus = nr->planned ? a->gpus : 0;
+	if (!nr->planned)
+		nr->start = nr->end = 0;
+	/* A re-queued job keeps saying why (SPEC §3), before why it waits. */
+	if (r->requeue_reason)
+		nr->reason = nr->reason ? psprintf("%s; %s", r->requeue_reason, nr->reason) : r->requeue_reason;
+}
+
+/*
+ * Whether the decision for a job changed (docs/design.md, "Write-back"): its
+ * status or configuration, its reason while it has no plan, its run time,
+ * or its planned start: always when it moves earlier (the launch must not
+ * be late), and when it moves later by more than `tolerance` times the
+ * time from now to the old start. So a distant forecast pushed back a
+ * little by a new arrival is not rewritten, nor is its history; a launch
+ * that comes due on a stale start finds its GPUs held and is re-planned by
+ * a due round, never started on top of another job.
+ */
+static bool
+decision_changed(const mx_job_row *r, const new_row *nr, double now, double tolerance)
+{
+	double		old_s,
+				new_s;
+
+	if (nr->planned != r->planned || !str_eq(nr->gpu_type, r->gpu_type))
+		return true;
+	if (!nr->planned)
+		return !str_eq(nr->reason, r->reason);
+	if (nr->gpus != r->gpus || !r->has_start)
+		return true;
+	if (nr->end - nr->start != r->end - r->start)
+		return true;			/* another run time: the request changed */
+	if (nr->start <= r->start)
+		return nr->start != r->start;
+	old_s = mx_ts_to_epoch(r->start);
+	new_s = mx_ts_to_epoch(nr->start);
+	return new_s - old_s > tolerance * Max(0.0, old_s - now);
+}
+
 int
-mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, int *skipped)
+mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double tolerance, int *skipped)
 {
 	const mx_snapshot *s = &d->snap;
 	column		id,
@@ -144,36 +211,28 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, int *sk
 	{
 		const mx_assignment *a = &p->a[i];
 		const mx_job_row *r = &d->rows[a->job];
-		bool		planned = a->status == MX_PLANNED;
-		const char *new_type = planned ? s->types[a->type].name : NULL;
-		const char *new_reason = a->reason[0] ? a->reason : NULL;
-		TimestampTz new_start = planned ? mx_epoch_to_ts(a->start) : 0;
-		TimestampTz new_end = planned ? mx_epoch_to_ts(a->end) : 0;
+		new_row		nr;
 
-		/* A re-queued job keeps saying why (SPEC §3), before why it waits. */
-		if (r->requeue_reason)
-			new_reason = new_reason ? psprintf("%s; %s", r->requeue_reason, new_reason) : r->requeue_reason;
-
-		if (planned == r->planned && str_eq(new_type, r->gpu_type) && str_eq(new_reason, r->reason)
-			&& (!planned || (a->gpus == r->gpus && r->has_start && new_start == r->start && new_end == r->end)))
+		decide_row(s, a, r, &nr);
+		if (!decision_changed(r, &nr, s->now, tolerance))
 			continue;
 
 		id.values[n] = Int64GetDatum(a->job_id);
-		status.values[n] = CStringGetTextDatum(planned ? "planned" : "pending");
-		type.nulls[n] = !planned;
-		gpus.nulls[n] = !planned;
-		start.nulls[n] = !planned;
-		end.nulls[n] = !planned;
-		if (planned)
+		status.values[n] = CStringGetTextDatum(nr.planned ? "planned" : "pending");
+		type.nulls[n] = !nr.planned;
+		gpus.nulls[n] = !nr.planned;
+		start.nulls[n] = !nr.planned;
+		end.nulls[n] = !nr.planned;
+		if (nr.planned)
 		{
-			type.values[n] = CStringGetTextDatum(new_type);
-			gpus.values[n] = Int32GetDatum(a->gpus);
-			start.values[n] = TimestampTzGetDatum(new_start);
-			end.values[n] = TimestampTzGetDatum(new_end);
+			type.values[n] = CStringGetTextDatum(nr.gpu_type);
+			gpus.values[n] = Int32GetDatum(nr.gpus);
+			start.values[n] = TimestampTzGetDatum(nr.start);
+			end.values[n] = TimestampTzGetDatum(nr.end);
 		}
-		reason.nulls[n] = new_reason == NULL;
-		if (new_reason)
-			reason.values[n] = CStringGetTextDatum(new_reason);
+		reason.nulls[n] = nr.reason == NULL;
+		if (nr.reason)
+			reason.values[n] = CStringGetTextDatum(nr.reason);
 		n++;
 	}
 	*skipped = 0;
@@ -207,4 +266,65 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, int *sk
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "mixdnn: could not write the plan: %s", SPI_result_code_string(rc));
 	return (int) SPI_processed;
+}
+
+/* Why a job beyond the planning horizon waits (docs/design.md, "The waiting queue"). */
+static char *
+queued_reason(int horizon)
+{
+	return psprintf("queued: beyond the planning horizon of the first %d waiting jobs "
+					"(by priority, then submission time)", horizon);
+}
+
+int
+mx_write_queue(const mx_db_snapshot *d, int64 round_id, int horizon)
+{
+	const mx_snapshot *s = &d->snap;
+	Datum	   *ids = palloc(sizeof(Datum) * Max(s->njobs, 1));
+	Datum		values[3];
+	int			i,
+				rc,
+				n = 0;
+
+	if (!d->horizon_full)
+		return 0;
+	for (i = 0; i < s->njobs; i++)
+		ids[i] = Int64GetDatum(s->jobs[i].job_id);
+	values[0] = PointerGetDatum(construct_array(ids, s->njobs, INT8OID, 8, true, TYPALIGN_DOUBLE));
+	values[1] = CStringGetTextDatum(queued_reason(horizon));
+	values[2] = Int64GetDatum(round_id);
+
+	/*
+	 * Planned jobs that a fuller horizon pushed out lose their plan (a
+	 * decision: history row); they were planned around capacity this round
+	 * no longer reserves for them.
+	 */
+	rc = mx_spi_execute(
+		"WITH out AS (SELECT job_id FROM mixdnn.jobs WHERE status = 'planned' "
+		"               AND job_id NOT IN (SELECT pg_catalog.unnest($1::pg_catalog.int8[])) "
+		"             ORDER BY job_id FOR NO KEY UPDATE SKIP LOCKED), "
+		"changed AS (UPDATE mixdnn.jobs j SET status = 'pending', planned_gpu_type = NULL, "
+		"                   planned_gpus = NULL, planned_start = NULL, planned_end = NULL, reason = $2 "
+		"            FROM out WHERE j.job_id = out.job_id "
+		"            RETURNING j.job_id, j.status, j.planned_gpu_type, j.planned_gpus, "
+		"                      j.planned_start, j.planned_end, j.reason) "
+		"INSERT INTO mixdnn.plan_history (round_id, job_id, status, planned_gpu_type, planned_gpus, "
+		"                                 planned_start, planned_end, reason) "
+		"SELECT $3, * FROM changed",
+		3, (Oid[]) {INT8ARRAYOID, TEXTOID, INT8OID}, values, NULL, false, 0);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "mixdnn: could not write the queue: %s", SPI_result_code_string(rc));
+	n = (int) SPI_processed;
+
+	/* New jobs behind the horizon: a reason, no plan and so no history. */
+	rc = mx_spi_execute(
+		"UPDATE mixdnn.jobs j SET reason = $2 "
+		"FROM (SELECT job_id FROM mixdnn.jobs WHERE status = 'pending' AND reason IS NULL "
+		"        AND job_id NOT IN (SELECT pg_catalog.unnest($1::pg_catalog.int8[])) "
+		"      ORDER BY job_id FOR NO KEY UPDATE SKIP LOCKED) q "
+		"WHERE j.job_id = q.job_id",
+		2, (Oid[]) {INT8ARRAYOID, TEXTOID}, values, NULL, false, 0);
+	if (rc != SPI_OK_UPDATE)
+		elog(ERROR, "mixdnn: could not write the queue: %s", SPI_result_code_string(rc));
+	return n + (int) SPI_processed;
 }

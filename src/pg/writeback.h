@@ -15,10 +15,20 @@
 int64		mx_record_round(const mx_db_snapshot *d, const mx_plan *p, TimestampTz now, const char *event);
 
 /*
- * Write changed plans to mixdnn.jobs and mixdnn.plan_history; returns how
- * many changed. Rows another transaction has locked are left alone (their
- * number goes to *skipped) instead of waited for.
+ * Write the plans whose decision changed (a start that moved later by at
+ * most tolerance x its distance from now is not a change) to mixdnn.jobs
+ * and mixdnn.plan_history; returns how many changed. Rows another
+ * transaction has locked are left alone (their number goes to *skipped)
+ * instead of waited for.
  */
-int			mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, int *skipped);
+int			mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double tolerance,
+						  int *skipped);
+
+/*
+ * When the horizon was full, the waiting jobs behind it that the round did
+ * not read: planned ones go back to pending, new ones get a reason saying
+ * they are queued. Returns how many rows changed.
+ */
+int			mx_write_queue(const mx_db_snapshot *d, int64 round_id, int horizon);
 
 #endif

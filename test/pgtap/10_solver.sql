@@ -11,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(18);
+SELECT plan(20);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('k80', 0.5), ('v100', 1.0), ('a100', 2.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus)
@@ -77,26 +77,42 @@ SELECT ok((SELECT objective = heuristic_objective FROM mixdnn.rounds WHERE round
 RESET mixdnn.solver_time_limit;
 RESET mixdnn.planning_window;
 
--- A round that fails outright (here: plans beyond the largest timestamp)
--- does not abort the statement; the jobs keep waiting, nothing is lost.
+-- A job whose plan cannot be represented (here: the clock is past the last
+-- time the scheduler plans) stays pending with a reason; the round itself
+-- succeeds.
 DELETE FROM mixdnn.jobs;
 :commit
 SELECT pg_temp.set_now('294276-12-01 00:00+00');
 UPDATE r0 SET last = (SELECT max(round_id) FROM mixdnn.rounds);
 SELECT lives_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('far', 'v100', 1, '300 days')$$,
 	'a job whose plan cannot be represented is still accepted');
+:commit
+SELECT is((SELECT status || ': ' || reason FROM mixdnn.jobs WHERE name = 'far'),
+	'pending: its plan would end after 9999-12-31, the last time the scheduler plans',
+	'the job stays pending, not lost, and says why');
+SELECT is((SELECT count(*) FROM mixdnn.rounds WHERE round_id > (SELECT last FROM r0)), 1::bigint,
+	'the round succeeded and is recorded');
+
+-- A round that fails outright (here: writing its record fails) does not
+-- abort the statement; the jobs keep waiting, nothing is lost.
+SELECT pg_temp.set_now(pg_temp.t0());
+UPDATE r0 SET last = (SELECT max(round_id) FROM mixdnn.rounds);
+CREATE FUNCTION pg_temp.fail_round() RETURNS trigger LANGUAGE plpgsql AS
+	$$BEGIN RAISE EXCEPTION 'round record refused by the test'; END$$;
+CREATE TRIGGER tap10_fail BEFORE INSERT ON mixdnn.rounds FOR EACH ROW EXECUTE FUNCTION pg_temp.fail_round();
+INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('near', 'v100', 1, '1h');
 SET LOCAL client_min_messages = error;  -- the failed round's WARNING is expected
 SELECT lives_ok('SET CONSTRAINTS ALL IMMEDIATE', 'the failing round does not abort the commit');
 SET CONSTRAINTS ALL DEFERRED;
 SET LOCAL client_min_messages = warning;
-SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'far'), 'pending', 'the job stays pending, not lost');
+SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'near'), 'pending', 'the new job stays pending, not lost');
 SELECT is((SELECT count(*) FROM mixdnn.rounds WHERE round_id > (SELECT last FROM r0)), 0::bigint,
 	'the failed round left no half-written round row');
-SELECT pg_temp.set_now(pg_temp.t0());
-INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('near', 'v100', 1, '1h');
+DROP TRIGGER tap10_fail ON mixdnn.rounds;
+INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('next', 'v100', 1, '1h');
 :commit
-SELECT is((SELECT count(*) FROM mixdnn.jobs WHERE status = 'planned'), 2::bigint,
-	'the next round (clock back to normal) plans both jobs');
+SELECT is((SELECT count(*) FROM mixdnn.jobs WHERE status = 'planned'), 3::bigint,
+	'the next round (clock back to normal) plans every job');
 
 SELECT * FROM finish();
 ROLLBACK;
