@@ -39,11 +39,14 @@ mkdir -p "$COPY" "$LOGS"
 (cd "$ROOT" && git ls-files -co --exclude-standard -z | xargs -0 tar cf - ) | tar xf - -C "$COPY" || exit 2
 
 # run_suites LOG: the fast suites in the copy; prints the suites that
-# failed ("build" when it did not get as far as running them).
+# failed and the pgTAP files among them ("build" when it did not get as
+# far as running them).
 run_suites() {
 	(cd "$COPY" && bash test/run_tests.sh $SUITES) </dev/null >"$1" 2>&1
 	if grep -q '^failed suites:' "$1"; then
-		sed -n 's/^failed suites: *//p' "$1"
+		printf '%s %s\n' "$(sed -n 's/^failed suites: *//p' "$1")" \
+			"$(grep -oE 'test/pgtap/[0-9a-z_]+\.sql +\(Wstat' "$1" | sed 's|.*test/pgtap/||; s| .*||' |
+				tr '\n' ' ' | sed 's/^\(.\)/(pgtap: \1/; s/ $/)/')"
 	elif ! grep -q '^suites: [0-9]* passed, 0 failed' "$1"; then
 		echo build
 	fi
