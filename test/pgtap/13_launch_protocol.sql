@@ -41,7 +41,7 @@ CREATE FUNCTION pg_temp.lease(job text, n text) RETURNS timestamptz LANGUAGE sql
 $$;
 
 ---------------------------------------------------------------- gang, overrun
--- a (8 GPUs on n1 + n2, 1 h) runs; g (12 GPUs, every GPU) is planned for
+-- a (8 GPUs on two nodes, 1 h) runs; g (12 GPUs, every GPU) is planned for
 -- a's expected end. At that instant a still runs: 4 of g's 12 GPUs are free,
 -- and g must not start on them.
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('a', 'hard', 'v100', 8, '1h');
@@ -61,7 +61,7 @@ SELECT results_eq($$SELECT status, planned_start FROM mixdnn.jobs WHERE name = '
 	$$VALUES ('planned'::text, pg_temp.t0() + interval '1 hour 10 minutes')$$,
 	'gang: g stays planned, re-planned to now + overrun_grace');
 SELECT is(pg_temp.held('a'), 8::bigint, 'gang: a keeps its 8 GPUs');
--- a ends; at g's new start all 12 GPUs are free and g takes every one.
+-- a ends and g is planned again; at its start all 12 GPUs are free and g takes every one.
 SELECT pg_temp.set_now(pg_temp.t0() + interval '1 hour 5 minutes');
 UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'a';
 :commit
