@@ -23,6 +23,7 @@ failed=0
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+	[ "$1" = 0 ]	# so that "ok $? ... || cat LOG" shows the log of a failure
 }
 fresh_db() {
 	$PSQL -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null 2>&1
