@@ -14,6 +14,7 @@
 
 #include "clock.h"
 #include "spi_cache.h"
+#include "worker.h"
 #include "writeback.h"
 
 /* A column being collected for unnest(). */
@@ -153,6 +154,9 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, int *sk
 		/* A re-queued job keeps saying why (SPEC §3), before why it waits. */
 		if (r->requeue_reason)
 			new_reason = new_reason ? psprintf("%s; %s", r->requeue_reason, new_reason) : r->requeue_reason;
+		/* A plan nobody will carry out says so. */
+		if (planned && mx_worker_missing() != NULL)
+			new_reason = new_reason ? psprintf("%s; %s", new_reason, mx_worker_missing()) : mx_worker_missing();
 
 		if (planned == r->planned && str_eq(new_type, r->gpu_type) && str_eq(new_reason, r->reason)
 			&& (!planned || (a->gpus == r->gpus && r->has_start && new_start == r->start && new_end == r->end)))
