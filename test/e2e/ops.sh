@@ -17,7 +17,7 @@ like() {	# like GOT REGEX DESCRIPTION
 }
 
 fresh_db() {	# fresh_db NAME: an empty database (a plain DROP: its worker steps aside)
-	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null
+	psql -X -q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null
 }
 
 # Every table of schema mixdnn and its sequences, as sorted text.
@@ -60,4 +60,10 @@ server2_conf() {
 
 server2_ctl() {	# server2_ctl start | stop | promote
 	as_postgres pg_ctl -D "$S2/data" -l "$S2/server.log" -w -t 60 "$@" >/dev/null
+}
+
+# Stops the second server, if it runs; before done_testing, which removes $T.
+server2_stop() {
+	[ -n "${S2:-}" ] && [ -f "$S2/data/postmaster.pid" ] && server2_ctl stop -m fast
+	return 0
 }
