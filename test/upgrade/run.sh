@@ -40,6 +40,10 @@ describe mx_up_fresh >"$OUT/fresh.txt"
 [ -s "$OUT/fresh.txt" ] && grep -q '^member|table mixdnn.jobs$' "$OUT/fresh.txt"
 ok $? "the catalog description of $current lists the extension's objects"
 
+meta=$(python3 -c 'import json; print(json.load(open("META.json"))["version"])' 2>/dev/null)
+[ "$meta" = "$current" ] && grep -q "^EXTVERSION *= *$current\$" Makefile
+ok $? "META.json ($meta) and the Makefile release the control file's $current"
+
 versions=$(ls sql/versions/ | sed -n 's/^mixdnn--\([0-9.]*\)\.sql$/\1/p' | grep -vx "$current")
 [ -n "$versions" ]
 ok $? "there are released versions to upgrade from ($(echo $versions))"
