@@ -76,6 +76,19 @@ is "$(qd mx_ops_plain "SET mixdnn.virtual_now = '2040-01-01 00:20+00';
 	SELECT mixdnn.finish(job_id, 0, 'n1') FROM mixdnn.jobs WHERE name = 'run-a';
 	SELECT status FROM mixdnn.jobs WHERE name = 'run-a'" | tail -1)" completed "and reports it finished"
 
+# On the real clock, a launcher of the restored database runs a new job.
+q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$E2E_LAUNCHER_ROLE') THEN
+	CREATE ROLE $E2E_LAUNCHER_ROLE LOGIN; END IF; END \$\$" >/dev/null
+qd mx_ops_plain "GRANT mixdnn_launcher TO $E2E_LAUNCHER_ROLE;
+	INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('h100', 3.0);
+	INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n5', 'h100', 2)" >/dev/null
+PGDATABASE=mx_ops_plain start_launcher n5
+job=$(PGDATABASE=mx_ops_plain submit now hard h100 2 "$(job_cmd 1 4)" '1 s')
+wait_until 30 "[ \"\$(qd mx_ops_plain 'SELECT status FROM mixdnn.jobs WHERE job_id = $job')\" = failed ]"
+ok $? "a job submitted to the restored database is launched by its worker and run by a launcher"
+is "$(qd mx_ops_plain "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $job")" 4 "its exit code is recorded"
+stop_launcher n5
+
 # The door a restore uses is closed to everyone else.
 out=$(printf 'x\t100\t1 hour\n' | psql -X -q -d mx_ops_plain -c "COPY mixdnn.jobs (name, gpus, duration) FROM STDIN" 2>&1)
 like "$out" "no configuration of the cluster can run this job" "a superuser's COPY with row_security on is validated"
