@@ -7,7 +7,8 @@
 # functions, on the virtual clock; one database purges the history of jobs
 # finished more than 30 days ago once a simulated day, as the worker does
 # (hourly, with mixdnn.history_retention = 30 days). Prints one row per
-# database: jobs, rounds, plan revisions, events and their bytes.
+# database: jobs, rounds, plan revisions, events and their bytes on disk,
+# as autovacuum left them and after VACUUM FULL.
 set -eu
 days=${1:-120}
 for db in mx_retention_keep mx_retention_30d; do
@@ -35,11 +36,13 @@ for db in mx_retention_keep mx_retention_30d; do
 		done
 	} | psql -X -q -v ON_ERROR_STOP=1 -d $db >/dev/null
 done
-echo "database|days|jobs|rounds|plan revisions|events|history bytes"
+history_bytes="pg_total_relation_size('mixdnn.rounds') + pg_total_relation_size('mixdnn.plan_history')
+	+ pg_total_relation_size('mixdnn.job_events')"
+echo "database|days|jobs|rounds|plan revisions|events|history bytes|after VACUUM FULL"
 for db in mx_retention_keep mx_retention_30d; do
-	psql -X -A -t -d $db -c "SELECT '$db', $days, (SELECT count(*) FROM mixdnn.jobs), (SELECT count(*) FROM mixdnn.rounds),
-		(SELECT count(*) FROM mixdnn.plan_history), (SELECT count(*) FROM mixdnn.job_events),
-		pg_total_relation_size('mixdnn.rounds') + pg_total_relation_size('mixdnn.plan_history')
-		+ pg_total_relation_size('mixdnn.job_events')"
+	row=$(psql -X -A -t -d $db -c "SELECT '$db', $days, (SELECT count(*) FROM mixdnn.jobs), (SELECT count(*) FROM mixdnn.rounds),
+		(SELECT count(*) FROM mixdnn.plan_history), (SELECT count(*) FROM mixdnn.job_events), $history_bytes")
+	psql -X -q -d $db -c "VACUUM FULL mixdnn.rounds, mixdnn.plan_history, mixdnn.job_events"
+	echo "$row|$(psql -X -A -t -d $db -c "SELECT $history_bytes")"
 	psql -X -q -d postgres -c "DROP DATABASE $db"
 done
