@@ -16,6 +16,7 @@
 #include "nodes/parsenodes.h"
 #include "nodes/value.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 
 #include "guc.h"
 
@@ -76,6 +77,7 @@ mixdnn_guard_drop(PG_FUNCTION_ARGS)
 	EventTriggerData *trig;
 	int			n;
 	char	   *ids;
+	int			save_nestlevel;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -86,6 +88,10 @@ mixdnn_guard_drop(PG_FUNCTION_ARGS)
 		|| !drops_mixdnn((DropStmt *) trig->parsetree))
 		PG_RETURN_NULL();
 
+	/* The queries below run with the dropper's rights: resolve names in pg_catalog only. */
+	save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "mixdnn: SPI_connect failed");
 	/* The schema is gone already when only the extension's entry is left. */
@@ -94,6 +100,7 @@ mixdnn_guard_drop(PG_FUNCTION_ARGS)
 		|| SPI_processed == 0)
 	{
 		SPI_finish();
+		AtEOXact_GUC(true, save_nestlevel);
 		PG_RETURN_NULL();
 	}
 	ids = active_jobs(&n);
@@ -112,5 +119,6 @@ mixdnn_guard_drop(PG_FUNCTION_ARGS)
 				 errdetail("mixdnn.force_drop is on; the launchers are told to stop them when this transaction commits.")));
 	}
 	SPI_finish();
+	AtEOXact_GUC(true, save_nestlevel);
 	PG_RETURN_NULL();
 }
