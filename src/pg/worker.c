@@ -229,6 +229,82 @@ static const char *const step_names[] = {"repair", "lease expiry", "plan", "laun
 /* How often the worker purges history older than mixdnn.history_retention. */
 #define PURGE_INTERVAL_MS (3600 * 1000)
 
+static void
+step_repair(void)
+{
+	int			fixed = spi_int("SELECT mixdnn._repair()");
+
+	if (fixed > 0)
+		ereport(LOG,
+				(errmsg("mixdnn worker repaired %d half-done launch records", fixed)));
+}
+
+static void
+step_expire(void)
+{
+	/* The unlocked look first: most cycles have nothing to expire. */
+	int			lost = spi_int("SELECT CASE WHEN EXISTS (SELECT FROM mixdnn.job_parts p "
+							   "WHERE p.state IN ('launching', 'running') "
+							   "AND p.lease_until < mixdnn.now()) "
+							   "THEN mixdnn.expire_leases() ELSE 0 END");
+
+	if (lost > 0)
+		ereport(LOG,
+				(errmsg("mixdnn worker found %d jobs whose launcher lease expired", lost)));
+}
+
+/* Every event committed since the last round, in one round. */
+static void
+step_plan(void)
+{
+	events_in_flight = mx_registry_take_events(MyDatabaseId);
+	if (events_in_flight != 0)
+	{
+		char		event[128];
+
+		mx_events_name((int) events_in_flight, event, sizeof(event));
+		(void) mx_run_round(event);
+	}
+}
+
+/* Launches what is due and lowers *wait_ms to the next planned start or lease end. */
+static void
+step_launch(long *wait_ms)
+{
+	bool		isnull;
+	Datum		next;
+	TimestampTz now,
+				at;
+	long		ms;
+
+	(void) mx_launch_due();
+	next = spi_value("SELECT mixdnn._next_wakeup()", &isnull);
+	if (isnull)
+		return;
+	now = mx_clock_now();
+	at = DatumGetTimestampTz(next);
+	/* Rounded up, so the worker never wakes just before the time. */
+	if (at <= now)
+		ms = PAST_DUE_DELAY_MS;
+	else if (at - now >= (TimestampTz) *wait_ms * 1000)
+		ms = *wait_ms;
+	else
+		ms = (long) ((at - now + 999) / 1000) + 1;
+	*wait_ms = Min(*wait_ms, ms);
+}
+
+static void
+step_purge(void)
+{
+	int			purged = spi_int("SELECT (rounds + plan_revisions + events)::int "
+								 "FROM mixdnn.purge_history()");
+
+	if (purged > 0)
+		ereport(LOG,
+				(errmsg("mixdnn worker purged %d history rows older than mixdnn.history_retention",
+						purged)));
+}
+
 /*
  * One step in a transaction of its own; nothing to do until CREATE EXTENSION
  * has run in the database. The launch step lowers *wait_ms to the next
@@ -254,75 +330,20 @@ run_step(cycle_step step, long *wait_ms)
 		switch (step)
 		{
 			case STEP_REPAIR:
-				{
-					int			fixed = spi_int("SELECT mixdnn._repair()");
-
-					if (fixed > 0)
-						ereport(LOG,
-								(errmsg("mixdnn worker repaired %d half-done launch records", fixed)));
-					break;
-				}
+				step_repair();
+				break;
 			case STEP_EXPIRE:
-				{
-					/* The unlocked look first: most cycles have nothing to expire. */
-					int			lost = spi_int("SELECT CASE WHEN EXISTS (SELECT FROM mixdnn.job_parts p "
-											   "WHERE p.state IN ('launching', 'running') "
-											   "AND p.lease_until < mixdnn.now()) "
-											   "THEN mixdnn.expire_leases() ELSE 0 END");
-
-					if (lost > 0)
-						ereport(LOG,
-								(errmsg("mixdnn worker found %d jobs whose launcher lease expired", lost)));
-					break;
-				}
+				step_expire();
+				break;
 			case STEP_PLAN:
-				{
-					/* Every event committed since the last round, in one round. */
-					events_in_flight = mx_registry_take_events(MyDatabaseId);
-					if (events_in_flight != 0)
-					{
-						char		event[128];
-
-						mx_events_name((int) events_in_flight, event, sizeof(event));
-						(void) mx_run_round(event);
-					}
-					break;
-				}
-			case STEP_PURGE:
-				{
-					int			purged = spi_int("SELECT (rounds + plan_revisions + events)::int "
-												 "FROM mixdnn.purge_history()");
-
-					if (purged > 0)
-						ereport(LOG,
-								(errmsg("mixdnn worker purged %d history rows older than mixdnn.history_retention",
-										purged)));
-					break;
-				}
+				step_plan();
+				break;
 			case STEP_LAUNCH:
-				{
-					bool		isnull;
-					Datum		next;
-
-					(void) mx_launch_due();
-					next = spi_value("SELECT mixdnn._next_wakeup()", &isnull);
-					if (!isnull)
-					{
-						TimestampTz now = mx_clock_now();
-						TimestampTz at = DatumGetTimestampTz(next);
-						long		ms;
-
-						/* Rounded up, so the worker never wakes just before the time. */
-						if (at <= now)
-							ms = PAST_DUE_DELAY_MS;
-						else if (at - now >= (TimestampTz) *wait_ms * 1000)
-							ms = *wait_ms;
-						else
-							ms = (long) ((at - now + 999) / 1000) + 1;
-						*wait_ms = Min(*wait_ms, ms);
-					}
-					break;
-				}
+				step_launch(wait_ms);
+				break;
+			case STEP_PURGE:
+				step_purge();
+				break;
 		}
 		SPI_finish();
 	}
