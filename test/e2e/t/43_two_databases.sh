@@ -47,7 +47,16 @@ qd mx_ops_b "ALTER DATABASE mx_ops_b RESET mixdnn.launch_worker" >/dev/null
 wait_until 20 '[ "$(qd mx_ops_b "SELECT status FROM mixdnn.jobs WHERE job_id = $jb")" = completed ]'
 ok $? "RESET brings the worker back, and it launches the job"
 
+# Commands that need a database to themselves get it from its worker
+# (the launchers, ordinary clients, must go as for any such command).
 stop_all_launchers
+wait_until 20 '[ "$(workers_in mx_ops_a)|$(workers_in mx_ops_b)" = "1|1" ]'
+is "$(workers_in mx_ops_a)|$(workers_in mx_ops_b)" "1|1" "both workers run"
+q "ALTER DATABASE mx_ops_a RENAME TO mx_ops_a2" >/dev/null && q "ALTER DATABASE mx_ops_a2 RENAME TO mx_ops_a" >/dev/null
+ok $? "ALTER DATABASE ... RENAME while its worker runs"
+q "CREATE DATABASE mx_ops_copy TEMPLATE mx_ops_b" >/dev/null && q "DROP DATABASE mx_ops_copy" >/dev/null
+ok $? "CREATE DATABASE ... TEMPLATE a database whose worker runs"
+
 for db in mx_ops_a mx_ops_b; do
 	psql -X -q -d postgres -c "DROP DATABASE $db" >/dev/null 2>&1
 	ok $? "DROP DATABASE $db while its worker runs"
