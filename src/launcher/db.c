@@ -318,6 +318,15 @@ lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, int 
 	return LX_OK;
 }
 
+/* The error says schema mixdnn or its functions do not exist. */
+static bool
+extension_gone(const PGresult *res)
+{
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+	return state != NULL && (strcmp(state, "3F000") == 0 || strcmp(state, "42883") == 0);
+}
+
 lx_rc
 lx_db_node_parts(PGconn *conn, const char *node, lx_part **parts, int *nparts)
 {
@@ -328,6 +337,13 @@ lx_db_node_parts(PGconn *conn, const char *node, lx_part **parts, int *nparts)
 
 	*parts = NULL;
 	*nparts = 0;
+	if (PQresultStatus(res) == PGRES_FATAL_ERROR && extension_gone(res))
+	{
+		/* A forced DROP EXTENSION (docs/operations.md): the node runs nothing now. */
+		lx_log("the mixdnn extension is gone from the database; stopping every job");
+		PQclear(res);
+		return LX_OK;
+	}
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		return failed(conn, res, "node_parts");
 	rows = PQntuples(res);

@@ -3,6 +3,8 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/timestamp.h"
@@ -10,10 +12,12 @@
 #include "guc.h"
 
 /* Values come from mx_guc_init(); the planner's from mx_options_default(). */
-char	   *mx_guc_database;
 int			mx_guc_plan_mode;
 int			mx_guc_policy;
 bool		mx_guc_use_milp;
+bool		mx_guc_launch_worker;
+bool		mx_guc_force_drop;
+int			mx_guc_history_retention_s;
 int			mx_guc_time_limit_ms;
 double		mx_guc_mip_gap;
 int			mx_guc_window_jobs;
@@ -108,10 +112,23 @@ mx_guc_init(void)
 	/* Boot values are the core's defaults, justified in docs/model.md. */
 	mx_options_default(&d);
 
-	DefineCustomStringVariable("mixdnn.database",
-							   "Database the MixDNN background worker serves.",
-							   NULL, &mx_guc_database, "postgres",
-							   PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("mixdnn.launch_worker",
+							 "Whether the launch worker serves this database; off for ALTER DATABASE ... SET.",
+							 "With it off, rounds still run at commit and mixdnn.launch_due() launches when called.",
+							 &mx_guc_launch_worker, true,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("mixdnn.force_drop",
+							 "Lets DROP EXTENSION mixdnn go ahead while jobs are launching or running.",
+							 "The launchers are then told to stop those jobs.",
+							 &mx_guc_force_drop, false,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.history_retention",
+							"Rounds, plan revisions and events of jobs finished longer ago are purged; 0 keeps them.",
+							"The launch worker runs mixdnn.purge_history() hourly (docs/operations.md).",
+							&mx_guc_history_retention_s, 90 * 86400, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
 
 	DefineCustomStringVariable("mixdnn.virtual_now",
 							   "Pins the scheduler clock mixdnn.now() to this timestamp; empty uses the real clock.",

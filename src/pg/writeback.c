@@ -14,6 +14,7 @@
 
 #include "clock.h"
 #include "spi_cache.h"
+#include "worker.h"
 #include "writeback.h"
 
 /* A column being collected for unnest(). */
@@ -148,6 +149,9 @@ decide_row(const mx_snapshot *s, const mx_assignment *a, const mx_job_row *r, ne
 	/* A re-queued job keeps saying why (SPEC §3), before why it waits. */
 	if (r->requeue_reason)
 		nr->reason = nr->reason ? psprintf("%s; %s", r->requeue_reason, nr->reason) : r->requeue_reason;
+	/* A plan nobody will carry out says so. */
+	if (nr->planned && mx_worker_missing() != NULL)
+		nr->reason = nr->reason ? psprintf("%s; %s", nr->reason, mx_worker_missing()) : mx_worker_missing();
 }
 
 /*

@@ -12,7 +12,7 @@
 # It starts its own cluster (port MIXDNN_E2E_PORT, default 5497) because
 # the tests restart the server and change settings. To use a running server
 # instead, set MIXDNN_E2E_USE_ENV=1 with PGHOST/PGPORT/PGDATABASE/PGUSER (a
-# superuser; mixdnn.database must name PGDATABASE) and, for the restart
+# superuser; mixdnn.launch_worker must be on in PGDATABASE) and, for the restart
 # test, MIXDNN_E2E_PGDATA. MIXDNN_LAUNCHER overrides bin/mixdnn-launcher;
 # MIXDNN_E2E_KEEP=1 keeps the scratch directory (logs, job output).
 set -u

@@ -27,10 +27,9 @@
 # Server: an existing one, given by PGHOST/PGPORT/PGUSER (a superuser), with
 # shared_preload_libraries = 'mixdnn' and the extension installed. The test
 # uses its own database, $MIXDNN_DIFF_DB (default mixdnn_diff), created afresh
-# for every replay and dropped at the end; it refuses to run in the database
-# the background worker serves (mixdnn.database), where the worker would
-# launch jobs on the real clock behind the replay's back (and, with
-# mixdnn.plan_mode = worker, plan them: elsewhere rounds run at commit).
+# for every replay and dropped at the end, with mixdnn.launch_worker = off:
+# the background worker would launch jobs on the real clock behind the
+# replay's back (and, with mixdnn.plan_mode = worker, plan them).
 #
 # Determinism. The heuristic (--no-milp; SET mixdnn.use_milp = off) uses no
 # clock. The MILP runs with a 30 s time limit on both sides (--time-limit-ms
