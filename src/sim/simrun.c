@@ -7,7 +7,8 @@
  *   1. every running job whose finish <= now completes and frees its GPUs;
  *   2. every job whose submit <= now arrives (joins the waiting jobs);
  *   3. one round: a snapshot of the cluster (up nodes with busy masks,
- *      running parts with expected_end = start + planned run time, waiting
+ *      running parts with expected_end = start + run time under the job's
+ *      estimate (a job may outlive it: it runs its true duration), waiting
  *      jobs in submit order with their previous plan) goes to mx_plan_round;
  *   4. every waiting job planned to start at or before now is placed
  *      (mx_place / mx_place_commit) in order of planned start, then submit
@@ -160,7 +161,7 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 		j->type = -1;
 		j->gpus = 0;
 		j->utility = 0;
-		j->start = j->finish = NAN;
+		j->start = j->finish = j->expected_finish = NAN;
 		j->first_planned_start = NAN;
 		j->replans = 0;
 		j->nparts = 0;
@@ -251,7 +252,7 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 					parts[np].job_id = j->job.job_id;
 					parts[np].node = j->parts[i].node;
 					parts[np].gpus = j->parts[i].gpus;
-					parts[np].expected_end = o->epoch + j->finish;
+					parts[np].expected_end = o->epoch + j->expected_finish;
 					np++;
 				}
 			}
@@ -345,7 +346,8 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 					sim_job    *j = &w->jobs[launches[k].ji];
 					int			npart;
 					double		util = a->utility,
-								run;
+								run,
+								est;
 
 					npart = mx_place(nodes, w->cluster.nnodes, a->type, a->gpus, j->parts, SIM_MAX_PARTS);
 					if (npart <= 0)
@@ -361,16 +363,19 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 					}
 					mx_place_commit(nodes, j->parts, npart);
 					j->nparts = npart;
+					/* planned with the estimate, runs its true duration on that configuration */
 					if (!(util > 0) || !isfinite(util))
-						run = (a->end > a->start) ? a->end - a->start : j->job.duration;
+						est = (a->end > a->start) ? a->end - a->start : j->job.duration;
 					else
-						run = j->job.duration / util;
+						est = j->job.duration / util;
+					run = est * (j->true_duration / j->job.duration);
 					j->state = SJ_RUNNING;
 					j->type = a->type;
 					j->gpus = a->gpus;
-					j->utility = (util > 0 && isfinite(util)) ? util : j->job.duration / run;
+					j->utility = (util > 0 && isfinite(util)) ? util : j->job.duration / est;
 					j->start = now;
 					j->finish = now + run;
+					j->expected_finish = now + est;
 					running[nrunning++] = launches[k].ji;
 					nwaiting--;
 					launched++;
