@@ -109,6 +109,16 @@ typedef struct sim_result
 	double		solve_ms_max;
 	double		solve_ms_total;
 	double		avg_utility;	/* mean utility of the configurations jobs ran on */
+	int			hard_finished;
+	double		avg_jct_hard;	/* over the finished hard jobs */
+	/*
+	 * Finish-time fairness: a job's JCT over its run time alone on its
+	 * requested configuration (duration_s); mean, p99 and max over jobs.
+	 */
+	double		ftf_mean;
+	double		ftf_p99;
+	double		ftf_max;
+	int			overran;		/* jobs that ran longer than their estimate */
 	int			moved;			/* jobs run on another configuration than requested */
 	int			soft_jobs;
 	int			place_failures;	/* due jobs the nodes could not hold (should be 0) */

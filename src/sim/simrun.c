@@ -416,6 +416,9 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 	{
 		double	   *jct = malloc((size_t) w->njobs * sizeof(double) + 1);
 		double	   *wait = malloc((size_t) w->njobs * sizeof(double) + 1);
+		double	   *ftf = malloc((size_t) w->njobs * sizeof(double) + 1);
+		double		sum_ftf = 0,
+					sum_hard = 0;
 		double		first_submit = INFINITY,
 					last_finish = -INFINITY,
 					sum_jct = 0,
@@ -423,10 +426,11 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 					sum_util = 0;
 		int			n = 0;
 
-		if (jct == NULL || wait == NULL)
+		if (jct == NULL || wait == NULL || ftf == NULL)
 		{
 			free(jct);
 			free(wait);
+			free(ftf);
 			snprintf(err, errlen, "out of memory");
 			rc = -1;
 			goto out;
@@ -455,6 +459,15 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 			sum_jct += jct[n];
 			sum_wait += wait[n];
 			sum_util += j->utility;
+			ftf[n] = jct[n] / j->true_duration;
+			sum_ftf += ftf[n];
+			if (j->job.cls == MX_HARD)
+			{
+				r->hard_finished++;
+				sum_hard += jct[n];
+			}
+			if (j->finish > j->expected_finish + SIM_EPS)
+				r->overran++;
 			r->gpu_seconds += (double) j->gpus * (j->finish - j->start);
 			if (j->type != j->job.ref_type || j->gpus != j->job.ref_gpus)
 				r->moved++;
@@ -472,12 +485,18 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 			r->avg_wait = sum_wait / n;
 			r->p99_wait = percentile(wait, n, 0.99);
 			r->avg_utility = sum_util / n;
+			qsort(ftf, n, sizeof(double), cmp_double);
+			r->ftf_mean = sum_ftf / n;
+			r->ftf_p99 = percentile(ftf, n, 0.99);
+			r->ftf_max = ftf[n - 1];
+			r->avg_jct_hard = r->hard_finished > 0 ? sum_hard / r->hard_finished : NAN;
 			r->makespan = last_finish - first_submit;
 			if (r->makespan > 0 && total_gpus > 0)
 				r->gpu_util = r->gpu_seconds / ((double) total_gpus * r->makespan);
 		}
 		free(jct);
 		free(wait);
+		free(ftf);
 		if (nsolve > 0)
 		{
 			for (i = 0; i < nsolve; i++)
