@@ -518,12 +518,18 @@ def bounds(jobs, prof, speed, totals, classes=None):
 
 
 def cmd_stats(a):
-    import json
     speed = read_types(a.types)
     prof = read_profiles(a.profiles)
     totals = cluster_totals(a.nodes)
+    for path in a.trace:
+        trace_stats(path, speed, prof, totals)
+
+
+def trace_stats(path, speed, prof, totals):
+    """One JSON line: offered load and lower bounds of the trace at path."""
+    import json
     gpus = sum(totals.values())
-    with open(a.trace, newline="") as f:
+    with open(path, newline="") as f:
         jobs = list(csv.DictReader(f))
     submits = [float(j["submit_s"]) for j in jobs]
     span = max(submits) - min(submits)
@@ -596,7 +602,8 @@ def main(argv=None):
     sp.add_argument("--types", required=True)
     sp.add_argument("--nodes", required=True)
     sp.add_argument("--profiles")
-    sp.add_argument("--trace", required=True)
+    sp.add_argument("--trace", required=True, action="append",
+                    help="TRACE.csv; repeat for several (one JSON line each, in order)")
     a = p.parse_args(argv)
     {"types": cmd_types, "profiles": cmd_profiles, "nodes": cmd_nodes,
      "gavel-trace": cmd_gavel_trace, "pollux-trace": cmd_pollux_trace,
