@@ -7,9 +7,10 @@
 #
 # Every cell (workload, soft share, estimate model) runs every policy on
 # SEEDS traces that differ in their seeded draws (requested type, soft
-# share, estimate noise, Pollux durations). Policies that ignore the job
-# class (k8s, static, backfill, sjf) run at soft share 0 only: their
-# schedules at 50 % and 100 % are the same (the report reuses them).
+# share, estimate noise, Pollux durations). static and backfill ignore the
+# job class and run at soft share 0 only: their schedules at 50 % and 100 %
+# are the same (the report reuses them). k8s and sjf ignore it too but run
+# at every share: the report needs their JCT of each share's hard jobs.
 #
 # Cost: a job that outlives its estimate makes mixdnn, static and backfill
 # plan a start at the end of the overrun grace (60 s), so a log-normal run
@@ -60,7 +61,7 @@ ESTIMATES="exact,lognormal:0.5,lognormal:1,overestimate"
 GAVEL_ESTIMATES="exact,lognormal:1,overestimate"
 NO_OVERRUN="exact over"		# estimate models under which static runs
 POLICIES="mixdnn k8s static backfill sjf hgreedy hsjf k8s-any"
-SHARE_FREE="k8s static backfill sjf"
+SHARE_FREE="static backfill"
 # The large replay: every Philly virtual cluster for 3 days at 4x load on 384 GPUs.
 LARGE_POLICIES="mixdnn k8s sjf hgreedy hsjf k8s-any"
 if [ "$QUICK" = 1 ]; then POLLUX="1 2 3"; GAVEL="2869ce"; PHILLY_LOADS="1"; SEEDS="1 2 3"; GAVEL_SEEDS="1 2"; fi
