@@ -245,8 +245,8 @@ def sec_setup(R, w):
     w("")
     w("**Simulator.** `bin/mixdnn-sim` (docs/simulator.md): every policy plans through the "
       "extension's `mx_plan_round()`; running jobs are never preempted. Rounds run at arrivals and "
-      "completions (and, for mixdnn, at planned starts). JCT = finish − submit; makespan = last "
-      "finish − first submit.")
+      "completions, and at planned starts for the policies that plan ahead (mixdnn, static, "
+      "backfill). JCT = finish − submit; makespan = last finish − first submit.")
     w("")
     w("**Policies.** `mixdnn` (the utility model, docs/model.md) against seven comparators: "
       "`k8s` (submit order, requested configuration, first fit, skip), `static` (strict FIFO), "
