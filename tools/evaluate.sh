@@ -145,6 +145,8 @@ xargs -P "$JOBS" -L 1 sh -c '
 	base="$OUT/runs/$name-r$seed-s$s-$e-$p"
 	opts=""
 	[ "$p" = mixdnn ] && opts="$SIM_OPTS"
+	# per-job results of mixdnn with exact estimates, for tools/variant_table.py
+	[ "$p" = mixdnn ] && [ "$e" = exact ] && opts="$opts --out $base.jobs.csv"
 	"$ROOT/bin/mixdnn-sim" --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
 		--profiles "$OUT/in/profiles.csv" --trace "$OUT/in/$name-r$seed-s$s-$e.csv" --policy "$p" \
 		--json --quiet $opts >"$base.json.tmp" 2>"$base.err" || echo "evaluate.sh: $base failed (see $base.err)" >&2
