@@ -599,10 +599,12 @@ def sec_reproduce(w, a):
     w("")
     w("```")
     w("make eval                 # = tools/evaluate.sh: inputs and results in build/eval/, this report")
-    w("QUICK=1 tools/evaluate.sh # 5 workloads, 3 seeds (about a minute), report in QUICK mode")
+    w("QUICK=1 tools/evaluate.sh # 5 workloads, 3 seeds (2 Gavel), about 2 minutes, report in QUICK mode")
     w("```")
     w("")
-    w("`EVAL_JOBS` sets the parallel simulations (default 2), `SIM_OPTS` passes options to the "
+    w("The full run takes the time given at the top (2 cores shared with other work while it ran; "
+      "most of it is the Gavel traces under log-normal estimates). "
+      "`EVAL_JOBS` sets the parallel simulations (default 2), `SIM_OPTS` passes options to the "
       "mixdnn runs, `MIXDNN_DATA` points at the shared data, `tools/evaluate.sh --report-only` "
       "rewrites this file from `build/eval`. Each run's metrics are in "
       "`build/eval/runs/<workload>-r<seed>-s<share>-<estimates>-<policy>.json`, its inputs in "
