@@ -151,6 +151,19 @@ cut -d, -f1-7 "$T/t6.csv" >"$T/t6x.csv"
 is "$(run f4.csv t6.csv sjf)" "a 0-10 fast x4; b 40-45 fast x4; c 10-40 fast x4" "sjf orders by estimate_s"
 is "$(run f4.csv t6x.csv sjf)" "a 0-10 fast x4; b 10-15 fast x4; c 15-45 fast x4" "sjf with exact estimates"
 
+# 6b. backfill plans with the estimate too. a holds 2 of 4 GPUs 0-100; b (4 GPUs) is
+# reserved at 100; c (2 GPUs, runs 20 s) at t=2 may backfill only if it is expected
+# to end by 100: with estimate_s 150 it waits (c 110-130 after b 100-110); exact, 2-22.
+cat >"$T/t6b.csv" <<'X'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s,estimate_s
+a,0,,hard,fast,2,100,
+b,1,,hard,fast,4,10,
+c,2,,hard,fast,2,20,150
+X
+cut -d, -f1-7 "$T/t6b.csv" >"$T/t6bx.csv"
+is "$(run f4.csv t6b.csv backfill)" "a 0-100 fast x2; b 100-110 fast x4; c 110-130 fast x2" "backfill plans with estimate_s"
+is "$(run f4.csv t6bx.csv backfill)" "a 0-100 fast x2; b 100-110 fast x4; c 2-22 fast x2" "backfill with exact estimates"
+
 # 7. A bad estimate is refused with the line and the column.
 printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s,estimate_s\na,0,,hard,fast,4,10,-3\n' >"$T/t7.csv"
 "$SIM" --types "$T/types.csv" --nodes "$T/f4.csv" --trace "$T/t7.csv" --policy k8s --quiet >/dev/null 2>"$T/t7.err"
