@@ -23,6 +23,8 @@
 #                    every time the planner sees is exact both as a double and
 #                    in microseconds: the database and the simulator hand the
 #                    planner bit-identical snapshots. Heuristic and MILP.
+#   trace.csv again under each comparator of SPEC §6 (sjf, hgreedy, hsjf,
+#                    k8s-any; SET mixdnn.policy in the database).
 #
 # Server: an existing one, given by PGHOST/PGPORT/PGUSER (a superuser), with
 # shared_preload_libraries = 'mixdnn' and the extension installed. The test

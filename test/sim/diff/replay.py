@@ -14,11 +14,11 @@ number of waiting jobs and objective. Prints TAP and a closing
   replay.py [--sim bin/mixdnn-sim] [--data test/sim/diff] [--db mixdnn_diff] [--keep DIR]
   replay.py ... --trace FILE [--modes heuristic,milp] [--nodes]
 
-Without --trace it runs the suite (SUITE below): trace.csv with the heuristic,
-trace-exact.csv with the heuristic and with the MILP, known-launch-order.csv
-with the heuristic and microseconds.csv with the MILP, nodes included, all of
-which must agree (an entry may name a known difference as a TODO test; none
-does now). With
+Without --trace it runs the suite (SUITE below): trace.csv with the heuristic
+and under each comparator (mixdnn.policy), trace-exact.csv with the heuristic
+and with the MILP, known-launch-order.csv with the heuristic and
+microseconds.csv with the MILP, nodes included, all of which must agree (an
+entry may name a known difference as a TODO test; none does now). With
 --trace it compares that one trace, on the cluster of --data (types.csv,
 nodes.csv, profiles.csv), in the given modes.
 
@@ -68,11 +68,14 @@ UTC = datetime.timezone.utc
 # entry can leave them out with NODES.
 NODES = ("nodes",)
 
+# A mode is heuristic, milp (the mixdnn policy) or one of these policies (mixdnn.policy).
+COMPARATORS = ("sjf", "hgreedy", "hsjf", "k8s-any")
 # The suite: (name, trace, modes, fields not compared, TODO reason or None).
 SUITE = [
     ("trace.csv", "trace.csv", ("heuristic",), (), None),
     ("trace-exact.csv", "trace-exact.csv", ("heuristic", "milp"), (), None),
     ("launch order", "known-launch-order.csv", ("heuristic",), (), None),
+    ("comparators", "trace.csv", COMPARATORS, (), None),
     ("microseconds", "microseconds.csv", ("milp",), (), None),
 ]
 
@@ -214,7 +217,8 @@ def run_sim(sim, data, trace_path, work, tag, mode):
     rounds = os.path.join(work, "%s-%s-sim-rounds.csv" % (tag, mode))
     cmd = [sim, "--types", os.path.join(data, "types.csv"), "--nodes", os.path.join(data, "nodes.csv"),
            "--profiles", os.path.join(data, "profiles.csv"), "--trace", trace_path,
-           "--policy", "mixdnn", "--epoch", str(EPOCH), "--quiet", "--out", out, "--rounds-out", rounds]
+           "--policy", mode if mode in COMPARATORS else "mixdnn", "--epoch", str(EPOCH), "--quiet",
+           "--out", out, "--rounds-out", rounds]
     cmd += ["--no-milp"] if mode == "heuristic" else ["--time-limit-ms", str(MILP_LIMIT_MS)]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     jobs = {j["name"]: j for j in csv.DictReader(open(out, newline=""))} if os.path.exists(out) else {}
@@ -234,7 +238,9 @@ def replay(db, data, trace, mode):
     s = Psql(db)
     try:
         s.q("CREATE EXTENSION mixdnn;")
-        if mode == "heuristic":
+        if mode in COMPARATORS:
+            s.q("SET mixdnn.policy = '%s';" % mode)
+        elif mode == "heuristic":
             s.q("SET mixdnn.use_milp = off;")
         else:
             s.q("SET mixdnn.use_milp = on; SET mixdnn.solver_time_limit = %d;" % MILP_LIMIT_MS)
@@ -433,7 +439,8 @@ def main():
     ap.add_argument("--data", default=here, help="directory of types.csv, nodes.csv, profiles.csv and the traces")
     ap.add_argument("--db", default=os.environ.get("MIXDNN_DIFF_DB", "mixdnn_diff"))
     ap.add_argument("--trace", help="compare only this trace (default: the suite)")
-    ap.add_argument("--modes", default="heuristic,milp", help="with --trace: heuristic, milp or both")
+    ap.add_argument("--modes", default="heuristic,milp",
+                    help="with --trace: heuristic, milp and/or comparators (%s)" % ", ".join(COMPARATORS))
     ap.add_argument("--nodes", action="store_true", help="with --trace: compare the nodes too")
     ap.add_argument("--keep", metavar="DIR", help="keep the simulator's outputs here, and the last replay's database")
     a = ap.parse_args()
