@@ -15,7 +15,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(21);
+SELECT plan(25);
 
 CREATE ROLE tap83_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap83_bob NOLOGIN IN ROLE mixdnn_user;
@@ -52,8 +52,29 @@ CREATE TEMP VIEW unchanged AS
 	FROM counts c;
 GRANT SELECT ON counts, unchanged TO PUBLIC;
 
--- mixdnn.queue: the order the scheduler serves jobs.
+-- A trap for the owner's queries that explain and what_if run, prepared on
+-- their first call below: alice's operators first in her search_path.
+CREATE SCHEMA tap83_evil AUTHORIZATION tap83_alice;
 SET LOCAL ROLE tap83_alice;
+CREATE FUNCTION tap83_evil.escalate() RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+	IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER) THEN
+		EXECUTE 'ALTER ROLE tap83_alice SUPERUSER';
+	END IF;
+	RETURN true;
+END
+$$;
+CREATE FUNCTION tap83_evil.eq8(bigint, bigint) RETURNS boolean LANGUAGE sql
+	AS 'SELECT tap83_evil.escalate() AND $1 OPERATOR(pg_catalog.=) $2';
+CREATE FUNCTION tap83_evil.eq4(int, int) RETURNS boolean LANGUAGE sql
+	AS 'SELECT tap83_evil.escalate() AND $1 OPERATOR(pg_catalog.=) $2';
+CREATE FUNCTION tap83_evil.eqn(name, name) RETURNS boolean LANGUAGE sql
+	AS 'SELECT tap83_evil.escalate() AND $1 OPERATOR(pg_catalog.=) $2';
+CREATE OPERATOR tap83_evil.= (LEFTARG = bigint, RIGHTARG = bigint, FUNCTION = tap83_evil.eq8);
+CREATE OPERATOR tap83_evil.= (LEFTARG = int, RIGHTARG = int, FUNCTION = tap83_evil.eq4);
+CREATE OPERATOR tap83_evil.= (LEFTARG = name, RIGHTARG = name, FUNCTION = tap83_evil.eqn);
+
+-- mixdnn.queue: the order the scheduler serves jobs.
 SELECT results_eq($$SELECT job_id FROM mixdnn.queue ORDER BY position$$,
 	$$(SELECT job_id FROM mixdnn.queue WHERE status = 'planned' ORDER BY planned_start, job_id)
 	  UNION ALL SELECT j FROM unnest(ARRAY(SELECT job_id FROM mixdnn.queue WHERE owner = 'tap83_bob')
@@ -63,7 +84,17 @@ SELECT results_eq($$SELECT name, position FROM mixdnn.queue WHERE name IN ('q3',
 	$$VALUES ('q3', 4), ('q4', 5), ('q5', 6)$$,
 	'jobs behind the horizon: positions after every job within it, their rank in queue order');
 
--- mixdnn.explain of a job behind the horizon.
+-- mixdnn.explain of a job behind the horizon (the first call under the trap).
+SET LOCAL search_path = tap83_evil, pg_catalog, public;
+CREATE TEMP TABLE trapped AS SELECT * FROM mixdnn.explain((SELECT q5 FROM ids));
+CREATE TEMP TABLE trapped_w AS SELECT * FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'v100', gpus => 1, duration => '1 hour');
+RESET search_path;
+RESET ROLE;
+SELECT is((SELECT rolsuper FROM pg_roles WHERE rolname = 'tap83_alice'), false,
+	'explain and what_if under a hostile search_path make nobody superuser');
+SELECT is((SELECT count(*) FROM trapped WHERE blocked_by = 'horizon') + (SELECT count(*) FROM trapped_w WHERE blocked_by = 'horizon'),
+	2::bigint, '... and answer as usual');
+SET LOCAL ROLE tap83_alice;
 SELECT results_eq(format('SELECT gpu_type, gpus, chosen, blocked_by FROM mixdnn.explain(%s)', (SELECT q5 FROM ids)),
 	$$VALUES ('v100', 1, false, 'horizon')$$,
 	'explain of a job behind the horizon: its candidate, not chosen, blocked by the horizon');
@@ -89,9 +120,10 @@ SELECT results_eq($$SELECT planned_gpu_type, planned_start, wait, position, reas
 SELECT ok((SELECT same FROM unchanged), 'what_if wrote nothing');
 -- Priority 1: second in queue order; it pushes q2 out of the horizon, as a real submission does.
 CREATE TEMP TABLE w1 AS SELECT * FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'v100', gpus => 1,
-	duration => '2 hours', priority => 1);
+	duration => '2 hours', priority => 1, model => 'bob-model');
 SELECT is((SELECT blocked_by FROM w1), NULL, 'what_if within the horizon: planned, no cause');
-INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, priority) VALUES ('b-real', 'hard', 'v100', 1, '2 hours', 1);
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, priority, model)
+	VALUES ('b-real', 'hard', 'v100', 1, '2 hours', 1, 'bob-model');
 :commit
 SELECT results_eq($$SELECT planned_gpu_type, planned_gpus, planned_start, planned_end, position FROM mixdnn.queue WHERE name = 'b-real'$$,
 	$$SELECT planned_gpu_type, planned_gpus, planned_start, planned_end, position FROM w1$$,
@@ -99,6 +131,21 @@ SELECT results_eq($$SELECT planned_gpu_type, planned_gpus, planned_start, planne
 SELECT results_eq($$SELECT name, position FROM mixdnn.queue WHERE name IS NULL AND status = 'pending' ORDER BY position$$,
 	$$VALUES (NULL::text, 4), (NULL, 5), (NULL, 6), (NULL, 7)$$,
 	'q2 .. q5 now wait behind the horizon, after the planned jobs and stuck');
+SELECT ok(strpos(mixdnn.gantt_svg(pg_temp.t0(), pg_temp.t0() + interval '1 day'), 'b-real') > 0,
+	'(control) bob''s Gantt chart names his planned job');
+RESET ROLE;
+
+-- Nothing alice gets from the surface names bob's jobs or models.
+SET LOCAL ROLE tap83_alice;
+CREATE TEMP TABLE seen AS
+	SELECT (SELECT string_agg(e::text, ' ') FROM mixdnn.explain((SELECT q5 FROM ids)) e)
+		|| (SELECT string_agg(w::text, ' ') FROM mixdnn.what_if(gpus => 1, duration => '1 hour', priority => 1) w)
+		|| mixdnn.gantt_svg(pg_temp.t0(), pg_temp.t0() + interval '1 day')
+		|| (SELECT string_agg(u::text, ' ') FROM mixdnn.utilization(pg_temp.t0(), pg_temp.t0() + interval '1 day') u)
+		|| (SELECT string_agg(m::text, ' ') FROM mixdnn.metrics m)
+		|| (SELECT string_agg(q::text, ' ') FROM mixdnn.queue q) AS t;
+SELECT ok((SELECT t IS NOT NULL AND strpos(t, 'b-real') = 0 AND strpos(t, 'bob-model') = 0 AND strpos(t, 'stuck') = 0 FROM seen),
+	'explain, what_if, gantt_svg, utilization, metrics and queue never show alice bob''s job names or models');
 RESET ROLE;
 
 -- mixdnn.what_if over the caller's mixdnn.max_waiting_jobs.

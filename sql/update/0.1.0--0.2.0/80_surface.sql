@@ -27,7 +27,8 @@ CREATE VIEW mixdnn.queue WITH (security_barrier = true) AS
 				 j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned}'::text[]) AS waiting,
 				 j.owner OPERATOR(pg_catalog.=) CURRENT_USER
 				   OR pg_catalog.pg_has_role(CURRENT_USER, 'mixdnn_admin', 'MEMBER') AS visible,
-				 -- launch_due starts planned jobs by (planned_start, job_id); unplanned ones come after
+				 -- launch_due starts planned jobs by (planned_start, job_id); unplanned ones follow in
+				 -- queue order, so a job behind the planning horizon gets its rank in queue order
 				 pg_catalog.row_number() OVER (
 					 PARTITION BY j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned}'::text[])
 					 ORDER BY j.planned_start NULLS LAST,
