@@ -272,9 +272,8 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double 
 	return (int) SPI_processed;
 }
 
-/* Why a job beyond the planning horizon waits (docs/design.md, "The waiting queue"). */
-static char *
-queued_reason(int horizon)
+char *
+mx_queued_reason(int horizon)
 {
 	return psprintf("queued: beyond the planning horizon of the first %d waiting jobs "
 					"(by priority, then submission time)", horizon);
@@ -295,7 +294,7 @@ mx_write_queue(const mx_db_snapshot *d, int64 round_id, int horizon)
 	for (i = 0; i < s->njobs; i++)
 		ids[i] = Int64GetDatum(s->jobs[i].job_id);
 	values[0] = PointerGetDatum(construct_array(ids, s->njobs, INT8OID, 8, true, TYPALIGN_DOUBLE));
-	values[1] = CStringGetTextDatum(queued_reason(horizon));
+	values[1] = CStringGetTextDatum(mx_queued_reason(horizon));
 	values[2] = Int64GetDatum(round_id);
 
 	/*
