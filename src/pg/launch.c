@@ -1,6 +1,7 @@
 /*
- * launch.c — mixdnn.launch_due(): gang allocation of GPUs to the jobs whose
- * planned start has come. The gpu_holds primary key rejects any double
+ * launch.c — gang allocation of GPUs to the jobs whose planned start has
+ * come, written back as launches (the caller re-plans what could not start:
+ * due.c). The gpu_holds primary key rejects any double
  * booking, so a bug here fails the launch instead of oversubscribing a GPU.
  */
 #include "postgres.h"
@@ -22,11 +23,8 @@
 #include "lock.h"
 #include "placement.h"
 #include "privilege.h"
-#include "round.h"
 #include "snapshot_read.h"
 #include "spi_cache.h"
-
-PG_FUNCTION_INFO_V1(mixdnn_launch_due);
 
 /* A growable column of Datums, one per row of an unnest() write. */
 typedef struct dvec
@@ -158,7 +156,7 @@ log_launches(const launch_batch *b, TimestampTz now, int unplaced)
 }
 
 int
-mx_launch_due(void)
+mx_launch_due(int *unplaced_out)
 {
 	mx_saved_user saved;
 	MemoryContext cxt,
@@ -262,14 +260,6 @@ mx_launch_due(void)
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(cxt);
 
-	/* A due job whose GPUs are still held (a job ran over) gets a new plan. */
-	if (unplaced > 0)
-		mx_run_round("due");
+	*unplaced_out = unplaced;
 	return launched;
-}
-
-Datum
-mixdnn_launch_due(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32(mx_launch_due());
 }

@@ -35,7 +35,7 @@
 #include "guc.h"
 #include "privilege.h"
 #include "round.h"
-#include "worker.h"
+#include "wake.h"
 #include "triggers.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_note_event);

@@ -14,7 +14,7 @@
 
 #include "clock.h"
 #include "spi_cache.h"
-#include "worker.h"
+#include "wake.h"
 #include "writeback.h"
 
 /* A column being collected for unnest(). */
