@@ -7,7 +7,7 @@
 
 #include "snapshot.h"
 #include "plan.h"
-#include "planner.h"
+#include "options.h"
 #include "capacity.h"
 
 /* Fill p for every job of s under policy o->policy (not MX_POLICY_MIXDNN). */

@@ -11,7 +11,7 @@
 
 #include "snapshot.h"
 #include "plan.h"
-#include "planner.h"
+#include "options.h"
 
 /*
  * Fill p for every job of s under o->policy (MX_POLICY_SJF, _HGREEDY,

@@ -18,62 +18,6 @@
 #include "stopwatch.h"
 #include "utility.h"
 
-/* Fitted on Gavel's throughput matrix, docs/model.md "Scaling exponent". */
-#define MX_FITTED_ALPHA 0.75
-
-void
-mx_options_default(mx_options *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->policy = MX_POLICY_MIXDNN;
-	o->use_milp = 1;
-	o->time_limit_ms = 200.0;
-	o->mip_gap = 0.01;
-	o->window_jobs = 20;
-	o->grid_points = 24;
-	o->scaling_alpha = MX_FITTED_ALPHA;
-	o->overrun_s = 60.0;
-	o->aging_s = 3600.0;
-	o->value_horizon_s = 0.0;
-	o->starve_factor = 16.0;
-	o->critical_margin = 0.05;
-	o->drain_margin = -1.0;
-	o->reserve_all = 0;
-}
-
-static const char *const policy_names[MX_NPOLICIES] = {
-	"mixdnn", "k8s", "static", "backfill", "sjf", "hgreedy", "hsjf", "k8s-any"
-};
-
-const char *
-mx_policy_name(mx_policy p)
-{
-	if ((int) p < 0 || (int) p >= MX_NPOLICIES)
-		return "unknown";
-	return policy_names[p];
-}
-
-int
-mx_policy_parse(const char *name, mx_policy *out)
-{
-	int			i;
-
-	if (name == NULL)
-		return -1;
-	for (i = 0; i < MX_NPOLICIES; i++)
-		if (strcmp(name, policy_names[i]) == 0)
-		{
-			*out = (mx_policy) i;
-			return 0;
-		}
-	if (strcmp(name, "kubernetes") == 0)
-	{
-		*out = MX_POLICY_K8S;
-		return 0;
-	}
-	return -1;
-}
-
 static void
 set_solver(mx_plan *p, const char *s)
 {

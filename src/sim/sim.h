@@ -141,4 +141,7 @@ void		sim_write_jobs_csv(const sim_world *w, FILE *f);
 void		sim_print_json(const sim_result *r, const sim_options *o, FILE *f);
 void		sim_print_summary(const sim_result *r, const sim_options *o, FILE *f);
 
+/* "key": v, as JSON (null when v is not finite), then ", " unless last. */
+void		sim_json_num(FILE *f, const char *key, double v, int last);
+
 #endif

@@ -199,6 +199,24 @@ bad "no --policy" $A --trace "$T/t1.csv"
 bad "no --trace" $A --policy k8s
 bad "unknown option" $A --trace "$T/t1.csv" --policy k8s --frobnicate
 bad "bad --soft-share" $A --trace "$T/t1.csv" --policy k8s --soft-share 2
+# The planner's options: one table (src/core/options.c) checked by the
+# simulator and the benchmark alike.
+BENCH=$(dirname "$SIM")/mixdnn-bench
+for o in "--mip-gap 2" "--window x" "--time-limit-ms 0" "--critical-margin -2"; do
+	# shellcheck disable=SC2086
+	bad "bad $o" $A --trace "$T/t1.csv" --policy mixdnn $o
+	if [ -x "$BENCH" ]; then
+		# shellcheck disable=SC2086
+		"$BENCH" --waiting 5 --gpus 16 --rounds 1 --bound none --quiet --json $o >/dev/null 2>"$T/bench.err"
+		rc=$?
+		grep -q "is not a number in" "$T/bench.err"
+		is "$rc $?" "2 0" "mixdnn-bench refuses $o with the simulator's message"
+	else
+		skip 1 "bin/mixdnn-bench is not built"
+	fi
+done
+"$SIM" $A --trace "$T/t1.csv" --policy mixdnn --value-horizon-s 86400 --json >"$T/vh.out" 2>&1
+ok $? "the simulator takes the benchmark's --value-horizon-s"
 printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,0,,hard,tpu,1,10\n' >"$T/b1.csv"
 bad "unknown gpu_type in the trace" $A --trace "$T/b1.csv" --policy k8s
 printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,zero,,hard,fast,1,10\n' >"$T/b2.csv"
