@@ -10,7 +10,8 @@
 # data is found (MIXDNN_DATA, as tools/evaluate.sh), the first Pollux workload
 # and Gavel trace 2869ce of evaluate.sh --quick at soft shares 0 and 50 with
 # exact and lognormal:1 estimates. Every policy of bin/mixdnn-sim runs on every
-# trace; bin/mixdnn-bench runs three seeded instances. Wall-clock fields
+# trace (its --json, --out, --util-out and --rounds-out); bin/mixdnn-bench
+# runs three seeded instances. Wall-clock fields
 # (solve_ms_*, wall_s, *_ms timings of the benchmark) are dropped: they differ
 # between any two runs. A MILP round that hits its time limit could decide
 # differently on a loaded machine; the traces here solve far inside it.
@@ -43,9 +44,12 @@ sim() {
 		base="$OUT/sim/$name-$p"
 		"$ROOT/bin/mixdnn-sim" --types "$types" --nodes "$nodes" --profiles "$profiles" \
 			--trace "$trace" --policy "$p" --json --quiet --out "$base.jobs.csv" \
+			--util-out "$base.util.csv" --rounds-out "$base.rounds.raw" \
 			>"$base.raw" 2>"$base.err" || echo "exit $?" >>"$base.err"
 		strip "$base.raw" >"$base.json" 2>>"$base.err" || true
-		rm -f "$base.raw"
+		# every column of --rounds-out but solve_ms (the 5th)
+		cut -d, -f1-4,6- "$base.rounds.raw" >"$base.rounds.csv"
+		rm -f "$base.raw" "$base.rounds.raw"
 		[ -s "$base.err" ] || rm -f "$base.err"
 	done
 }
