@@ -1,5 +1,5 @@
 /*
- * load.c — a snapshot dumped from a database by test/bench/export_snapshot.sql
+ * load.c — a snapshot dumped from a database by bench/export_snapshot.sql
  * (types.csv, nodes.csv, running.csv, waiting.csv; times relative to the
  * export), for `mixdnn-bench --load DIR` (load.h).
  */
@@ -96,8 +96,8 @@ bench_load(const char *dir, double now, mx_snapshot *s, char *err, size_t errlen
 		snprintf(nd->name, MX_NAME_LEN, "%s", field(&r, "node"));
 		nd->type = mx_type_index(s, field(&r, "gpu_type"));
 		nd->gpus = (int) num(&r, "gpus", &bad);
-		nd->status = strcmp(st, "down") == 0 ? MX_NODE_DOWN :
-			strcmp(st, "draining") == 0 ? MX_NODE_DRAINING : MX_NODE_UP;
+		if (mx_node_status_parse(st, &nd->status) < 0)
+			nd->status = MX_NODE_UP;
 		s->nnodes++;
 	}
 	csv_close(&r);

@@ -70,7 +70,7 @@ usage(FILE *f)
 			"  --dist philly|heavy  GPU-count distribution (philly)\n"
 			"  --wait-max-s S       waiting jobs were submitted U(0, S) ago (14400)\n"
 			"  --prio-share F       share of waiting jobs with priority 10 or 20 (0.2)\n"
-			"  --load DIR           instead: the snapshot of test/bench/export_snapshot.sql\n"
+			"  --load DIR           instead: the snapshot of bench/export_snapshot.sql\n"
 			"run:\n"
 			"  --rounds R           rounds on the same instance (20)\n"
 			"  --cold               do not carry each round's plan into the next as prev_*\n"

@@ -1,5 +1,5 @@
 /*
- * baselines.c — the comparison policies of SPEC §6 (baselines.h).
+ * baselines.c — the comparison policies of contract §6 (baselines.h).
  *
  * All three policies run every job on its requested configuration only and
  * never look at other GPU types or counts:
@@ -14,7 +14,7 @@
  *                               and can run the model are considered.
  *
  * Jobs are taken in submit order (submitted, then job_id); priority is
- * ignored, as the SPEC defines the baselines by submit order.
+ * ignored, as the contract (docs/contract.md §6) defines the baselines by submit order.
  *
  *   k8s       first fit now: a job starts now when its GPUs are free now for
  *             its whole run time; otherwise it is skipped (MX_WAITING) and

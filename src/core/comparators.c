@@ -1,7 +1,7 @@
 /*
  * comparators.c — sjf, hgreedy, hsjf and k8s-any (comparators.h).
  *
- * The shared rules of SPEC §6, so that an independent implementation
+ * The shared rules of contract §6, so that an independent implementation
  * agrees with this one:
  *   - a job's run time on a configuration is its stated duration (the
  *     estimate) divided by the configuration's utility;

@@ -5,6 +5,7 @@
 
 #include <limits.h>
 
+#include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/timestamp.h"
@@ -214,7 +215,7 @@ mx_guc_init(void)
 
 	DefineCustomBoolVariable("mixdnn.reserve_all",
 							 "Every waiting job reserves GPUs in its turn, and the MILP plans on a time grid.",
-							 "The planner before the guards; kept for comparison (docs/model.md).",
+							 "The ablation of the guards (every job may hold GPUs ahead of time); kept for comparison (docs/model.md).",
 							 &mx_guc_reserve_all, d.reserve_all != 0,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 
@@ -279,4 +280,16 @@ mx_guc_options(mx_options *o)
 	o->critical_margin = mx_guc_critical_margin;
 	o->drain_margin = mx_guc_drain_margin;
 	o->reserve_all = mx_guc_reserve_all;
+}
+
+PG_FUNCTION_INFO_V1(mixdnn_lease);
+
+/* mixdnn._lease(): mixdnn.lease_timeout as an interval, as launch_due() grants it. */
+Datum
+mixdnn_lease(PG_FUNCTION_ARGS)
+{
+	Interval   *lease = palloc0(sizeof(Interval));
+
+	lease->time = (int64) mx_guc_lease_timeout_s * USECS_PER_SEC;
+	PG_RETURN_INTERVAL_P(lease);
 }

@@ -27,10 +27,7 @@
 static void
 spi_run(const char *sql)
 {
-	int			rc = mx_spi_execute(sql, 0, NULL, NULL, NULL, false, 0);
-
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "mixdnn: snapshot query failed (%s): %s", SPI_result_code_string(rc), sql);
+	mx_spi_run(sql, 0, NULL, NULL, SPI_OK_SELECT, "snapshot query");
 }
 
 static bool
@@ -138,8 +135,9 @@ mx_read_cluster(mx_snapshot *s, TimestampTz now)
 		col_name(t, 1, n->name);
 		n->type = find_type(s, type);
 		n->gpus = DatumGetInt32(col(t, 3));
-		n->status = strcmp(status, "up") == 0 ? MX_NODE_UP
-			: strcmp(status, "draining") == 0 ? MX_NODE_DRAINING : MX_NODE_DOWN;
+		/* The table's CHECK admits no other status; were one there, the node takes nothing. */
+		if (mx_node_status_parse(status, &n->status) < 0)
+			n->status = MX_NODE_DOWN;
 	}
 
 	spi_run("SELECT node, gpu_index FROM mixdnn.gpu_holds");

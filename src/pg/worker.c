@@ -1,5 +1,5 @@
 /*
- * worker.c — the launch background worker (SPEC §5, docs/launcher.md).
+ * worker.c — the launch background worker (contract §5, docs/launcher.md).
  *
  * One worker per database that has the extension, started by the
  * supervisor (supervisor.c; they find each other through registry.c). A
@@ -88,16 +88,18 @@ mx_worker_init(void)
 
 /* ---------- the worker ---------- */
 
-/* Runs sql, which returns one value of type int or timestamptz, or NULL. */
+/*
+ * Runs sql, which returns one value of type int or timestamptz, or NULL.
+ * Not through spi_cache.c's saved plans: a worker that keeps plans across
+ * its cycles broke the restore of a plain dump (test/e2e/t/40), so each
+ * cycle plans its few statements afresh.
+ */
 static Datum
 spi_value(const char *sql, bool *isnull)
 {
-	Datum		value;
-
 	if (SPI_execute(sql, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "mixdnn worker: unexpected result from %s", sql);
-	value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
-	return value;
+	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
 }
 
 static int

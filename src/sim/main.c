@@ -1,6 +1,6 @@
 /*
  * main.c — bin/mixdnn-sim: replay a job trace against a cluster with a
- * virtual clock, using the extension's planner (SPEC §6, docs/simulator.md).
+ * virtual clock, using the extension's planner (contract §6, docs/simulator.md).
  *
  * Exit status: 0 done; 1 the simulation stalled or the planner failed;
  * 2 bad usage or bad input.

@@ -190,19 +190,10 @@ sim_load_nodes(sim_world *w, const char *path, char *err, size_t errlen)
 			goto bad;
 		}
 		n.status = MX_NODE_UP;
-		if (st[0] != '\0')
+		if (st[0] != '\0' && mx_node_status_parse(st, &n.status) < 0)
 		{
-			if (strcmp(st, "up") == 0)
-				n.status = MX_NODE_UP;
-			else if (strcmp(st, "draining") == 0)
-				n.status = MX_NODE_DRAINING;
-			else if (strcmp(st, "down") == 0)
-				n.status = MX_NODE_DOWN;
-			else
-			{
-				fail(err, errlen, "%s:%d: status \"%s\" must be up, draining or down", path, r.line, st);
-				goto bad;
-			}
+			fail(err, errlen, "%s:%d: status \"%s\" must be up, draining or down", path, r.line, st);
+			goto bad;
 		}
 		for (i = 0; i < s->nnodes; i++)
 			if (strcmp(s->nodes[i].name, n.name) == 0)
@@ -388,7 +379,7 @@ sim_load_trace(sim_world *w, const char *path, char *err, size_t errlen)
 			fail(err, errlen, "%s:%d: model longer than %d characters", path, r.line, MX_NAME_LEN - 1);
 			goto bad;
 		}
-		/* an unknown model falls back to the scaling model (SPEC §7) */
+		/* an unknown model falls back to the scaling model (contract §7) */
 		mj->profile = j.model[0] ? mx_profile_index(s, j.model) : -1;
 		v = csv_get(&r, cols[3]);
 		if (v[0] == '\0' || strcmp(v, "soft") == 0)
