@@ -4,7 +4,7 @@
  *
  *   make unitcheck   (builds the core objects)
  *   cc -O2 -Isrc/core -Itest/unit -o build/measure_defaults \
- *      test/unit/measure_defaults.c src/core/[a-z]*.o -lglpk -lm
+ *      tools/measure_defaults.c src/core/[a-z]*.o -lglpk -lm
  *   build/measure_defaults rounds|sim [matrix.csv]
  *
  * rounds: loaded random snapshots (Gavel throughputs as profiles); the
