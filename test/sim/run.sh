@@ -227,6 +227,8 @@ printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,0,,hard,,1,1
 bad "hard job without gpu_type" $A --trace "$T/b4.csv" --policy k8s
 printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s,min_gpus,max_gpus\nx,0,,soft,fast,4,10,4,2\n' >"$T/b5.csv"
 bad "min_gpus > max_gpus" $A --trace "$T/b5.csv" --policy k8s
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s,min_gpus\nx,0,,hard,fast,1,10,zero\n' >"$T/b5h.csv"
+bad "a hard job's malformed min_gpus" $A --trace "$T/b5h.csv" --policy k8s
 printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,0,,medium,fast,1,10\n' >"$T/b6.csv"
 bad "unknown model_class" $A --trace "$T/b6.csv" --policy k8s
 printf 'name,submit_s,model,model_class,gpus,duration_s\nx,0,,hard,1,10\n' >"$T/b7.csv"
