@@ -27,6 +27,7 @@
 #include "sim.h"
 #include "snapshot.h"
 #include "stopwatch.h"
+#include "tolerance.h"
 #include "utility.h"
 
 static int
@@ -137,7 +138,7 @@ plan_feasible(const mx_snapshot *s, const mx_options *o, const mx_plan *p)
 
 		if (a->status != MX_PLANNED)
 			continue;
-		if (a->start < s->now - 1e-6 ||
+		if (a->start < s->now - MX_TIME_EPS ||
 			mx_capacity_reserve(&c, a->type, a->gpus, a->start, a->end - a->start) < 0)
 			ok = 0;
 	}

@@ -38,10 +38,10 @@
 #include <string.h>
 
 #include "baselines.h"
+#include "tolerance.h"
 #include "utility.h"
 
 /* Starts closer than this to now count as "now" (float noise of step times). */
-#define BL_EPS 1e-6
 
 static const mx_snapshot *sort_snapshot;
 
@@ -107,8 +107,8 @@ mx_requested_config(const mx_snapshot *s, const mx_job *j, const int *total, dou
 			if (total[k] < g || mx_throughput(s, j, k, g, alpha) <= 0)
 				continue;
 			d = fabs(s->types[k].speed - 1.0);
-			if (d < best_d - 1e-12 ||
-				(fabs(d - best_d) <= 1e-12 && t >= 0 && total[k] > total[t]))
+			if (d < best_d - MX_TINY ||
+				(fabs(d - best_d) <= MX_TINY && t >= 0 && total[k] > total[t]))
 			{
 				best_d = d;
 				t = k;
@@ -251,16 +251,16 @@ mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, mx
 				}
 				fifo_t = t;
 				a->status = MX_PLANNED;
-				a->start = t <= now + BL_EPS ? now : t;
+				a->start = t <= now + MX_TIME_EPS ? now : t;
 				a->end = a->start + len;
-				if (t > now + BL_EPS)
+				if (t > now + MX_TIME_EPS)
 					set_reason(a, "static FIFO: %d %s GPUs (or an earlier job) free later; %d free now",
 							   tname, gpus, mx_capacity_free_at(cap, type, now));
 				break;
 
 			case MX_POLICY_BACKFILL:
 				t = mx_capacity_earliest(cap, type, gpus, len, now);
-				if (t <= now + BL_EPS)
+				if (t <= now + MX_TIME_EPS)
 				{
 					/* fits now next to the running jobs and the reservation */
 					if (mx_capacity_reserve(cap, type, gpus, now, len) == 0)
@@ -292,7 +292,7 @@ mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, mx
 			case MX_POLICY_K8S:
 			default:
 				t = mx_capacity_earliest(cap, type, gpus, len, now);
-				if (t <= now + BL_EPS && mx_capacity_reserve(cap, type, gpus, now, len) == 0)
+				if (t <= now + MX_TIME_EPS && mx_capacity_reserve(cap, type, gpus, now, len) == 0)
 				{
 					a->status = MX_PLANNED;
 					a->start = now;

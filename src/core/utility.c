@@ -9,6 +9,7 @@
 
 #include "plan_limits.h"
 #include "utility.h"
+#include "tolerance.h"
 
 static const mx_profile *
 job_profile(const mx_snapshot *s, const mx_job *j)
@@ -64,8 +65,8 @@ thr_same_type(const mx_profile *p, int type, int n, double alpha)
 		if (pt->gpus == n)
 			return pt->thr > 0 && isfinite(pt->thr) ? pt->thr : 0.0;
 		d = fabs(log((double) n / pt->gpus));
-		if (d < bestd - 1e-12 ||
-			(fabs(d - bestd) <= 1e-12 && pt->gpus < p->points[best].gpus))
+		if (d < bestd - MX_TINY ||
+			(fabs(d - bestd) <= MX_TINY && pt->gpus < p->points[best].gpus))
 		{
 			bestd = d;
 			best = i;

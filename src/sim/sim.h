@@ -16,11 +16,12 @@
 #include "plan.h"
 #include "planner.h"
 #include "placement.h"
+#include "tolerance.h"
 
 /* Snapshot times are epoch seconds; trace time 0 is this instant (2024-01-01T00:00:00Z). */
 #define SIM_DEFAULT_EPOCH 1704067200.0
 /* Two event times closer than this are the same instant. */
-#define SIM_EPS 1e-6
+#define SIM_EPS MX_TIME_EPS
 
 typedef enum sim_job_state
 {
