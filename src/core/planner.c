@@ -11,6 +11,7 @@
 #include "planner.h"
 #include "baselines.h"
 #include "capacity.h"
+#include "comparators.h"
 #include "heuristic.h"
 #include "milp.h"
 #include "stopwatch.h"
@@ -42,12 +43,14 @@ mx_options_default(mx_options *o)
 	o->lp_window = 60;
 }
 
-static const char *const policy_names[] = {"mixdnn", "k8s", "static", "backfill"};
+static const char *const policy_names[MX_NPOLICIES] = {
+	"mixdnn", "k8s", "static", "backfill", "sjf", "hgreedy", "hsjf", "k8s-any"
+};
 
 const char *
 mx_policy_name(mx_policy p)
 {
-	if ((int) p < 0 || (int) p >= 4)
+	if ((int) p < 0 || (int) p >= MX_NPOLICIES)
 		return "unknown";
 	return policy_names[p];
 }
@@ -59,7 +62,7 @@ mx_policy_parse(const char *name, mx_policy *out)
 
 	if (name == NULL)
 		return -1;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < MX_NPOLICIES; i++)
 		if (strcmp(name, policy_names[i]) == 0)
 		{
 			*out = (mx_policy) i;
@@ -345,6 +348,17 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 		out->a[i].job_id = s->jobs[i].job_id;
 	if (!(o.scaling_alpha >= 0) || !isfinite(o.scaling_alpha))
 		o.scaling_alpha = MX_FITTED_ALPHA;
+
+	if (o.policy >= MX_POLICY_SJF && o.policy <= MX_POLICY_K8S_ANY)
+	{
+		if (mx_comparator_plan(s, &o, out) < 0)
+		{
+			mx_plan_free(out);
+			return -1;
+		}
+		out->solve_ms = mx_wall_ms() - t0;
+		return 0;
+	}
 
 	if (mx_capacity_init(&cap, s, o.overrun_s) < 0)
 	{

@@ -15,8 +15,15 @@ typedef enum mx_policy
 	MX_POLICY_MIXDNN = 0,		/* utility model: heuristic + GLPK MILP */
 	MX_POLICY_K8S,				/* submit order, requested config, first fit, skip what does not fit */
 	MX_POLICY_STATIC,			/* requested config, strict FIFO */
-	MX_POLICY_BACKFILL			/* requested config, EASY backfill */
+	MX_POLICY_BACKFILL,			/* requested config, EASY backfill */
+	/* the strong non-preemptive comparators (comparators.h) */
+	MX_POLICY_SJF,				/* requested config, shortest estimated run first, first fit */
+	MX_POLICY_HGREEDY,			/* submit order, the allowed config that finishes first, if free now */
+	MX_POLICY_HSJF,				/* as hgreedy, shortest best run time first */
+	MX_POLICY_K8S_ANY			/* as k8s, a soft job may take another type at its requested count */
 } mx_policy;
+
+#define MX_NPOLICIES 8
 
 typedef struct mx_options
 {

@@ -43,6 +43,10 @@ static const struct config_enum_entry policy_options[] = {
 	{"k8s", MX_POLICY_K8S, false},
 	{"static", MX_POLICY_STATIC, false},
 	{"backfill", MX_POLICY_BACKFILL, false},
+	{"sjf", MX_POLICY_SJF, false},
+	{"hgreedy", MX_POLICY_HGREEDY, false},
+	{"hsjf", MX_POLICY_HSJF, false},
+	{"k8s-any", MX_POLICY_K8S_ANY, false},
 	{NULL, 0, false}
 };
 

@@ -21,7 +21,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 			"usage: mixdnn-sim --types TYPES.csv --nodes NODES.csv [--profiles PROFILES.csv]\n"
-			"                  --trace TRACE.csv --policy mixdnn|k8s|static|backfill\n"
+			"                  --trace TRACE.csv --policy mixdnn|k8s|static|backfill|sjf|hgreedy|hsjf|k8s-any\n"
 			"                  [--json] [--out JOBS.csv] [options]\n"
 			"\n"
 			"options:\n"
@@ -336,9 +336,9 @@ main(int argc, char **argv)
 	if (!trace)
 		return bad("%s", "--trace TRACE.csv is required");
 	if (!policy)
-		return bad("%s", "--policy mixdnn|k8s|static|backfill is required");
+		return bad("%s", "--policy mixdnn|k8s|static|backfill|sjf|hgreedy|hsjf|k8s-any is required");
 	if (mx_policy_parse(policy, &o.planner.policy) < 0)
-		return bad("unknown policy \"%s\" (mixdnn, k8s, static or backfill)", policy);
+		return bad("unknown policy \"%s\" (mixdnn, k8s, static, backfill, sjf, hgreedy, hsjf or k8s-any)", policy);
 
 	if (sim_load_types(&w, types, err, sizeof(err)) < 0 ||
 		sim_load_nodes(&w, nodes, err, sizeof(err)) < 0 ||

@@ -257,6 +257,11 @@ else
 	echo "# shared data not found: generated-trace tests skipped"
 fi
 
+# the comparators of SPEC §6 and estimate_s: their own hand-checked cases
+sh "$ROOT/test/sim/comparators.sh" "$SIM" >"$T/comparators.tap" 2>&1
+ok $? "comparators and estimate_s (test/sim/comparators.sh)"
+grep -v '^ok ' "$T/comparators.tap" | sed 's/^/#   /'
+
 echo "1..$N"
 echo "sim: $((N - FAILED)) passed, $FAILED failed"
 [ $FAILED -eq 0 ]

@@ -23,6 +23,17 @@ test_options(void)
 	rc = mx_policy_parse("fifo", &p);
 	CHECK(rc == -1, "unknown policy");
 	CHECK(strcmp(mx_policy_name(MX_POLICY_K8S), "k8s") == 0, "name k8s");
+	{
+		static const char *const cmp[] = {"sjf", "hgreedy", "hsjf", "k8s-any"};
+		int			i;
+
+		for (i = 0; i < 4; i++)
+		{
+			rc = mx_policy_parse(cmp[i], &p);
+			CHECK(rc == 0 && p == MX_POLICY_SJF + i && strcmp(mx_policy_name(p), cmp[i]) == 0,
+				  "parse and name %s", cmp[i]);
+		}
+	}
 }
 
 /*
