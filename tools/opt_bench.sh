@@ -38,22 +38,22 @@ $D nodes --preset medium --out "$OUT/in/nodes-medium.csv"
 
 # name cluster arrivals load soft sigma jobs
 cat >"$OUT/workloads.txt" <<'EOF'
-g-on25-s30-x gavel online 2.5 0.3 0 300
-g-on25-s80-n gavel online 2.5 0.8 0.5 300
-g-on15-s50-x gavel online 1.5 0.5 0 300
-g-on15-s80-x gavel online 1.5 0.8 0 300
-g-on40-s30-n gavel online 4.0 0.3 0.5 300
-g-on40-s50-n gavel online 4.0 0.5 0.5 300
-g-bat-s50-x gavel batch 1 0.5 0 200
-g-bat-s80-n gavel batch 1 0.8 0.5 200
-g-bat-s30-n gavel batch 1 0.3 0.5 200
-m-on20-s50-x medium online 2.0 0.5 0 200
-m-on20-s80-n medium online 2.0 0.8 0.5 200
-m-on30-s30-n medium online 3.0 0.3 0.5 200
-m-bat-s80-x medium batch 1 0.8 0 120
-m-bat-s30-x medium batch 1 0.3 0 120
-m-on15-s80-x medium online 1.5 0.8 0 200
-m-bat-s50-n medium batch 1 0.5 0.5 120
+g-on3-s30-x gavel online 3.0 0.3 0 300
+g-on3-s80-n gavel online 3.0 0.8 0.5 300
+g-on5-s50-x gavel online 5.0 0.5 0 300
+g-on5-s80-x gavel online 5.0 0.8 0 300
+g-on5-s30-n gavel online 5.0 0.3 0.5 300
+g-on3-s50-n gavel online 3.0 0.5 0.5 300
+g-bat-s50-x gavel batch 1 0.5 0 400
+g-bat-s80-n gavel batch 1 0.8 0.5 400
+g-bat-s30-n gavel batch 1 0.3 0.5 400
+m-on3-s50-x medium online 3.0 0.5 0 200
+m-on3-s80-n medium online 3.0 0.8 0.5 200
+m-on5-s30-n medium online 5.0 0.3 0.5 200
+m-bat-s80-x medium batch 1 0.8 0 200
+m-bat-s30-x medium batch 1 0.3 0 200
+m-on5-s80-x medium online 5.0 0.8 0 200
+m-bat-s50-n medium batch 1 0.5 0.5 200
 EOF
 
 : >"$OUT/runs.txt"

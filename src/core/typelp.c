@@ -7,15 +7,15 @@
  * now (short slots first, where the decisions of this round matter), plus
  * a catch-all slot without capacity so that the LP is always feasible.
  *
- *   min  sum w_j (mid_s + p_c / 2) x[j,c,s]
+ *   min  sum w_j (mid_s + p_c) x[j,c,s]
  *   s.t. sum_{c,s} x[j,c,s] = 1                                for every job
  *        sum_{s' <= s} g_c min(p_c, b_{s+1} - b_{s'}) x[j,c,s']
  *             <= free GPU-seconds of type k on [now, now + b_{s+1}]   for every type k, slot s
  *
  * The capacity rows are cumulative: a job started in slot s' has done at
  * most min(p, b_{s+1} - b_{s'}) of its run by the end of slot s. mid_s +
- * p/2 is the job's mean busy time, the usual LP estimate of completion
- * time that does not let a long configuration hide behind an early start.
+ * p_c is the job's completion if it starts mid-slot (the mean busy time
+ * mid_s + p_c / 2 measured 0.4 points worse, docs/model.md).
  *
  * This runs inside the PostgreSQL server: GLPK must never print, exit or
  * abort, so it is hosted as in milp.c (terminal off, an error hook that
@@ -258,7 +258,7 @@ build_matrix(tlp_model *m)
 				m->col[j].job = i;
 				m->col[j].cfg = c;
 				m->col[j].slot = sl;
-				m->obj[j] = m->w[i] * (mid + 0.5 * cf->runtime);
+				m->obj[j] = m->w[i] * (mid + cf->runtime);
 				nz++;
 				m->ia[nz] = i + 1;
 				m->ja[nz] = j;
