@@ -55,6 +55,26 @@ def main():
         rows.append((v, geomean(rj), max(rj), sum(x > 1.01 for x in rj), geomean(rm), max(rm),
                      sum(x > 1.03 for x in rm), geomean(rh), len(rj),
                      max(runs[n][v][0].get("solve_ms_p95", 0) for n in names if v in runs[n])))
+    print_table(rows)
+    print()
+    print("| variant | hard jobs' JCT / k8s's, geomean | worst | hard jobs' JCT / hsjf's, geomean | worst | p99 JCT / best comparator's p99, geomean |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for v in variants:
+        hk, hh, p99 = [], [], []
+        for n in names:
+            r = runs[n]
+            if v not in r or not r[v][0].get("avg_jct_hard_s"):
+                continue
+            if "k8s" in r and r["k8s"][0].get("avg_jct_hard_s"):
+                hk.append(r[v][0]["avg_jct_hard_s"] / r["k8s"][0]["avg_jct_hard_s"])
+            if "hsjf" in r and r["hsjf"][0].get("avg_jct_hard_s"):
+                hh.append(r[v][0]["avg_jct_hard_s"] / r["hsjf"][0]["avg_jct_hard_s"])
+            p99.append(r[v][0]["p99_jct_s"] / min(r[c][0]["p99_jct_s"] for c in comps if c in r))
+        print("| %s | %.3f | %.3f | %.3f | %.3f | %.3f |" % (v, geomean(hk), max(hk or [math.nan]),
+                                                        geomean(hh), max(hh or [math.nan]), geomean(p99)))
+
+
+def print_table(rows):
     print("| variant | JCT / best, geomean | worst | workloads > +1 % | makespan / best, geomean | worst | workloads > +3 % | JCT / GLPK off, geomean | workloads | round p95 ms (max) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
