@@ -6,7 +6,7 @@
 #   OPT_VARIANTS="lp=" tools/opt_bench.sh     only the default mixdnn
 #
 # Environment: MIXDNN_DATA (default ../shared/data), OPT_DIR (default
-# build/opt; never in git), OPT_POLICIES (comparators, default the six of issue #13 that the simulator
+# build/opt; never in git), OPT_SEED (the workloads' seed, default 1), OPT_POLICIES (comparators, default the six of issue #13 that the simulator
 # knows), OPT_VARIANTS (space-separated name=mixdnn-sim-options pairs; the
 # options use ',' for spaces). Then tools/opt_table.py writes the tables.
 set -eu
@@ -60,7 +60,7 @@ EOF
 while read -r name cluster arr load soft sigma jobs; do
 	python3 tools/opt_workloads.py --data "$DATA" --profiles "$OUT/in/profiles.csv" \
 		--nodes "$OUT/in/nodes-$cluster.csv" --arrivals "$arr" --load "$load" \
-		--soft-share "$soft" --sigma "$sigma" --jobs "$jobs" --seed 1 --out "$OUT/in/$name.csv"
+		--soft-share "$soft" --sigma "$sigma" --jobs "$jobs" --seed "${OPT_SEED:-1}" --out "$OUT/in/$name.csv"
 	for p in $OPT_POLICIES; do echo "$name $cluster $p $p" >>"$OUT/runs.txt"; done
 	for v in $VARIANTS; do echo "$name $cluster ${v%%=*} mixdnn ${v#*=}" >>"$OUT/runs.txt"; done
 done <"$OUT/workloads.txt"
