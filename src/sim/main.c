@@ -43,6 +43,8 @@ usage(FILE *f)
 			"  --critical-margin MU   mixdnn: slack share at which a long job is critical (<0: never)\n"
 			"  --drain-margin NU      mixdnn: slack share below which a critical job reserves (<0: never)\n"
 			"  --reserve-all          mixdnn: every job reserves in its turn (the planner before the guards)\n"
+			"  --start-now-milp       mixdnn: the start-now MILP instead of the configuration LP (ablation)\n"
+			"  --lp-window N          mixdnn: waiting jobs inside the configuration LP (default 60)\n"
 			"  --overrun-s S          assumed extra time of a job past its expected end\n"
 			"  --epoch T              epoch seconds of trace time 0 (default %.0f)\n"
 			"  --max-rounds N         stop after N rounds (unfinished jobs are reported)\n"
@@ -139,7 +141,8 @@ enum
 	OPT_TYPES = 256, OPT_NODES, OPT_PROFILES, OPT_TRACE, OPT_POLICY, OPT_JSON, OPT_OUT,
 	OPT_UTIL_OUT, OPT_ROUNDS_OUT, OPT_SOFT_SHARE, OPT_SEED, OPT_NO_MILP, OPT_TIME_LIMIT,
 	OPT_WINDOW, OPT_GAP, OPT_GRID, OPT_ALPHA, OPT_AGING, OPT_OVERRUN, OPT_STARVE, OPT_CRITICAL, OPT_RESERVE_ALL, OPT_DRAIN, OPT_EPOCH,
-	OPT_MAX_ROUNDS, OPT_QUIET, OPT_HELP, OPT_WATCH
+	OPT_MAX_ROUNDS, OPT_QUIET, OPT_HELP, OPT_WATCH,
+	OPT_START_NOW_MILP, OPT_LP_WINDOW
 };
 
 int
@@ -174,6 +177,8 @@ main(int argc, char **argv)
 		{"quiet", no_argument, NULL, OPT_QUIET},
 		{"watch", required_argument, NULL, OPT_WATCH},
 		{"help", no_argument, NULL, OPT_HELP},
+		{"start-now-milp", no_argument, NULL, OPT_START_NOW_MILP},
+		{"lp-window", required_argument, NULL, OPT_LP_WINDOW},
 		{NULL, 0, NULL, 0}
 	};
 	const char *types = NULL,
@@ -286,6 +291,14 @@ main(int argc, char **argv)
 				break;
 			case OPT_RESERVE_ALL:
 				o.planner.reserve_all = 1;
+				break;
+			case OPT_START_NOW_MILP:
+				o.planner.lp_configs = 0;
+				break;
+			case OPT_LP_WINDOW:
+				if (parse_num("--lp-window", optarg, 1, 100000, &d) < 0)
+					return 2;
+				o.planner.lp_window = (int) d;
 				break;
 			case OPT_EPOCH:
 				if (parse_num("--epoch", optarg, 0, 1e11, &o.epoch) < 0)
