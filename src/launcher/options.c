@@ -46,6 +46,8 @@ usage(FILE *out)
 			"  --allow-root-jobs         run jobs whose role maps to uid 0 (refused by default)\n"
 			"  --allow-same-user         not root: run jobs as the launcher's own account,\n"
 			"                            accepting that they can read its credentials\n"
+			"  --no-cgroups              track job processes as a child subreaper only, even\n"
+			"                            where a cgroup per job part could be created\n"
 			"  --help                    show this help and exit\n"
 			"\n"
 			"SIGTERM or SIGINT: stop every job's processes, report, exit; a second one kills them.\n"
@@ -85,7 +87,8 @@ parse_args(lx_config *cfg, int argc, char **argv, const char **pwfile)
 		{"kill-grace", required_argument, NULL, 'g'}, {"output-dir", required_argument, NULL, 'o'},
 		{"state-dir", required_argument, NULL, 's'}, {"password-file", required_argument, NULL, 'w'},
 		{"user-map", required_argument, NULL, 'u'}, {"allow-root-jobs", no_argument, NULL, 'r'},
-		{"allow-same-user", no_argument, NULL, 'S'}, {"help", no_argument, NULL, 'h'},
+		{"allow-same-user", no_argument, NULL, 'S'}, {"no-cgroups", no_argument, NULL, 'C'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
 	};
 	int			c;
@@ -105,6 +108,7 @@ parse_args(lx_config *cfg, int argc, char **argv, const char **pwfile)
 			case 'u': cfg->user_map = optarg; break;
 			case 'r': cfg->allow_root_jobs = true; break;
 			case 'S': cfg->allow_same_user = true; break;
+			case 'C': cfg->no_cgroups = true; break;
 			case 'h': usage(stdout); exit(0);
 			default: usage(stderr); exit(2);
 		}
@@ -240,7 +244,13 @@ lx_options_load(lx_config *cfg, int argc, char **argv)
 		cfg->password = read_password(pwfile);
 	check_dirs(cfg);
 	check_accounts(cfg);
-	lx_tree_cgroup_base(cfg->cgroup_base, sizeof(cfg->cgroup_base), why, sizeof(why));
+	if (cfg->no_cgroups)
+	{
+		cfg->cgroup_base[0] = '\0';
+		snprintf(why, sizeof(why), "--no-cgroups");
+	}
+	else
+		lx_tree_cgroup_base(cfg->cgroup_base, sizeof(cfg->cgroup_base), why, sizeof(why));
 	if (cfg->cgroup_base[0] != '\0')
 		lx_log("each job part gets a cgroup under %s", cfg->cgroup_base);
 	else

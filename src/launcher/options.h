@@ -22,6 +22,7 @@ typedef struct lx_config
 	double		grace_s;
 	bool		allow_root_jobs;
 	bool		allow_same_user;
+	bool		no_cgroups;
 	char		cgroup_base[PATH_MAX];	/* "" = subreaper keepers only */
 } lx_config;
 

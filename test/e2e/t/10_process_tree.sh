@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# A job is its whole process tree: cancelling a job whose processes escaped
+# its process group (GNU timeout, setsid, a double fork, nohup ... &, one
+# ignoring SIGTERM) ends every one of them, with a cgroup per part and with
+# the subreaper fallback (--no-cgroups); a command that exits leaves nothing.
+. "$(dirname "$0")/../lib.sh"
+
+# Each command leaves a process running "sleep N" with a marker N.
+escapes=(
+	"exec timeout 40 sleep 3017"
+	"setsid sleep 3018 & sleep 3019"
+	"(sh -c 'sleep 3020 &' &); sleep 3021"
+	"nohup sleep 3022 >/dev/null 2>&1 & sleep 3023"
+)
+markers="3017 3018 3019 3020 3021 3022 3023 3024 3025 3026"
+
+running() {	# how many processes of the markers are alive
+	local n=0 m
+	for m in $markers; do n=$((n + $(pgrep -c -x -f "sleep $m" 2>/dev/null || true))); done
+	echo "$n"
+}
+
+for mode in cgroup subreaper; do
+	reset_cluster
+	pkill -x -f "sleep 30(1[7-9]|2[0-6])" 2>/dev/null
+	opts=()
+	[ "$mode" = subreaper ] && opts=(--no-cgroups)
+	start_launcher n1 "${opts[@]}"
+	ids=()
+	for cmd in "${escapes[@]}"; do ids+=("$(submit "escape" hard a100 1 "$cmd" '1 h')"); done
+	wait_until 15 '[ "$(running)" -ge 7 ]'
+	ok $? "$mode: four jobs started, with processes outside their process groups ($(running) running)"
+	q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id IN ($(IFS=,; echo "${ids[*]}"))" >/dev/null
+	wait_until 10 '[ "$(running)" = 0 ]'
+	ok $? "$mode: cancelling them ended every process (left: $(pgrep -a -f 'sleep 30[12][0-9]' | tr '\n' ';'))"
+	wait_until 5 "grep -c 'reported exit code' '$T/launcher-n1.log' | grep -qx 4"
+	ok $? "$mode: the launcher reported the four parts once they were gone"
+
+	# Ignores SIGTERM in a new session: ends at SIGKILL, after the grace period.
+	job=$(submit stubborn hard a100 1 "setsid sh -c 'trap \"\" TERM; sleep 3024' & trap '' TERM; sleep 3025" '1 h')
+	wait_until 10 '[ "$(running)" -ge 2 ]'
+	ok $? "$mode: a job ignoring SIGTERM runs"
+	q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+	sleep 1
+	is "$(running)" 2 "$mode: one second after the cancel it still runs (grace 2 s)"
+	wait_until 6 '[ "$(running)" = 0 ]'
+	ok $? "$mode: SIGKILL after the grace period ended all of it"
+
+	# A command that exits leaves nothing behind, and only then is it reported.
+	job=$(submit leaves hard a100 1 "setsid sleep 3026 & sleep 0.5; exit 3" '1 h')
+	wait_until 10 "[ \"\$(status_of $job)\" = failed ]"
+	ok $? "$mode: a command that exits with 3 fails its job"
+	is "$(running)" 0 "$mode: the process it left in another session is gone"
+	is "$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $job")" 3 "$mode: the job's exit code is the command's"
+	stop_launcher n1
+	[ "$mode" = cgroup ] && {
+		grep -q "gets a cgroup under" "$T/launcher-n1.log"
+		ok $? "cgroup: the launcher used a cgroup per part"
+		is "$(ls -d /sys/fs/cgroup/unified/mixdnn-* 2>/dev/null | grep -c -- "-n1-j" )" 0 "cgroup: and removed them"
+	}
+	mv "$T/launcher-n1.log" "$T/launcher-n1-$mode.log.old"
+done
+done_testing
