@@ -56,3 +56,5 @@ CREATE TRIGGER jobs_check_env
 	BEFORE INSERT OR UPDATE OF workdir, env ON mixdnn.jobs
 	FOR EACH ROW EXECUTE FUNCTION mixdnn._job_check_env();
 REVOKE ALL ON FUNCTION mixdnn._job_check_env() FROM PUBLIC;
+-- Users give both when they submit.
+GRANT INSERT (workdir, env) ON mixdnn.jobs TO mixdnn_user;
