@@ -466,13 +466,14 @@ main(int argc, char **argv)
 			report_results();
 		if (st.conn && st.want_reconcile)
 			reconcile();
+		/* Before claiming: a part's keeper learns the lease it must not outlive. */
+		if (st.conn && lx_now() >= st.next_heartbeat)
+			heartbeat();
 		if (st.conn && !st.stopping && (st.want_claim || lx_now() >= st.next_poll))
 		{
 			claim();
 			st.next_poll = lx_now() + cfg.poll_s;
 		}
-		if (st.conn && lx_now() >= st.next_heartbeat)
-			heartbeat();
 		if (stop_done())
 			break;
 
