@@ -35,25 +35,6 @@ xcalloc(size_t n, size_t size)
 	return p;
 }
 
-void
-lx_job_free(lx_job *job)
-{
-	int			i;
-
-	free(job->name);
-	free(job->command);
-	free(job->gpus);
-	free(job->workdir);
-	free(job->owner);
-	for (i = 0; i < job->nenv; i++)
-	{
-		free(job->env[i].key);
-		free(job->env[i].value);
-	}
-	free(job->env);
-	memset(job, 0, sizeof(*job));
-}
-
 /* Messages of libpq and the server on one line, without the trailing newline. */
 static void
 one_line(char *msg)

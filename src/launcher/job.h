@@ -26,5 +26,6 @@ typedef struct lx_job
 } lx_job;
 
 void		lx_job_free(lx_job *job);
+lx_job	   *lx_job_copy(const lx_job *job);
 
 #endif

@@ -52,6 +52,7 @@ static struct
 	double		stop_deadline;
 	bool		started;		/* connected and checked once: errors are no longer fatal */
 	char		installation[128];
+	char		prefix[256];	/* of output files and cgroups: database and installation */
 } st;
 
 static double
@@ -97,6 +98,29 @@ fatal_if_new(lx_rc rc)
 }
 
 /*
+ * Output files are named after the database (percent-encoded) and the
+ * installation as well as job, attempt, node and rank, so that no two
+ * parts anywhere share one.
+ */
+static void
+output_prefix(char *buf, size_t size)
+{
+	const char *db = PQdb(st.conn);
+	size_t		n = 0;
+
+	for (; *db && n + 4 < size; db++)
+	{
+		unsigned char ch = (unsigned char) *db;
+
+		if (isalnum(ch) || ch == '_' || ch == '.')
+			buf[n++] = (char) ch;
+		else
+			n += snprintf(buf + n, size - n, "%%%02X", ch);
+	}
+	snprintf(buf + n, size - n, "-%s", st.installation);
+}
+
+/*
  * The node's keepers live in a directory per installation of the
  * extension, so that a job id of a dropped and re-created one is never
  * taken for another's. Keepers of an installation that is gone end with
@@ -123,6 +147,7 @@ enter_installation(void)
 		exit(2);
 	}
 	snprintf(st.installation, sizeof(st.installation), "%s", id);
+	output_prefix(st.prefix, sizeof(st.prefix));
 	return true;
 }
 
@@ -245,27 +270,21 @@ reconcile(void)
 	free(parts);
 }
 
-/*
- * Output files are named after the database (percent-encoded) and the
- * installation as well as job, attempt, node and rank, so that no two
- * parts anywhere share one.
- */
-static void
-output_prefix(char *buf, size_t size)
+/* How parts start; the same for every part of this installation. */
+static const lx_spawn_ctx *
+spawn_ctx(void)
 {
-	const char *db = PQdb(st.conn);
-	size_t		n = 0;
+	static lx_spawn_ctx ctx;
 
-	for (; *db && n + 4 < size; db++)
-	{
-		unsigned char ch = (unsigned char) *db;
-
-		if (isalnum(ch) || ch == '_' || ch == '.')
-			buf[n++] = (char) ch;
-		else
-			n += snprintf(buf + n, size - n, "%%%02X", ch);
-	}
-	snprintf(buf + n, size - n, "-%s", st.installation);
+	ctx.cgroup_base = cfg.cgroup_base;
+	ctx.output_dir = cfg.output_dir;
+	ctx.output_prefix = st.prefix;
+	ctx.node = cfg.node;
+	ctx.allow_root = cfg.allow_root_jobs;
+	ctx.grace_s = cfg.grace_s;
+	/* A detached part dies before its lease ends if no launcher adopts it. */
+	ctx.adopt_s = (st.lease_s > 0 ? st.lease_s : 60) * 2 / 3;
+	return &ctx;
 }
 
 static void
@@ -275,27 +294,16 @@ claim(void)
 	int			njobs,
 				i;
 	lx_rc		rc;
-	lx_spawn_ctx ctx;
-	char		prefix[256];
 
 	st.want_claim = false;
 	rc = lx_db_claim(st.conn, cfg.node, &jobs, &njobs);
 	if (!still_connected(rc) || rc != LX_OK)
 		return;
-	output_prefix(prefix, sizeof(prefix));
-	ctx.cgroup_base = cfg.cgroup_base;
-	ctx.output_dir = cfg.output_dir;
-	ctx.output_prefix = prefix;
-	ctx.node = cfg.node;
-	ctx.allow_root = cfg.allow_root_jobs;
-	ctx.grace_s = cfg.grace_s;
-	/* A detached part dies before its lease ends if no launcher adopts it. */
-	ctx.adopt_s = (st.lease_s > 0 ? st.lease_s : 60) * 2 / 3;
 	for (i = 0; i < njobs; i++)
 	{
 		lx_log("claimed job %lld attempt %d", jobs[i].job_id, jobs[i].attempt);
 		if (lx_find(jobs[i].job_id, jobs[i].attempt) == NULL)
-			(void) lx_spawn(&jobs[i], &ctx);
+			(void) lx_spawn(&jobs[i], spawn_ctx());
 		lx_job_free(&jobs[i]);
 	}
 	free(jobs);
@@ -450,6 +458,8 @@ main(int argc, char **argv)
 		if (lx_signals_detach() && !st.stopping)
 			detach();
 		lx_read_keepers();
+		if (st.installation[0] != '\0')
+			lx_start_waiting(spawn_ctx());
 		if (stops > stops_seen)
 		{
 			if (!st.stopping)

@@ -126,10 +126,96 @@ become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const lx_account *acct
 	lx_keeper_main(&a);
 }
 
+/* Whether two CUDA_VISIBLE_DEVICES lists share an index. */
+static bool
+gpus_overlap(const char *a, const char *b)
+{
+	const char *p;
+
+	for (p = a; *p;)
+	{
+		char	   *end;
+		long		g = strtol(p, &end, 10);
+		const char *q;
+
+		if (end == p)
+			break;
+		for (q = b; *q;)
+		{
+			char	   *qend;
+			long		h = strtol(q, &qend, 10);
+
+			if (qend == q)
+				break;
+			if (g == h)
+				return true;
+			q = *qend == ',' ? qend + 1 : qend;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	return false;
+}
+
+/* The live part (other than self) holding one of these GPUs, if any. */
+static lx_child *
+gpu_holder(const char *gpus, const lx_child *self)
+{
+	int			i;
+
+	for (i = 0; gpus != NULL && i < nchildren; i++)
+	{
+		lx_child   *o = &children[i];
+
+		if (o != self && !o->exited && o->waiting == NULL && gpus_overlap(gpus, o->gpus))
+			return o;
+	}
+	return NULL;
+}
+
+static void start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx);
+
 lx_child *
 lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx)
 {
 	lx_child   *c = new_slot(job->job_id, job->attempt);
+	lx_child   *holder;
+
+	snprintf(c->gpus, sizeof(c->gpus), "%s", job->gpus ? job->gpus : "");
+	holder = gpu_holder(c->gpus, c);
+	if (holder != NULL)
+	{
+		lx_log("job %lld attempt %d waits: GPUs %s still run processes of job %lld attempt %d",
+			   job->job_id, job->attempt, c->gpus, holder->job_id, holder->attempt);
+		c->waiting = lx_job_copy(job);
+		return c;
+	}
+	start_part(c, job, ctx);
+	return c;
+}
+
+void
+lx_start_waiting(const lx_spawn_ctx *ctx)
+{
+	int			i;
+
+	for (i = 0; i < nchildren; i++)
+	{
+		lx_child   *c = &children[i];
+		lx_job	   *job = c->waiting;
+
+		if (job == NULL || gpu_holder(c->gpus, c) != NULL)
+			continue;
+		c->waiting = NULL;
+		c->started = lx_now();
+		start_part(c, job, ctx);
+		lx_job_free(job);
+		free(job);
+	}
+}
+
+static void
+start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
+{
 	lx_account	acct;
 	char		why[512],
 				sock[128];
@@ -141,13 +227,13 @@ lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx)
 	{
 		lx_log("job %lld attempt %d has no command; reporting exit code 127", job->job_id, job->attempt);
 		exited_now(c, 127, "the job has no command");
-		return c;
+		return;
 	}
 	if (lx_account_for(job->owner ? job->owner : "", ctx->allow_root, &acct, why, sizeof(why)) != 0)
 	{
 		lx_log("job %lld attempt %d: %s; reporting exit code 126", job->job_id, job->attempt, why);
 		exited_now(c, 126, why);
-		return c;
+		return;
 	}
 	socket_name(sock, sizeof(sock), job->job_id, job->attempt);
 	unlink(sock);
@@ -159,7 +245,7 @@ lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx)
 		if (lfd >= 0)
 			close(lfd);
 		exited_now(c, 126, why);
-		return c;
+		return;
 	}
 	fflush(NULL);
 	pid = fork();
@@ -171,13 +257,13 @@ lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx)
 		snprintf(why, sizeof(why), "cannot start the keeper: %s", strerror(errno));
 		lx_log("job %lld attempt %d: %s", job->job_id, job->attempt, why);
 		exited_now(c, 126, why);
-		return c;
+		return;
 	}
 	c->pid = pid;
 	lx_log("job %lld attempt %d started: keeper %d, user %s, rank %d, CUDA_VISIBLE_DEVICES=%s, world %d GPUs (%s)",
 		   job->job_id, job->attempt, (int) pid, acct.name, job->node_rank, job->gpus ? job->gpus : "",
 		   job->world_gpus, job->name ? job->name : "");
-	return c;
+	return;
 }
 
 int
@@ -340,6 +426,15 @@ lx_stop(lx_child *c, const char *why)
 {
 	if (c->exited || c->stop_sent)
 		return;
+	if (c->waiting != NULL)
+	{
+		lx_log("job %lld attempt %d: never started (%s)", c->job_id, c->attempt, why);
+		lx_job_free(c->waiting);
+		free(c->waiting);
+		c->waiting = NULL;
+		exited_now(c, 143, "stopped before it started");
+		return;
+	}
 	lx_log("job %lld attempt %d: stopping all its processes (%s)", c->job_id, c->attempt, why);
 	tell(c, 'T');
 	c->stop_sent = true;
@@ -356,6 +451,11 @@ lx_kill_all(void)
 
 		if (c->exited || c->kill_sent)
 			continue;
+		if (c->waiting != NULL)
+		{
+			lx_stop(c, "killing every part");
+			continue;
+		}
 		lx_log("job %lld attempt %d: killing all its processes", c->job_id, c->attempt);
 		tell(c, 'K');
 		c->kill_sent = true;

@@ -42,13 +42,20 @@ typedef struct lx_child
 	char		cgroup[PATH_MAX];	/* the part's cgroup, from the hello */
 	int			report_errors;
 	double		report_after;
+	char		gpus[256];		/* CUDA_VISIBLE_DEVICES of the part */
+	lx_job	   *waiting;		/* not started yet: a GPU of it still has another part's processes */
 } lx_child;
 
 /*
  * Starts a job part in the current directory (the state directory); a part
- * that cannot start is recorded as exited (126/127) with the reason.
+ * that cannot start is recorded as exited (126/127) with the reason. A part
+ * that needs a GPU on which a stopped part's processes are still ending
+ * waits for them: two jobs never share a GPU, whatever the database says.
  */
 lx_child   *lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx);
+
+/* Starts the waiting parts whose GPUs are free now. */
+void		lx_start_waiting(const lx_spawn_ctx *ctx);
 
 /* Connects to the keepers left in the current directory; returns how many. */
 int			lx_adopt(void);

@@ -60,4 +60,18 @@ for mode in cgroup subreaper; do
 	}
 	mv "$T/launcher-n1.log" "$T/launcher-n1-$mode.log.old"
 done
+
+# The database frees a cancelled job's GPUs at once; the launcher starts the
+# next job on them only once the cancelled one's processes are gone.
+start_launcher n3 --kill-grace 3
+job=$(submit stubborn hard v100 2 "trap '' TERM; setsid sh -c 'trap \"\" TERM; sleep 3024' & sleep 3025" '1 h')
+wait_until 10 '[ "$(running)" -ge 2 ]'
+ok $? "a job ignoring SIGTERM runs on n3's two GPUs"
+next=$(submit next hard v100 2 "echo \$(pgrep -c -x -f 'sleep 302[45]') > $T/out/next-saw; $(job_cmd 0.1)" '1 s')
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+wait_until 15 "[ \"\$(status_of $next)\" = completed ]"
+ok $? "the next job on those GPUs ran"
+is "$(cat "$T/out/next-saw" 2>/dev/null)" 0 "it started only once no process of the cancelled job was left"
+ok "$(grep -q "job $next attempt 1 waits: GPUs 0,1 still run processes of job $job" "$T/launcher-n3.log"; echo $?)" \
+	"the launcher said why it waited"
 done_testing
