@@ -7,7 +7,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(23);
+SELECT plan(24);
 
 CREATE ROLE tap30_launcher NOLOGIN IN ROLE mixdnn_launcher;
 CREATE ROLE tap30_user NOLOGIN IN ROLE mixdnn_user;
@@ -69,6 +69,9 @@ SELECT results_eq($$SELECT c.env->>'RANK', c.env->>'NODE_RANK', c.env->>'WORLD_S
 					FROM parts c WHERE c.name = 'b' ORDER BY c.node_rank$$,
 	$$VALUES ('0', '0', '2', '10'), ('1', '1', '2', '10')$$,
 	'two nodes: RANK = NODE_RANK, WORLD_SIZE = 2 nodes, the GPUs in MIXDNN_WORLD_GPUS');
+SELECT results_eq($$SELECT (c.env->>'MIXDNN_GPU_OFFSET')::int FROM parts c WHERE c.name = 'b' ORDER BY c.node_rank$$,
+	$$SELECT 0 UNION ALL SELECT (SELECT (c.env->>'MIXDNN_LOCAL_GPUS')::int FROM parts c WHERE c.name = 'b' AND c.node_rank = 0)$$,
+	'MIXDNN_GPU_OFFSET: the GPUs of the lower-ranked nodes (the first global rank of a process per GPU)');
 SELECT is((SELECT count(DISTINCT c.env->>'MASTER_ADDR') FROM parts c WHERE c.name = 'b'), 1::bigint,
 	'both parts of b have the same MASTER_ADDR');
 SELECT is((SELECT c.env->>'MASTER_ADDR' FROM parts c WHERE c.name = 'b' AND c.node_rank = 0),

@@ -121,7 +121,10 @@ BEGIN
 				'MIXDNN_NODE', p.node,
 				'MIXDNN_NNODES', pg_catalog.cardinality(w.nodes)::text,
 				'MIXDNN_WORLD_GPUS', w.world_gpus::text,
-				'MIXDNN_LOCAL_GPUS', p.gpus::text),
+				'MIXDNN_LOCAL_GPUS', p.gpus::text,
+				'MIXDNN_GPU_OFFSET', (SELECT coalesce(pg_catalog.sum(q.gpus), 0) FROM mixdnn.job_parts q
+									  WHERE q.job_id = p.job_id AND q.attempt = p.attempt
+										AND q.node_rank < p.node_rank)::text),
 		   j.workdir, j.owner, j.attempt
 	FROM mixdnn.job_parts p
 	JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
