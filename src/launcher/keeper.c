@@ -56,7 +56,7 @@ send_line(keeper *k, const char *line)
 static void
 send_state(keeper *k)
 {
-	char		line[700];
+	char		line[PATH_MAX + 600];
 
 	snprintf(line, sizeof(line), "H %d %s\n", (int) getpid(), k->tree.cgroup[0] ? k->tree.cgroup : "-");
 	send_line(k, line);

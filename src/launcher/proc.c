@@ -218,7 +218,7 @@ start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 {
 	lx_account	acct;
 	char		why[512],
-				sock[128];
+				sock[64];
 	struct sockaddr_un addr;
 	int			lfd;
 	pid_t		pid;
