@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,24 +28,32 @@ fail(const lx_command *c, const char *fmt, const char *arg)
 }
 
 /*
- * The output file is created by root and handed to the job's user; a name
- * someone else planted (a link, another user's file) is refused.
+ * The output file is created by root and handed to the job's user. A name
+ * someone planted before (a symbolic or hard link, another user's file) is
+ * refused: handing it over would give away whatever it points to.
  */
 static void
 open_output(const lx_command *c)
 {
 	struct stat st;
-	int			fd = open(c->output, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0640);
+	const int	flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC;
+	bool		created = true;
+	int			fd = open(c->output, flags | O_CREAT | O_EXCL, 0640);
 
+	if (fd < 0 && errno == EEXIST)
+	{
+		created = false;
+		fd = open(c->output, flags);
+	}
 	if (fd < 0)
 		fail(c, "cannot open output file %s: %s", c->output);
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)
-		|| (st.st_uid != c->account->uid && st.st_uid != geteuid()))
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1
+		|| (!created && st.st_uid != c->account->uid))
 	{
 		errno = EPERM;
-		fail(c, "output file %s exists and is not the job user's: %s", c->output);
+		fail(c, "output file %s exists and is not the job user's own: %s", c->output);
 	}
-	if (geteuid() == 0 && fchown(fd, c->account->uid, c->account->gid) != 0)
+	if (created && geteuid() == 0 && fchown(fd, c->account->uid, c->account->gid) != 0)
 		fail(c, "cannot give output file %s to the job's user: %s", c->output);
 	if (dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
 		fail(c, "cannot redirect output to %s: %s", c->output);

@@ -74,4 +74,18 @@ ok "$([ ! -e "$T/out/ghost-ran" ]; echo $?)" "and nothing ran"
 is "$(status_of "$r")" failed "a role mapped to root without --allow-root-jobs: the job fails"
 ok "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $r" | grep -q 'allow-root-jobs'; echo $?)" "with the reason"
 ok "$([ ! -e "$T/out/rooty-ran" ]; echo $?)" "and nothing ran as root"
+
+# A file planted under a future output file's name (here a hard link to a
+# file of root's) is not handed to the job's user.
+next=$(($(q "SELECT max(job_id) FROM mixdnn.jobs") + 1))
+echo "root's" >"$T/rootfile"
+chmod 600 "$T/rootfile"
+ln "$T/rootfile" "$T/joblogs/postgres-$inst-j$next-a1-n1-r0.log"
+p=$(as_role mxe2e_bob "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('planted', 'hard', 'a100', 1, '1 s', 'echo overwritten') RETURNING job_id")
+is "$p" "$next" "a job whose output file name was planted"
+wait_until 20 '[ "$(unfinished)" = 0 ]'
+is "$(status_of "$p"),$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $p")" failed,126 "fails with 126"
+ok "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $p" | grep -q "is not the job user's own"; echo $?)" "saying why"
+is "$(stat -c %U "$T/rootfile"):$(cat "$T/rootfile")" "root:root's" "and the planted file is still root's and unchanged"
 done_testing
