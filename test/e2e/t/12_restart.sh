@@ -18,12 +18,13 @@ usr2_launcher() {	# usr2_launcher NODE: SIGUSR2; its exit status in $usr2_status
 reset_cluster
 start_launcher n3
 start_launcher n1
-long=$(submit long hard v100 1 "$(job_cmd 6 5)" '6 s')
+long=$(submit long hard v100 1 "$(job_cmd 10 5)" '10 s')
 cancelled=$(submit cancelled hard a100 1 "$(job_cmd 60)" '1 min')
-gap=$(submit gap hard v100 1 "$(job_cmd 1.5 4)" '2 s')
+gap=$(submit gap hard v100 1 "$(job_cmd 5 4)" '5 s')
 wait_until 10 "[ -f '$T/out/$long-1-0.env' ] && [ -f '$T/out/$cancelled-1-0.env' ] && [ -f '$T/out/$gap-1-0.env' ]"
 ok $? "three jobs run on n3 and n1"
 lpid=$(env_of "$long" 1 0 PID)
+gpid=$(env_of "$gap" 1 0 PID)
 
 usr2_launcher n3
 is "$usr2_status" 0 "SIGUSR2: the launcher of n3 exits with 0"
@@ -35,9 +36,10 @@ ok $? "a new launcher of n3 adopts both parts"
 sleep 0.5
 usr2_launcher n3
 is "$usr2_status" 0 "restarted a second time"
-sleep 2
+wait_until 15 "! alive $gpid"
+ok $? "one job ends while no launcher runs"
 start_launcher n3
-wait_until 15 "[ \"\$(status_of $long)\" = failed ] || [ \"\$(status_of $long)\" = completed ]"
+wait_until 20 "[ \"\$(status_of $long)\" = failed ] || [ \"\$(status_of $long)\" = completed ]"
 is "$(status_of "$long"),$(q "SELECT exit_code || ',' || attempt FROM mixdnn.jobs WHERE job_id = $long")" "failed,5,1" \
 	"the job ran once (attempt 1) and its exit code 5 was reported"
 is "$(grep -h "job $long attempt 1: reported exit code" "$T"/launcher-n3.log* | grep -c -v stale)" 1 "exactly once"
