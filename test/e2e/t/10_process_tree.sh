@@ -2,7 +2,8 @@
 # A job is its whole process tree: cancelling a job whose processes escaped
 # its process group (GNU timeout, setsid, a double fork, nohup ... &, one
 # ignoring SIGTERM) ends every one of them, with a cgroup per part and with
-# the subreaper fallback (--no-cgroups); a command that exits leaves nothing.
+# the subreaper fallback (--no-cgroups); a command that exits leaves nothing;
+# a launcher stopped with SIGTERM, or a keeper killed, ends the part too.
 . "$(dirname "$0")/../lib.sh"
 
 # Each command leaves a process running "sleep N" with a marker N.
@@ -76,4 +77,26 @@ ok $? "the next job on those GPUs ran"
 is "$(cat "$T/out/next-saw" 2>/dev/null)" 0 "it started only once no process of the cancelled job was left"
 ok "$(grep -q "job $next attempt 1 waits: GPUs 0,1 still run processes of job $job" "$T/launcher-n3.log"; echo $?)" \
 	"the launcher said why it waited"
+
+# A launcher stopped with SIGTERM ends what escaped too.
+q "UPDATE mixdnn.gpu_nodes SET status = 'draining' WHERE node = 'n1'" >/dev/null
+start_launcher n2
+job=$(submit escaped hard a100 1 "setsid sleep 3018 & sleep 3019" '1 h')
+wait_until 10 '[ "$(running)" -ge 2 ]'
+ok $? "a job with a process in another session runs on n2"
+stop_launcher n2
+is "$(running)" 0 "SIGTERM to the launcher ended all of it before it exited"
+is "$(status_of "$job")" failed "and the job was reported failed"
+
+# A keeper killed with SIGKILL: the launcher ends the part through its cgroup.
+start_launcher n2
+job=$(submit keeperless hard a100 1 "setsid sleep 3018 & sleep 3019" '1 h')
+wait_until 10 '[ "$(running)" -ge 2 ]'
+keeper=$(sed -n "s/.*job $job attempt 1 started: keeper \([0-9]*\),.*/\1/p" "$T/launcher-n2.log")
+kill -KILL "$keeper"
+wait_until 10 '[ "$(running)" = 0 ]'
+ok $? "killing the keeper: the launcher killed the part's cgroup"
+wait_until 10 "[ \"\$(status_of $job)\" = failed ]"
+is "$(q "SELECT exit_code || ' ' || reason FROM mixdnn.jobs WHERE job_id = $job")" \
+	"137 exited with code 137 on node n2: its keeper process died" "and reported 137 with the reason"
 done_testing
