@@ -132,7 +132,8 @@ lx_command_exec(const lx_command *c)
 		errno = 0;
 		fail(c, "%s%.0s", why);
 	}
-	if (chdir(dir) != 0)
+	/* Like login: an account without a home directory starts in /. */
+	if (chdir(dir) != 0 && (c->job->workdir != NULL || chdir(dir = "/") != 0))
 		fail(c, "cannot change to working directory %s: %s", dir);
 	env = build_env(c, dir);
 	if (env == NULL)

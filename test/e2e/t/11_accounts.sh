@@ -14,13 +14,13 @@ for u in mxe2e_alice mxe2e_bob; do
 	usermod -a -G mxe2e_team "$u"
 done
 q "DO \$\$ DECLARE r text; BEGIN
-	FOREACH r IN ARRAY ARRAY['mxe2e_alice', 'mxe2e_bob', 'mxe2e_ghost', 'mxe2e_rooty'] LOOP
+	FOREACH r IN ARRAY ARRAY['mxe2e_alice', 'mxe2e_bob', 'mxe2e_ghost', 'mxe2e_rooty', 'mxe2e_nohome'] LOOP
 		IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r) THEN EXECUTE format('CREATE ROLE %I', r); END IF;
 		EXECUTE format('GRANT mixdnn_user TO %I', r);
 	END LOOP; END \$\$" >/dev/null
 id -u mxe2e_ghost >/dev/null 2>&1 && userdel mxe2e_ghost
 
-printf '# role  os user\nmxe2e_rooty root\n' >"$T/usermap"
+printf '# role  os user\nmxe2e_rooty root\nmxe2e_nohome nobody\n' >"$T/usermap"
 echo "e2e-launcher-secret-$$" >"$T/pw"
 chmod 600 "$T/pw"
 mkdir -p "$T/joblogs"
@@ -74,6 +74,13 @@ ok "$([ ! -e "$T/out/ghost-ran" ]; echo $?)" "and nothing ran"
 is "$(status_of "$r")" failed "a role mapped to root without --allow-root-jobs: the job fails"
 ok "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $r" | grep -q 'allow-root-jobs'; echo $?)" "with the reason"
 ok "$([ ! -e "$T/out/rooty-ran" ]; echo $?)" "and nothing ran as root"
+
+# An account whose home directory does not exist starts in /, as at login.
+n=$(as_role mxe2e_nohome "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('nohome', 'hard', 'a100', 1, '1 s', 'echo \$(id -un) \$(pwd) > $T/out/nohome') RETURNING job_id")
+wait_until 20 '[ "$(unfinished)" = 0 ]'
+is "$(status_of "$n"):$(cat "$T/out/nohome" 2>/dev/null)" "completed:nobody /" \
+	"a role mapped by --user-map to nobody (home /nonexistent) runs as nobody in /"
 
 # A file planted under a future output file's name (here a hard link to a
 # file of root's) is not handed to the job's user.
