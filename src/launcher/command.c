@@ -115,7 +115,7 @@ lx_command_exec(const lx_command *c)
 	signal(SIGHUP, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	setpgid(0, 0);
-	errno = lx_tree_enter(c->tree);
+	errno = c->in_cgroup ? 0 : lx_tree_enter(c->tree);
 	if (errno != 0)
 		fail(c, "cannot join the part's cgroup %s: %s", c->tree->cgroup);
 

@@ -6,6 +6,8 @@
 #ifndef LX_COMMAND_H
 #define LX_COMMAND_H
 
+#include <stdbool.h>
+
 #include "account.h"
 #include "job.h"
 #include "tree.h"
@@ -17,6 +19,7 @@ typedef struct lx_command
 	const lx_tree *tree;
 	const char *output;			/* file for stdout and stderr; NULL: inherit */
 	int			error_fd;		/* close-on-exec pipe: why the exec did not happen */
+	bool		in_cgroup;		/* born in the part's cgroup already */
 } lx_command;
 
 /* Never returns: execs /bin/sh -c COMMAND, or writes why to error_fd and exits 126. */

@@ -87,7 +87,7 @@ static void
 start_command(keeper *k)
 {
 	const lx_keeper_args *a = k->args;
-	lx_command	c = {a->job, a->account, &k->tree, a->output, -1};
+	lx_command	c = {a->job, a->account, &k->tree, a->output, -1, false};
 	int			p[2];
 	ssize_t		n;
 
@@ -99,7 +99,7 @@ start_command(keeper *k)
 		return;
 	}
 	c.error_fd = p[1];
-	k->cmd = fork();
+	k->cmd = lx_tree_fork(&k->tree, &c.in_cgroup);
 	if (k->cmd == 0)
 	{
 		close(p[0]);

@@ -2,6 +2,7 @@
  * tree.c — a job part's processes: its cgroup v2 directory, else the
  * keeper's descendants found in /proc.
  */
+#define _GNU_SOURCE
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -10,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -126,6 +129,37 @@ write_file(const char *dir, const char *file, const char *text)
 		rc = errno;
 	close(fd);
 	return rc;
+}
+
+pid_t
+lx_tree_fork(const lx_tree *t, bool *entered)
+{
+	*entered = false;
+#if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
+	if (t->cgroup[0] != '\0')
+	{
+		struct clone_args args;
+		int			fd = open(t->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		long		pid = -1;
+
+		if (fd >= 0)
+		{
+			memset(&args, 0, sizeof(args));
+			args.flags = CLONE_INTO_CGROUP;
+			args.exit_signal = SIGCHLD;
+			args.cgroup = (unsigned long long) fd;
+			pid = syscall(SYS_clone3, &args, sizeof(args));
+			close(fd);
+		}
+		if (pid >= 0)
+		{
+			*entered = true;
+			return (pid_t) pid;
+		}
+		/* Older kernels: fork, and the child joins the cgroup itself. */
+	}
+#endif
+	return fork();
 }
 
 int

@@ -29,6 +29,13 @@ void		lx_tree_cgroup_base(char *base, size_t size, char *why, size_t why_size);
 /* In the keeper: its cgroup NAME under base (if any), subreaper mode. */
 void		lx_tree_init(lx_tree *t, const char *base, const char *name);
 
+/*
+ * Forks the part's first process, born in the cgroup where the kernel can
+ * do that (clone3 with CLONE_INTO_CGROUP: moving a running process costs
+ * about 12 ms more per launch). *entered: whether it is in the cgroup yet.
+ */
+pid_t		lx_tree_fork(const lx_tree *t, bool *entered);
+
 /* In the command's process before exec: joins the cgroup. 0 or errno. */
 int			lx_tree_enter(const lx_tree *t);
 

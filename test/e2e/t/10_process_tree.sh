@@ -55,6 +55,12 @@ for mode in cgroup subreaper; do
 	ok $? "$mode: a command that exits with 3 fails its job"
 	is "$(running)" 0 "$mode: the process it left in another session is gone"
 	is "$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $job")" 3 "$mode: the job's exit code is the command's"
+	if [ "$mode" = cgroup ]; then
+		job=$(submit where hard a100 1 "grep '^0::' /proc/self/cgroup > $T/out/cgroup-$mode" '1 h')
+		wait_until 10 "[ \"\$(status_of $job)\" = completed ]"
+		ok "$(grep -q -- "^0::.*/mixdnn-postgres-.*-n1-j$job-a1\$" "$T/out/cgroup-$mode"; echo $?)" \
+			"cgroup: a job's process is born in its part's cgroup ($(cat "$T/out/cgroup-$mode" 2>/dev/null))"
+	fi
 	stop_launcher n1
 	[ "$mode" = cgroup ] && {
 		grep -q "gets a cgroup under" "$T/launcher-n1.log"
