@@ -28,6 +28,8 @@ mx_options_default(mx_options *o)
 	o->critical_margin = 0.05;
 	o->drain_margin = -1.0;
 	o->reserve_all = 0;
+	o->lp_configs = 1;
+	o->lp_window = 60;
 }
 
 static const char *const policy_names[MX_NPOLICIES] = {
@@ -88,6 +90,10 @@ const mx_option_spec mx_option_specs[] = {
 	"mixdnn: every job reserves in its turn (the ablation of the guards)"},
 	{"value-horizon-s", MX_OPT_REAL, OFF(value_horizon_s), 0, 1e12, "S",
 	"mixdnn: H, the normaliser of a plan's value (0: chosen per round)"},
+	{"start-now-milp", MX_OPT_CLEAR, OFF(lp_configs), 0, 0, NULL,
+	"mixdnn: the start-now MILP instead of the configuration LP (ablation)"},
+	{"lp-window", MX_OPT_INT, OFF(lp_window), 1, 100000, "N",
+	"mixdnn: waiting jobs inside the configuration LP (default 60)"},
 	{"overrun-s", MX_OPT_REAL, OFF(overrun_s), 0, 1e12, "S", "assumed extra time of a job past its expected end"},
 };
 

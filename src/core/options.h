@@ -50,6 +50,14 @@ typedef struct mx_options
 	 * value functions use MX_DEFAULT_HORIZON_S when it is 0 outside a round.
 	 */
 	double		value_horizon_s;
+	/*
+	 * The configuration LP (docs/model.md, "Configuration LP"): with
+	 * use_milp, a time-indexed LP over the first lp_window waiting jobs
+	 * that are not held chooses their configurations; 0 restores the
+	 * start-now MILP over window_jobs jobs (ablation).
+	 */
+	int			lp_configs;
+	int			lp_window;
 } mx_options;
 
 #define MX_DEFAULT_HORIZON_S (30.0 * 86400.0)

@@ -16,6 +16,7 @@
 #include "plan_limits.h"
 #include "milp.h"
 #include "stopwatch.h"
+#include "typeplan.h"
 #include "utility.h"
 
 static void
@@ -209,6 +210,57 @@ window_bound(const mx_snapshot *s, const mx_options *o, const mx_plan *p, const 
 	return b >= p->objective - 1e-9 * fmax(1.0, fabs(p->objective)) ? b : NAN;
 }
 
+/*
+ * The configuration LP's round (docs/model.md, "Configuration LP"): the
+ * first lp_window plannable jobs that are not held (hold[] != 1) get the
+ * configuration the LP chose, and every job is placed again by the
+ * heuristic's passes. Any failure keeps the heuristic's plan in p.
+ */
+static void
+lp_round(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
+		 const mx_capacity *holdcap, const int *order, int np, const unsigned char *hold,
+		 const unsigned char *guard, const double *best, double deadline_ms, mx_plan *p)
+{
+	int		   *win = malloc((size_t) (np > 0 ? np : 1) * sizeof(int));
+	int			i,
+				nw = 0;
+	mx_typelp_stats st;
+	mx_typelp_result r;
+
+	memset(&st, 0, sizeof(st));
+	if (win == NULL)
+	{
+		set_solver(p, "heuristic (glpk error)");
+		return;
+	}
+	for (i = 0; i < np && nw < o->lp_window; i++)
+		if (hold[order[i]] != 1)
+			win[nw++] = order[i];
+	if (nw == 0)
+	{
+		free(win);
+		return;
+	}
+	if (deadline_ms - mx_wall_ms() < 1.0)
+		r = MX_TYPELP_LIMIT;
+	else
+		r = mx_typeplan(s, o, cap, holdcap, order, np, win, nw, guard, best, deadline_ms, p, &st);
+	p->milp_jobs = nw;
+	p->milp_vars = r == MX_TYPELP_LIMIT || r == MX_TYPELP_OK ? st.ncols : 0;
+	if (r == MX_TYPELP_OK)
+	{
+		p->objective = mx_plan_value(s, o, p);
+		set_solver(p, "glpk (lp configurations)");
+	}
+	else if (r == MX_TYPELP_NOTHING)
+		set_solver(p, "heuristic (nothing for glpk to decide)");
+	else if (r == MX_TYPELP_LIMIT)
+		set_solver(p, "heuristic (glpk time limit)");
+	else
+		set_solver(p, "heuristic (glpk error)");
+	free(win);
+}
+
 int
 mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 {
@@ -327,7 +379,7 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 		}
 	}
 
-	nw = o.use_milp ? nwin : 0;
+	nw = o.use_milp && !o.lp_configs ? nwin : 0;
 	if (!(o.value_horizon_s > 0))
 		o.value_horizon_s = round_horizon(s, &o, &milpcap, win, nwin, out);
 	out->heuristic_objective = mx_plan_value(s, &o, out);
@@ -352,6 +404,10 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 			out->milp_jobs = nwin;
 		}
 	}
+
+	if (o.use_milp && o.lp_configs)
+		lp_round(s, &o, &cap, &milpcap, order, np, hold, guard, best,
+				 t0 + o.time_limit_ms - 2.0 * heur_ms - 0.5, out);
 
 	if (nw > 0)
 	{

@@ -30,6 +30,8 @@ double		mx_guc_starve_factor;
 double		mx_guc_critical_margin;
 double		mx_guc_drain_margin;
 bool		mx_guc_reserve_all;
+bool		mx_guc_lp_configs;
+int			mx_guc_lp_window;
 int			mx_guc_lease_timeout_s;
 int			mx_guc_max_retries;
 int			mx_guc_lock_timeout_ms;
@@ -238,6 +240,17 @@ mx_guc_init(void)
 							&mx_guc_max_waiting_jobs, 1000, 0, 10000000,
 							PGC_SUSET, 0, NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("mixdnn.lp_configs",
+							 "A GLPK LP over the waiting jobs chooses their GPU types and counts.",
+							 "Off: the start-now MILP instead (docs/model.md, \"Configuration LP\"); for comparison.",
+							 &mx_guc_lp_configs, d.lp_configs != 0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.lp_window",
+							"Waiting jobs inside the configuration LP.",
+							NULL, &mx_guc_lp_window, d.lp_window, 1, 10000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+
 	DefineCustomIntVariable("mixdnn.lease_timeout",
 							"A launcher silent for longer loses its jobs.",
 							NULL, &mx_guc_lease_timeout_s, 60, 1, 86400,
@@ -280,6 +293,8 @@ mx_guc_options(mx_options *o)
 	o->critical_margin = mx_guc_critical_margin;
 	o->drain_margin = mx_guc_drain_margin;
 	o->reserve_all = mx_guc_reserve_all;
+	o->lp_configs = mx_guc_lp_configs;
+	o->lp_window = mx_guc_lp_window;
 }
 
 PG_FUNCTION_INFO_V1(mixdnn_lease);

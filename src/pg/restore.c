@@ -14,9 +14,12 @@
  * disable triggers anyway; a superuser's ordinary INSERT, UPDATE or COPY
  * with row_security on is validated as always.
  *
- * The session that loads holds a session-level advisory lock (shared, so
+ * The session that loads holds a session-level lock (shared, so
  * pg_restore --jobs sessions load side by side) until it disconnects; the
- * launch worker does nothing in the database while it is held.
+ * launch worker holds it exclusively for each of its cycles, so a cycle
+ * never starts while a load runs and a load never starts mid-cycle (it
+ * waits for the cycle's end). The tag is in an advisory space no SQL
+ * function reaches (lock.c), so no role can fake a load to stop the worker.
  */
 #include "postgres.h"
 
@@ -34,16 +37,17 @@
 
 PG_FUNCTION_INFO_V1(mixdnn_loading);
 
-/* Our advisory lock key for loads ("MIXD" "LOAD"). */
+/* Our lock key for loads ("MIXD" "LOAD"), in a space of our own ("MZ"). */
 #define MX_LOAD_KEY1 0x4d495844
 #define MX_LOAD_KEY2 0x4c4f4144
+#define MX_LOAD_SPACE 0x4d5a
 
 static bool holds_load_lock = false;
 
 static void
 load_tag(LOCKTAG *tag)
 {
-	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, MX_LOAD_KEY1, MX_LOAD_KEY2, 2);
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, MX_LOAD_KEY1, MX_LOAD_KEY2, MX_LOAD_SPACE);
 }
 
 static bool
@@ -75,15 +79,21 @@ mx_restore_loading(void)
 }
 
 bool
-mx_restore_in_progress(void)
+mx_restore_begin_cycle(void)
 {
 	LOCKTAG		tag;
 
 	load_tag(&tag);
-	if (LockAcquire(&tag, ExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
-		return true;
+	return LockAcquire(&tag, ExclusiveLock, true, true) != LOCKACQUIRE_NOT_AVAIL;
+}
+
+void
+mx_restore_end_cycle(void)
+{
+	LOCKTAG		tag;
+
+	load_tag(&tag);
 	LockRelease(&tag, ExclusiveLock, true);
-	return false;
 }
 
 Datum

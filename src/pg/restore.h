@@ -12,7 +12,11 @@
  */
 bool		mx_restore_loading(void);
 
-/* Whether some session of this database holds the load lock (for the worker). */
-bool		mx_restore_in_progress(void);
+/*
+ * The worker's side: false when a load holds the lock; else true, and the
+ * lock is held (session level) until mx_restore_end_cycle().
+ */
+bool		mx_restore_begin_cycle(void);
+void		mx_restore_end_cycle(void);
 
 #endif

@@ -336,7 +336,7 @@ run_cycle(bool *repaired, bool *loading, long *wait_ms, MemoryContext cxt)
 {
 	static TimestampTz last_purge = 0;
 
-	if (mx_restore_in_progress())
+	if (!mx_restore_begin_cycle())
 	{
 		if (!*loading)
 			ereport(LOG,
@@ -362,6 +362,7 @@ run_cycle(bool *repaired, bool *loading, long *wait_ms, MemoryContext cxt)
 			last_purge = GetCurrentTimestamp();
 		}
 	}
+	mx_restore_end_cycle();
 }
 
 void

@@ -134,7 +134,8 @@ status_of() {
 start_launcher() {	# start_launcher NODE [OPTIONS...]
 	local node=$1
 	shift
-	PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node "$node" --poll-interval 2 --kill-grace 2 "$@" \
+	PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node "$node" --poll-interval 2 --kill-grace 2 \
+		--state-dir "$T/state-$node" "$@" \
 		>>"$T/launcher-$node.log" 2>&1 &
 	echo $! >"$T/launcher-$node.pid"
 }

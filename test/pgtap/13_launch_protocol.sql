@@ -7,7 +7,9 @@
 --     nothing while a newer attempt runs;
 --   * node fencing: a report from a node that holds no part, and claim and
 --     heartbeat of one node, touch only that node's parts;
---   * a second report of the same part changes nothing.
+--   * a second report of the same part changes nothing;
+--   * across a launcher restart: an adopted part is reported once, a
+--     given-up part (reset_node) is re-queued and its late report ignored.
 -- tools/mutate.sh breaks each rule in turn; this file must then fail.
 --
 -- Mode: deferred round triggers; ":commit" (lib/fixture.sql) after each
@@ -20,7 +22,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(56);
+SELECT plan(72);
 
 SET LOCAL mixdnn.overrun_grace = '10min';
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
@@ -196,6 +198,53 @@ UPDATE mixdnn.job_parts SET state = 'running' WHERE job_id = pg_temp.jid('p') AN
 SELECT is(mixdnn.heartbeat((SELECT node FROM pn)), 1, 'heartbeat renews only attempt 2''s part');
 SELECT is((SELECT lease_until FROM mixdnn.job_parts WHERE job_id = pg_temp.jid('p') AND attempt = 1), mixdnn.now(),
 	'... not attempt 1''s lease');
+
+---------------------------------------------------------------- launcher restarts
+-- A restarted launcher either adopts a running part (its keeper lived on:
+-- docs/launcher.md, "Restart") and goes on heartbeating and reporting it,
+-- or gives it up with reset_node(node, job); the job is then re-queued and
+-- a late report of the given-up attempt must not count against the next.
+SELECT pg_temp.set_now(pg_temp.t0() + interval '10 hours');
+UPDATE mixdnn.jobs SET status = 'cancelled' WHERE status IN ('pending', 'planned', 'launching', 'running');
+:commit
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('ad', 'hard', 'v100', 4, '1h');
+:commit
+SELECT is(mixdnn.launch_due(), 1, 'restart: ad launches');
+CREATE TEMP TABLE adn AS SELECT node FROM mixdnn.job_parts WHERE job_id = pg_temp.jid('ad');
+SELECT is((SELECT count(*) FROM mixdnn.claim((SELECT node FROM adn))), 1::bigint, 'restart: ad''s part is claimed');
+-- Adopted: the new launcher sees the part in node_parts, heartbeats it and reports it once.
+SELECT pg_temp.set_now(pg_temp.t0() + interval '10 hours 30 seconds');
+SELECT results_eq($$SELECT job_id, attempt, state FROM mixdnn.node_parts((SELECT node FROM adn))$$,
+	$$VALUES (pg_temp.jid('ad'), 1, 'running'::text)$$, 'restart: node_parts lists the adopted part');
+SELECT is(mixdnn.heartbeat((SELECT node FROM adn)), 1, 'restart: the new launcher''s heartbeat renews it');
+SELECT is(mixdnn.finish(pg_temp.jid('ad'), 0, (SELECT node FROM adn), 1), true,
+	'restart: the adopted part''s exit code counts');
+SELECT is(mixdnn.finish(pg_temp.jid('ad'), 0, (SELECT node FROM adn), 1), false,
+	'restart: a report repeated across the restart does not count again');
+:commit
+SELECT results_eq($$SELECT status, exit_code, attempt FROM mixdnn.jobs WHERE name = 'ad'$$,
+	$$VALUES ('completed'::text, 0, 1)$$, 'restart: ad completed once, at attempt 1');
+
+-- Given up: the new launcher found no keeper for rg's part.
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('rg', 'hard', 'v100', 4, '1h');
+:commit
+SELECT is(mixdnn.launch_due(), 1, 'restart: rg launches');
+CREATE TEMP TABLE rgn AS SELECT node FROM mixdnn.job_parts WHERE job_id = pg_temp.jid('rg');
+SELECT is((SELECT count(*) FROM mixdnn.claim((SELECT node FROM rgn))), 1::bigint, 'restart: rg''s part is claimed');
+SELECT is(mixdnn.reset_node((SELECT node FROM rgn), pg_temp.jid('rg')), 1, 'restart: reset_node gives rg''s part up');
+:commit
+SELECT results_eq($$SELECT status, pg_temp.held('rg') FROM mixdnn.jobs WHERE name = 'rg'$$,
+	$$VALUES ('planned'::text, 0::bigint)$$, 'restart: rg is re-queued and holds no GPU');
+SELECT pg_temp.set_now((SELECT planned_start FROM mixdnn.jobs WHERE name = 'rg'));
+SELECT is(mixdnn.launch_due(), 1, 'restart: rg launches again');
+SELECT is((SELECT attempt FROM mixdnn.jobs WHERE name = 'rg'), 2, 'restart: (setup) rg is at attempt 2');
+SELECT is(mixdnn.finish(pg_temp.jid('rg'), 0, (SELECT node FROM rgn), 1), false,
+	'restart: a late report of the given-up attempt 1 does not count');
+:commit
+SELECT results_eq($$SELECT status, exit_code FROM mixdnn.jobs WHERE name = 'rg'$$,
+	$$VALUES ('launching'::text, NULL::int)$$, 'restart: attempt 2 goes on, its exit code unset');
+SELECT is(mixdnn.reset_node((SELECT node FROM rgn), pg_temp.jid('rg')), 0,
+	'restart: reset_node gives up only claimed parts (attempt 2 is still launching)');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -55,6 +55,7 @@ test_nothing_to_decide(void)
 	fx_hard(&s, 1, a, 2, 600);
 	fx_soft(&s, 2, a, 4, 1, 4, 0, 600);
 	mx_options_default(&o);
+	o.lp_configs = 0;			/* the start-now MILP */
 	CHECK(mx_plan_round(&s, &o, &p) == 0 && p.a[0].start == NOW + 1000 && p.milp_vars == 0,
 		  "both wait for the running job (+%.0f), no MILP column (%d)", p.a[0].start - NOW, p.milp_vars);
 	CHECK(strcmp(p.solver, "heuristic (nothing for glpk to decide)") == 0, "solver '%s'", p.solver);
