@@ -10,7 +10,8 @@
 # data is found (MIXDNN_DATA, as tools/evaluate.sh), the first Pollux workload
 # and Gavel trace 2869ce of evaluate.sh --quick at soft shares 0 and 50 with
 # exact and lognormal:1 estimates. Every policy of bin/mixdnn-sim runs on every
-# trace (its --json, --out, --util-out and --rounds-out); bin/mixdnn-bench
+# trace (its --json, --out, --util-out and --rounds-out), and mixdnn with
+# each model of src/core/milp.c; bin/mixdnn-bench
 # runs three seeded instances with the whole-instance LP bound. Wall-clock fields
 # (solve_ms_*, wall_s, *_ms timings of the benchmark) are dropped: they differ
 # between any two runs. A MILP round that hits its time limit could decide
@@ -37,13 +38,20 @@ for k in list(d):
 print(json.dumps(d, sort_keys=True, indent=1))'
 }
 
+# The mixdnn policy's other models: the start-now MILP and the time-grid
+# MILP (--reserve-all), so that src/core/milp.c is exercised as well.
+VARIANTS="start-now-milp reserve-all"
+
 # sim NAME TYPES NODES PROFILES TRACE: every policy on one trace
 sim() {
 	name=$1; types=$2; nodes=$3; profiles=$4; trace=$5
-	for p in $POLICIES; do
-		base="$OUT/sim/$name-$p"
+	for p in $POLICIES $(for v in $VARIANTS; do echo "mixdnn:$v"; done); do
+		base="$OUT/sim/$name-$(echo "$p" | tr : -)"
+		opt=""
+		case $p in mixdnn:*) opt="--${p#mixdnn:}"; p=mixdnn ;; esac
+		# shellcheck disable=SC2086
 		"$ROOT/bin/mixdnn-sim" --types "$types" --nodes "$nodes" --profiles "$profiles" \
-			--trace "$trace" --policy "$p" --json --quiet --out "$base.jobs.csv" \
+			--trace "$trace" --policy "$p" $opt --json --quiet --out "$base.jobs.csv" \
 			--util-out "$base.util.csv" --rounds-out "$base.rounds.raw" \
 			>"$base.raw" 2>"$base.err" || echo "exit $?" >>"$base.err"
 		strip "$base.raw" >"$base.json" 2>>"$base.err" || true
