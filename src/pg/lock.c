@@ -15,7 +15,7 @@
 #include "guc.h"
 #include "lock.h"
 #include "restore.h"
-#include "worker.h"
+#include "wake.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_lock_scheduler);
 PG_FUNCTION_INFO_V1(mixdnn_lock_scheduler_trigger);
