@@ -50,7 +50,7 @@ submitter() {	# submitter ID: single and multi-row submissions
 		rc=$?
 		t1=$EPOCHREALTIME
 		echo "$t0 $t1 $rows $rc" >>"$SOAK_LOG/submit-$1.log"
-		pause 300 1500
+		pause 1500 4000
 	done
 }
 

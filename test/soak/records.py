@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test/soak/records.py OUT JOBS_CSV FAULTS_LOG MAX_ATTEMPTS LEASE_S
+"""test/soak/records.py OUT JOBS_CSV FAULTS_LOG ADMIN_LOG MAX_ATTEMPTS LEASE_S
 
 The invariants checked from the jobs' own record of what ran where and
 when (test/soak/job.sh), not from the tables: no GPU of a node ran two
@@ -11,6 +11,8 @@ import csv
 import os
 import re
 import sys
+
+LONGEST_JOB_S = 10  # clients.sh: 4 s estimates, overrunning 2.5 times
 
 
 def read_runs(out):
@@ -90,11 +92,18 @@ def exit_codes(runs, jobs, excused, max_attempts):
                 job, j["attempt"], codes, j["status"], j["exit_code"] or "NULL")
 
 
-def read_faults(path, lease):
+def read_faults(path, admin_log, lease):
     """The runs whose exit code may be lost by design: a killed keeper's part
-    (reported 137), and a part that ended while its node's launcher was
-    killed or stopped (until its next launcher ran, or past the lease)."""
+    (reported 137), a part that ended while its node's launcher was killed
+    or stopped (until its next launcher ran, or past the lease), and a part
+    running when an admin set its node down (design.md: down re-queues its
+    jobs; a part runs at most LONGEST_JOB_S more)."""
     excused = {"parts": set(), "launchers": []}
+    if os.path.exists(admin_log):
+        with open(admin_log) as f:
+            for t, node, status in (l.split() for l in f if len(l.split()) == 3):
+                if status == "down":
+                    excused["launchers"].append((node, float(t) - 1, float(t) + LONGEST_JOB_S + 1))
     if not os.path.exists(path):
         return excused
     with open(path) as f:
@@ -112,8 +121,8 @@ def read_faults(path, lease):
 
 
 def main():
-    out, jobs_csv, faults_log, max_attempts, lease = \
-        sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
+    out, jobs_csv, faults_log, admin_log, max_attempts, lease = \
+        sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), float(sys.argv[6])
     jobs = {}
     with open(jobs_csv) as f:
         for job_id, attempt, status, exit_code, parts, parts_of in csv.reader(f):
@@ -121,7 +130,7 @@ def main():
                                  "parts": int(parts),
                                  "parts_of": {int(a): int(n) for a, n in
                                               (p.split(":") for p in parts_of.split() if p)}}
-    excused = read_faults(faults_log, lease)
+    excused = read_faults(faults_log, admin_log, lease)
     runs = read_runs(out)
     bad = list(overlaps(runs)) + list(exit_codes(runs, jobs, excused, max_attempts))
     for b in bad:

@@ -136,7 +136,7 @@ sq "SELECT job_id, attempt, status, coalesce(exit_code::text, ''),
            (SELECT string_agg(attempt || ':' || n, ' ') FROM (SELECT attempt, count(*) n FROM mixdnn.job_parts p
              WHERE p.job_id = j.job_id GROUP BY attempt) a)
     FROM mixdnn.jobs j" | tr '|' ',' >"$SOAK_WORK/jobs.csv"
-python3 "$SOAK_DIR/records.py" "$SOAK_OUT" "$SOAK_WORK/jobs.csv" "$SOAK_LOG/faults.log" "$SOAK_MAX_ATTEMPTS" "$SOAK_LEASE" |
+python3 "$SOAK_DIR/records.py" "$SOAK_OUT" "$SOAK_WORK/jobs.csv" "$SOAK_LOG/faults.log" "$SOAK_LOG/admin.log" "$SOAK_MAX_ATTEMPTS" "$SOAK_LEASE" |
 	sed "s/^/$(date +%s) /" >>"$SOAK_LOG/violations.log"
 
 python3 "$SOAK_DIR/report.py" "$SOAK_WORK" "$SOAK_SECONDS"
