@@ -10,7 +10,7 @@ sq() {
 }
 
 go_on() {	# the loops' condition: time and count
-	[ "$(date +%s)" -lt "$SOAK_END" ] && [ "$1" -lt "$SOAK_MAX_REQUESTS" ]
+	[ "$(date +%s)" -lt "$SOAK_END" ] && [ "$1" -lt "$SOAK_MAX_REQUESTS" ] && [ ! -e "$SOAK_WORK/stop" ]
 }
 
 pause() {	# pause MIN_MS MAX_MS

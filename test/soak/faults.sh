@@ -53,9 +53,10 @@ wait_gone() {	# wait_gone PID SECONDS
 	while alive "$1" && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.2; done
 }
 
-# wait_for SECONDS SQL: seconds (3 decimals) until SQL returns t, or -1.
+# wait_for SECONDS SQL T0: seconds (3 decimals) from epoch T0 until SQL
+# returns t, or -1.
 wait_for() {
-	local t0=$EPOCHREALTIME deadline=$(($(date +%s) + $1))
+	local t0=$3 deadline=$(($(date +%s) + $1))
 	while [ "$(date +%s)" -lt "$deadline" ]; do
 		if [ "$(timeout 5 psql -X -q -A -t -c "$2" 2>/dev/null)" = t ]; then
 			awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f", b - a }'
@@ -68,12 +69,12 @@ wait_for() {
 
 WORKER_BACK="SELECT count(*) > 0 FROM pg_stat_activity WHERE backend_type = 'mixdnn launch worker'"
 
-server_back() {	# recovery of the server: it answers and its launch worker runs again
-	wait_for 120 "$WORKER_BACK"
+server_back() {	# EPOCH: recovery of the server: it answers and its launch worker runs again
+	wait_for 120 "$WORKER_BACK" "$1"
 }
 
 heartbeat_after() {	# NODE EPOCH: recovery of a launcher: its node heartbeats again
-	wait_for 60 "SELECT last_heartbeat > to_timestamp($2) FROM mixdnn.gpu_nodes WHERE node = '$1'"
+	wait_for 60 "SELECT last_heartbeat > to_timestamp($2) FROM mixdnn.gpu_nodes WHERE node = '$1'" "$2"
 }
 
 fault_launcher_kill() {
@@ -104,7 +105,7 @@ fault_keeper_kill() {	# a running part's keeper; recovered when the part is no l
 	t=$EPOCHREALTIME
 	kill -KILL "$keeper" 2>/dev/null || return 1
 	echo "keeper_kill $t j$job/a$attempt $(wait_for 60 "SELECT NOT EXISTS (SELECT FROM mixdnn.job_parts
-		WHERE job_id = $job AND attempt = $attempt AND state IN ('launching', 'running'))")"
+		WHERE job_id = $job AND attempt = $attempt AND state IN ('launching', 'running'))" "$t")"
 }
 
 fault_worker_kill() {	# PostgreSQL resets every session: a crash
@@ -113,8 +114,8 @@ fault_worker_kill() {	# PostgreSQL resets every session: a crash
 	[ -n "$pid" ] || return 1
 	t=$EPOCHREALTIME
 	kill -KILL "$pid" || return 1
-	sleep 0.5
-	echo "worker_kill $t $pid $(server_back)"
+	sleep 0.5	# the crash reset has begun: the old worker is not taken for a new one
+	echo "worker_kill $t $pid $(server_back "$t")"
 }
 
 fault_backend_kill() {	# a client backend, inside a round if one is caught
@@ -130,14 +131,14 @@ fault_backend_kill() {	# a client backend, inside a round if one is caught
 	t=$EPOCHREALTIME
 	kill -KILL "$pid" 2>/dev/null || return 1
 	sleep 0.5
-	echo "backend_kill $t $pid $(server_back)"
+	echo "backend_kill $t $pid $(server_back "$t")"
 }
 
 fault_server_immediate() {
 	local t=$EPOCHREALTIME
 	as_postgres "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -w -t 60 -m immediate stop >/dev/null 2>&1
 	as_postgres "$PG_BIN/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w -t 60 start >/dev/null 2>&1
-	echo "server_immediate $t - $(server_back)"
+	echo "server_immediate $t - $(server_back "$t")"
 }
 
 FAULT_KINDS="launcher_kill keeper_kill worker_kill backend_kill server_immediate launcher_stop"

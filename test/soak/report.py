@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test/soak/report.py WORK SECONDS — the soak's figures, from its logs and
+"""test/soak/report.py WORK SECONDS WC_BOUND_S — the soak's figures, from its logs and
 the soak schema, and the two bounds checked on samples: server memory (the
 largest PostgreSQL process) and the history's size with retention on. A
 bound broken is appended to WORK/log/violations.log."""
@@ -52,7 +52,7 @@ def split(pairs, windows):
 
 
 def main():
-    work, seconds = sys.argv[1], int(sys.argv[2])
+    work, seconds, wc_bound = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     log = os.path.join(work, "log")
     faults = [f for f in lines(os.path.join(log, "faults.log")) if len(f) == 4]
     windows = fault_windows(faults)
@@ -89,11 +89,17 @@ def main():
     print("  first plan after submission: " + split([(float(a), float(b)) for a, b in plan], windows))
     launch = sql("SELECT extract(epoch FROM launching_at), extract(epoch FROM claimed_at - launching_at) FROM soak.launch")
     print("  launch to claim by the launcher: " + split([(float(a), float(b)) for a, b in launch], windows))
-    samples = [s for s in lines(os.path.join(log, "samples.log")) if len(s) == 3]
+    samples = [s for s in lines(os.path.join(log, "samples.log")) if len(s) == 4]
     rss = max([int(s[1]) for s in samples] or [0])
     hist = [int(s[2]) for s in samples]
     print("  largest server process %.0f MB (bound %d MB); history %.1f MB at most, %.1f MB at the end (bound %d MB)" % (
         rss / 1024, RSS_BOUND_KB // 1024, max(hist or [0]) / 2**20, (hist or [0])[-1] / 2**20, HISTORY_BOUND // 2**20))
+    print("  longest wait of a job whose configuration had idle GPUs, no exception named: %.1f s (bound %s s)" % (
+        max([float(s[3]) for s in samples] or [0]), wc_bound))
+    admin = lines(os.path.join(log, "admin.log"))
+    print("  admin: %s; plan_mode phases: %d" % (
+        ", ".join("%s %d" % (k, sum(1 for a in admin if a[2] == k)) for k in ("draining", "down", "up")),
+        len(lines(os.path.join(log, "phases.log")))))
     if rss > RSS_BOUND_KB:
         bad.append("server memory: a process reached %d kB" % rss)
     if hist and max(hist) > HISTORY_BOUND:

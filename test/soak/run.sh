@@ -80,12 +80,13 @@ check() {	# check FINAL: appends violations to violations.log, counts the checks
 	echo "$(date +%s) $1" >>"$SOAK_LOG/checks.log"
 }
 
-sample() {	# server memory and history size
+sample() {	# server memory, history size, the longest idle-while-waiting streak (s)
 	local rss hist
 	rss=$(ps -u postgres -o rss= | sort -n | tail -1)
-	hist=$(timeout 5 psql -X -A -t -c "SELECT pg_total_relation_size('mixdnn.plan_history')
-		+ pg_total_relation_size('mixdnn.job_events') + pg_total_relation_size('mixdnn.rounds')" 2>/dev/null)
-	echo "$(date +%s) ${rss:-0} ${hist:-}" >>"$SOAK_LOG/samples.log"
+	hist=$(timeout 5 psql -X -A -t -F ' ' -c "SELECT pg_total_relation_size('mixdnn.plan_history')
+		+ pg_total_relation_size('mixdnn.job_events') + pg_total_relation_size('mixdnn.rounds'),
+		coalesce(round(extract(epoch FROM clock_timestamp() - min(since)), 1), 0) FROM soak.idle" 2>/dev/null)
+	[ -n "$hist" ] && echo "$(date +%s) ${rss:-0} $hist" >>"$SOAK_LOG/samples.log"
 }
 
 monitor() {
@@ -139,7 +140,7 @@ sq "SELECT job_id, attempt, status, coalesce(exit_code::text, ''),
 python3 "$SOAK_DIR/records.py" "$SOAK_OUT" "$SOAK_WORK/jobs.csv" "$SOAK_LOG/faults.log" "$SOAK_LOG/admin.log" "$SOAK_MAX_ATTEMPTS" "$SOAK_LEASE" |
 	sed "s/^/$(date +%s) /" >>"$SOAK_LOG/violations.log"
 
-python3 "$SOAK_DIR/report.py" "$SOAK_WORK" "$SOAK_SECONDS"
+python3 "$SOAK_DIR/report.py" "$SOAK_WORK" "$SOAK_SECONDS" "$SOAK_WC_BOUND"
 if [ -s "$SOAK_LOG/violations.log" ]; then
 	echo "soak: FAILED, invariants broken:"
 	cut -d' ' -f2- "$SOAK_LOG/violations.log" | sort | uniq -c | sort -rn | head -40
