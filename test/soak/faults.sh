@@ -118,12 +118,12 @@ fault_worker_kill() {	# PostgreSQL resets every session: a crash
 	echo "worker_kill $t $pid $(server_back "$t")"
 }
 
-fault_backend_kill() {	# a client backend, inside a round if one is caught
+fault_backend_kill() {	# a client's INSERT or UPDATE: in commit mode, its round
 	local pid try t
 	for ((try = 0; try < 50; try++)); do
 		pid=$(timeout 5 psql -X -A -t -c "SELECT pid FROM pg_stat_activity
 			WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND state = 'active'
-			  AND query ~ 'mixdnn\.(jobs|gpu_nodes)' LIMIT 1")
+			  AND query ~* '^\s*(insert into|update) mixdnn\.(jobs|gpu_nodes)' LIMIT 1")
 		[ -n "$pid" ] && break
 		sleep 0.05
 	done
