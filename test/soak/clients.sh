@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # test/soak/clients.sh — the soak's load: submitters, a canceller, an admin
 # draining, downing and re-adding nodes, the plan-mode phases and the purge.
 # Sourced by run.sh; each loop runs in the background until $SOAK_END (epoch

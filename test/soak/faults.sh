@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # test/soak/faults.sh — the soak's launchers and its fault injector.
 # Sourced by run.sh. Each fault is logged as "KIND START TARGET RECOVERY_S"
 # in $SOAK_LOG/faults.log, RECOVERY_S being the time until the system was
