@@ -9,6 +9,7 @@
 #   diff     the extension and bin/mixdnn-sim make the same schedule (test/sim/differential.sh)
 #   e2e      background worker + real bin/mixdnn-launcher processes
 #   cli      bin/mixdnn as two users run it (test/cli/run.sh)
+#   soak     a minute under load and faults on its own cluster (test/soak/run.sh, docs/soak.md)
 # Run one suite with: test/run_tests.sh pgtap
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +26,7 @@ chmod 755 "$WORK"
 trap 'cluster_stop; rm -rf "$WORK"' EXIT
 CLUSTER_PORT=${MIXDNN_TEST_PORT:-5499} cluster_start "$WORK/pg" || exit 1
 
-suites=${*:-unit regress pgtap upgrade sim diff e2e cli}
+suites=${*:-unit regress pgtap upgrade sim diff e2e cli soak}
 passed=0
 failed=0
 failed_names=""
@@ -39,6 +40,7 @@ for suite in $suites; do
 		diff) cmd="sh test/sim/differential.sh bin/mixdnn-sim" ;;
 		e2e) cmd="bash test/e2e/run.sh" ;;
 		cli) cmd="bash test/cli/run.sh" ;;
+		soak) cmd="bash test/soak/run.sh --minutes ${MIXDNN_SOAK_MINUTES:-1}" ;;
 		*) echo "unknown suite: $suite" >&2; exit 2 ;;
 	esac
 	echo "=== $suite: $cmd"

@@ -417,7 +417,8 @@ BEGIN
 	GET DIAGNOSTICS k = ROW_COUNT;
 	fixed := fixed + k;
 
-	-- An active job needs its GPUs and a part on every node it holds GPUs on.
+	-- An active job needs its GPUs and a part on every node it holds GPUs
+	-- on; a part that completed keeps its GPUs until the whole job ends.
 	FOR r IN
 		SELECT j.job_id FROM mixdnn.jobs j
 		WHERE j.status IN ('launching', 'running')
@@ -429,7 +430,8 @@ BEGIN
 						  WHERE h.job_id = j.job_id
 							AND NOT EXISTS (SELECT FROM mixdnn.job_parts p
 											WHERE p.job_id = j.job_id AND p.attempt = j.attempt
-											  AND p.node = h.node AND p.state IN ('launching', 'running'))))
+											  AND p.node = h.node
+											  AND p.state IN ('launching', 'running', 'completed'))))
 		ORDER BY j.job_id
 	LOOP
 		PERFORM mixdnn._lose_job(r.job_id,
