@@ -9,12 +9,13 @@
 #include "explain.h"
 #include "capacity.h"
 #include "heuristic.h"
+#include "tenancy.h"
 #include "utility.h"
 
 #define END_EPS 1e-6			/* seconds: ends closer than this tie */
 
 static const char *const cause_names[] = {
-	NULL, "capacity", "guards", "reservations", "objective", "cluster"
+	NULL, "capacity", "guards", "reservations", "objective", "cluster", "quota", "fair_share"
 };
 
 const char *
@@ -139,6 +140,43 @@ fill_candidate(const mx_snapshot *s, const mx_options *o, const explain_caps *k,
 		out->blocked_by = MX_BLOCK_NONE;
 }
 
+/*
+ * Causes that come from the owner, not the GPUs: a quota that lends
+ * nothing and would be exceeded by starting now; or, with fair share on,
+ * GPUs planned for others while the owner has used more than its share
+ * (factor below 1: those others were weighed ahead of it).
+ */
+static int
+owner_causes(const mx_snapshot *s, const mx_options *o, int ji, mx_explanation *out)
+{
+	int			ow = s->jobs[ji].owner,
+				i;
+	double	   *factor;
+
+	if (s->nowners <= 0 || ow < 0 || ow >= s->nowners)
+		return 0;
+	factor = malloc((size_t) s->nowners * sizeof(double));
+	if (factor == NULL || mx_tenancy_factors(s, o, factor, NULL, NULL) < 0)
+	{
+		free(factor);
+		return -1;
+	}
+	for (i = 0; i < out->n; i++)
+	{
+		mx_candidate *c = &out->c[i];
+
+		if (c->chosen || c->blocked_by == MX_BLOCK_NONE || c->type < 0)
+			continue;
+		if (mx_tenancy_over_quota(s, ji, c->type, c->gpus, NULL, 0) == 2)
+			c->blocked_by = MX_BLOCK_QUOTA;
+		else if (o->fair_share && factor[ow] < 1.0 &&
+				 (c->blocked_by == MX_BLOCK_RESERVATIONS || c->blocked_by == MX_BLOCK_OBJECTIVE))
+			c->blocked_by = MX_BLOCK_FAIR_SHARE;
+	}
+	free(factor);
+	return 0;
+}
+
 static int
 explain_unplannable(mx_explanation *out)
 {
@@ -187,6 +225,8 @@ mx_explain_job(const mx_snapshot *s, const mx_options *o_in, const mx_plan *p, i
 	out->n = n;
 	for (i = 0; i < n; i++)
 		fill_candidate(s, &o, &k, j, &p->a[ji], &cf[i], &out->c[i]);
+	if (owner_causes(s, &o, ji, out) < 0)
+		goto out;
 	qsort(out->c, (size_t) n, sizeof(mx_candidate), cmp_candidate);
 	rc = 0;
 out:

@@ -24,7 +24,9 @@ typedef enum mx_block_cause
 	MX_BLOCK_GUARDS,			/* GPUs reserved for starving or makespan-critical jobs */
 	MX_BLOCK_RESERVATIONS,		/* GPUs planned for other waiting jobs */
 	MX_BLOCK_OBJECTIVE,			/* it fits, but the round's plan is worth more overall */
-	MX_BLOCK_CLUSTER			/* no up node could hold any configuration */
+	MX_BLOCK_CLUSTER,			/* no up node could hold any configuration */
+	MX_BLOCK_QUOTA,				/* its owner's quota, which lends no GPUs, would be exceeded now */
+	MX_BLOCK_FAIR_SHARE			/* planned for others' jobs, served first as its owner used more than its share */
 } mx_block_cause;
 
 typedef struct mx_candidate

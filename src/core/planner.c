@@ -38,6 +38,8 @@ mx_options_default(mx_options *o)
 	o->critical_margin = 0.05;
 	o->drain_margin = -1.0;
 	o->reserve_all = 0;
+	o->fair_share = 0;
+	o->fair_share_half_life_s = MX_DEFAULT_HALF_LIFE_S;
 }
 
 static const char *const policy_names[] = {"mixdnn", "k8s", "static", "backfill"};

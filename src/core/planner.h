@@ -45,9 +45,17 @@ typedef struct mx_options
 	 * value functions use MX_DEFAULT_HORIZON_S when it is 0 outside a round.
 	 */
 	double		value_horizon_s;
+	/*
+	 * Fair share (tenancy.h, docs/model.md "Quotas and fair share"): 1
+	 * scales each job's weight by its owner's factor; the half-life of
+	 * the usage history the factor is computed from.
+	 */
+	int			fair_share;
+	double		fair_share_half_life_s;
 } mx_options;
 
 #define MX_DEFAULT_HORIZON_S (30.0 * 86400.0)
+#define MX_DEFAULT_HALF_LIFE_S (86400.0)
 
 /* Defaults; each is justified by a measurement in docs/model.md. */
 void		mx_options_default(mx_options *o);

@@ -63,6 +63,12 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, const c
 			return pstrdup("it would fit, but the round's plan has more total utility");
 		case MX_BLOCK_CLUSTER:
 			return pstrdup(reason[0] ? reason : "no configuration fits the up nodes");
+		case MX_BLOCK_QUOTA:
+			return psprintf("%d %s GPUs would take the job's owner beyond its quota (mixdnn.quotas)",
+							c->gpus, s->types[c->type].name);
+		case MX_BLOCK_FAIR_SHARE:
+			return psprintf("%d %s GPUs are planned for other owners' jobs, served first because this job's owner "
+							"has used more than its fair share (mixdnn.shares)", c->gpus, s->types[c->type].name);
 		default:
 			return pstrdup(isfinite(c->start) ? "finishes no sooner than the chosen configuration"
 						   : "never fits the up nodes beside the other jobs' plans");

@@ -5,12 +5,15 @@
 #include "postgres.h"
 
 #include "executor/spi.h"
+#include "miscadmin.h"
 
 #include "clock.h"
 #include "guc.h"
 #include "preview.h"
 #include "privilege.h"
 #include "profile_read.h"
+#include "tenancy.h"
+#include "tenancy_read.h"
 
 /* Append *h to the snapshot's waiting jobs, submitted now, served last on ties. */
 static void
@@ -55,6 +58,7 @@ mx_preview_run(const mx_hypothetical *extra, mx_preview_fn fn, void *arg)
 {
 	mx_saved_user saved;
 	mx_preview	pv;
+	char	   *caller = GetUserNameFromId(GetUserId(), false);
 
 	memset(&pv, 0, sizeof(pv));
 	pv.extra = -1;
@@ -64,9 +68,13 @@ mx_preview_run(const mx_hypothetical *extra, mx_preview_fn fn, void *arg)
 	mx_become_owner(&saved);
 	mx_read_snapshot(&pv.d, mx_clock_now(), mx_guc_planning_horizon);
 	if (extra)
+	{
 		add_job(&pv, extra);
+		pv.d.rows[pv.extra].owner = caller;
+	}
 	mx_guc_options(&pv.o);
-	if (mx_plan_round(&pv.d.snap, &pv.o, &pv.plan) != 0)
+	mx_read_owners(&pv.d, pv.o.fair_share_half_life_s);
+	if (mx_tenancy_plan_round(&pv.d.snap, &pv.o, &pv.plan) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory in the mixdnn planner")));

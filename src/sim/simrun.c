@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "sim.h"
+#include "tenancy.h"
 #include "stopwatch.h"
 
 void
@@ -265,7 +266,7 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 
 			memset(&plan, 0, sizeof(plan));
 			t0 = mx_wall_ms();
-			if (mx_plan_round(&s, &o->planner, &plan) != 0)
+			if (mx_tenancy_plan_round(&s, &o->planner, &plan) != 0)
 			{
 				snprintf(err, errlen, "mx_plan_round failed at t=%.3f s (out of memory)", now);
 				rc = -1;
