@@ -183,11 +183,14 @@ over_quota_with(const mx_snapshot *s, const int *use, int ow, int type, int gpus
 }
 
 int
-mx_tenancy_over_quota(const mx_snapshot *s, int ji, int type, int gpus, char *buf, size_t len)
+mx_tenancy_over_quota(const mx_snapshot *s, const mx_plan *p, int ji, int type, int gpus,
+					  char *buf, size_t len)
 {
 	int			ow = (ji >= 0 && ji < s->njobs) ? owner_of(s, s->jobs[ji].owner) : -1;
 	int		   *held;
-	int			r;
+	int			r,
+				i,
+				w = s->ntypes + 1;
 
 	if (buf != NULL && len > 0)
 		buf[0] = '\0';
@@ -197,6 +200,17 @@ mx_tenancy_over_quota(const mx_snapshot *s, int ji, int type, int gpus, char *bu
 	if (held == NULL)
 		return 0;
 	count_held(s, held);
+	for (i = 0; p != NULL && i < p->n && i < s->njobs; i++)
+	{
+		const mx_assignment *a = &p->a[i];
+
+		if (i == ji || owner_of(s, s->jobs[i].owner) != ow || a->status != MX_PLANNED ||
+			a->start > s->now + START_EPS)
+			continue;
+		if (a->type >= 0 && a->type < s->ntypes)
+			held[ow * w + a->type] += a->gpus;
+		held[ow * w + s->ntypes] += a->gpus;
+	}
 	r = over_quota_with(s, held, ow, type, gpus, buf, len);
 	free(held);
 	return r;

@@ -51,11 +51,12 @@ int			mx_tenancy_factors(const mx_snapshot *s, const mx_options *o,
 
 /*
  * Whether job ji starting now on (type, gpus) would take its owner beyond
- * a quota, given the GPUs the owner's running parts hold: 0 no, 1 yes but
- * every exceeded quota lets it borrow, 2 yes. With buf (not NULL) and a
- * result of 1 or 2, the reason in plain words.
+ * a quota, given the GPUs the owner's running parts hold and, unless p is
+ * NULL, its other jobs p starts now: 0 no, 1 yes but every exceeded quota
+ * lets it borrow, 2 yes. With buf (not NULL) and a result of 1 or 2, the
+ * reason in plain words.
  */
-int			mx_tenancy_over_quota(const mx_snapshot *s, int ji, int type, int gpus,
+int			mx_tenancy_over_quota(const mx_snapshot *s, const mx_plan *p, int ji, int type, int gpus,
 								  char *buf, size_t len);
 
 #endif

@@ -45,6 +45,9 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, const c
 {
 	const mx_snapshot *s = &pv->d.snap;
 
+	if (c->chosen && c->blocked_by == MX_BLOCK_FAIR_SHARE)
+		return pstrdup("chosen: the round's plan, later than without fair share: "
+					   "the job's owner has used more than its share (mixdnn.shares)");
 	if (c->chosen)
 		return psprintf("chosen: %s",
 						guard == MX_GUARD_STARVING ? "the job is starving and holds a reservation" :

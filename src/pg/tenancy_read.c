@@ -141,13 +141,15 @@ read_quotas(mx_snapshot *s, Datum owners)
 	for (i = 0; i < SPI_processed; i++)
 	{
 		int			ow = find_owner(s, TextDatumGetCString(col(i, 1, &isnull)));
-		Datum		type = col(i, 2, &isnull);
-		int			t = isnull ? -1 : mx_type_index(s, TextDatumGetCString(type));
+		bool		all_types;
+		Datum		type = col(i, 2, &all_types);
+		int			t = all_types ? -1 : mx_type_index(s, TextDatumGetCString(type));
 		int			max = DatumGetInt32(col(i, 3, &isnull));
 		bool		borrow = DatumGetBool(col(i, 4, &isnull));
 		mx_owner   *w;
 
-		if (ow < 0 || (!isnull && t < 0))
+		/* A row naming a type deleted since binds nothing. */
+		if (ow < 0 || (!all_types && t < 0))
 			continue;
 		w = &s->owners[ow];
 		if (t < 0)

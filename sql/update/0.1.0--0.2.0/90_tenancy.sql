@@ -3,7 +3,7 @@
 
 CREATE TABLE mixdnn.quotas (
 	role		name NOT NULL,
-	gpu_type	text REFERENCES mixdnn.gpu_types ON DELETE CASCADE,
+	gpu_type	text,
 	max_gpus	int CONSTRAINT quotas_max_gpus_check CHECK (max_gpus BETWEEN 0 AND 1000000),
 	max_waiting_jobs int CONSTRAINT quotas_max_waiting_jobs_check CHECK (max_waiting_jobs BETWEEN 0 AND 10000000),
 	borrow		boolean NOT NULL DEFAULT false,
@@ -11,7 +11,7 @@ CREATE TABLE mixdnn.quotas (
 );
 COMMENT ON TABLE mixdnn.quotas IS 'limits per role or group role; a role is bound by every row naming it or a role it is a member of, the strictest binding';
 COMMENT ON COLUMN mixdnn.quotas.role IS 'a user or group role';
-COMMENT ON COLUMN mixdnn.quotas.gpu_type IS 'the GPU type max_gpus counts; NULL = GPUs of all types together';
+COMMENT ON COLUMN mixdnn.quotas.gpu_type IS 'the GPU type max_gpus counts; NULL = GPUs of all types together; checked on write, a row naming a type deleted since binds nothing';
 COMMENT ON COLUMN mixdnn.quotas.max_gpus IS 'most GPUs the role''s launching and running jobs may hold; NULL = no limit';
 COMMENT ON COLUMN mixdnn.quotas.max_waiting_jobs IS 'most pending and planned jobs of the role; NULL = no limit from this row (mixdnn.max_waiting_jobs applies when no row sets one)';
 COMMENT ON COLUMN mixdnn.quotas.borrow IS 'true: beyond max_gpus a job may use GPUs no job within its quota can use now (no preemption)';
