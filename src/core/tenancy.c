@@ -25,7 +25,8 @@ enum
 {
 	T_NORMAL = 0,
 	T_BORROW,					/* over a borrowable quota: planned with MX_BORROW_FACTOR */
-	T_REFUSED					/* over a quota that does not lend: no plan this round */
+	T_REFUSED,					/* over a quota that does not lend: waits this round (MX_WAITING) */
+	T_NEVER						/* its quotas could never let it run (MX_UNPLANNABLE) */
 };
 
 typedef struct tenancy_round
@@ -96,8 +97,21 @@ mx_tenancy_factors(const mx_snapshot *s, const mx_options *o,
 				hl = o->fair_share_half_life_s > 0 ? o->fair_share_half_life_s : MX_DEFAULT_HALF_LIFE_S;
 	int			i;
 
-	if (usage == NULL)
+	unsigned char *active = calloc((size_t) (s->nowners > 0 ? s->nowners : 1), 1);
+
+	if (usage == NULL || active == NULL)
+	{
+		free(usage);
+		free(active);
 		return -1;
+	}
+	/* Entitlements are shares among the owners with waiting or running jobs. */
+	for (i = 0; i < s->njobs; i++)
+		if (owner_of(s, s->jobs[i].owner) >= 0)
+			active[s->jobs[i].owner] = 1;
+	for (i = 0; i < s->nparts; i++)
+		if (owner_of(s, s->parts[i].owner) >= 0)
+			active[s->parts[i].owner] = 1;
 	/* GPUs held now count as held for one more half-life: a burst weighs at once. */
 	for (i = 0; i < s->nparts; i++)
 	{
@@ -109,6 +123,8 @@ mx_tenancy_factors(const mx_snapshot *s, const mx_options *o,
 	}
 	for (i = 0; i < s->nowners; i++)
 	{
+		if (!active[i])
+			continue;
 		if (s->owners[i].usage_s > 0 && isfinite(s->owners[i].usage_s))
 			usage[i] += s->owners[i].usage_s;
 		total_u += usage[i];
@@ -116,8 +132,8 @@ mx_tenancy_factors(const mx_snapshot *s, const mx_options *o,
 	}
 	for (i = 0; i < s->nowners; i++)
 	{
-		double		e = (total_s > 0 && s->owners[i].shares > 0) ? s->owners[i].shares / total_s : 0;
-		double		u = total_u > 0 ? usage[i] / total_u : 0;
+		double		e = (active[i] && total_s > 0 && s->owners[i].shares > 0) ? s->owners[i].shares / total_s : 0;
+		double		u = (active[i] && total_u > 0) ? usage[i] / total_u : 0;
 		double		f;
 
 		/* Slurm's classic 2^(-u/e), doubled so an owner using exactly its share keeps weight 1. */
@@ -137,6 +153,7 @@ mx_tenancy_factors(const mx_snapshot *s, const mx_options *o,
 			usage_share[i] = u;
 	}
 	free(usage);
+	free(active);
 	return 0;
 }
 
@@ -250,7 +267,7 @@ cap_job(tenancy_round *t, int i)
 		snprintf(t->why + (size_t) i * MX_REASON_LEN, MX_REASON_LEN,
 				 "over quota: role %s may never hold the %d GPUs it needs on any of its GPU types",
 				 w->name, need);
-		t->state[i] = T_REFUSED;
+		t->state[i] = T_NEVER;
 		return;
 	}
 	j->allowed = keep;
@@ -269,7 +286,7 @@ prepare_jobs(tenancy_round *t)
 		mx_job	   *j = &t->sub.jobs[i];
 		int			ow = owner_of(t->s, t->s->jobs[i].owner);
 
-		if (t->state[i] == T_REFUSED)
+		if (t->state[i] == T_REFUSED || t->state[i] == T_NEVER)
 			j->refuse = t->why + (size_t) i * MX_REASON_LEN;
 		j->weight_factor = (ow >= 0 ? t->factor[ow] : 1.0) *
 			(t->state[i] == T_BORROW ? MX_BORROW_FACTOR : 1.0);
@@ -401,13 +418,17 @@ mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o, mx_plan *out)
 		tenancy_free(&t);
 		return -1;
 	}
-	/* Out of passes: the starts still over quota wait for the next round. */
-	for (i = 0; changed > 0 && i < s->njobs; i++)
-		if (t.flagged[i])
+	/*
+	 * Jobs over quota now wait for a later round (no forecast: when the
+	 * owner's GPUs come back is not planned); out of passes, so do the
+	 * starts still over quota.
+	 */
+	for (i = 0; i < s->njobs; i++)
+		if (t.state[i] == T_REFUSED || (changed > 0 && t.flagged[i]))
 		{
 			mx_assignment *a = &out->a[i];
 
-			a->status = MX_UNPLANNABLE;
+			a->status = MX_WAITING;
 			a->type = -1;
 			a->gpus = 0;
 			a->start = a->end = NAN;

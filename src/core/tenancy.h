@@ -28,8 +28,9 @@
 /*
  * mx_plan_round() under the owners' quotas and, with o->fair_share, their
  * fair-share factors; exactly mx_plan_round() when s has no owners. A job
- * that would start now beyond a quota without borrowing gets no plan
- * (MX_UNPLANNABLE) and a reason naming the quota. 0, or -1 when out of memory.
+ * that would start now beyond a quota without borrowing waits unplanned
+ * (MX_WAITING) with a reason naming the quota; one whose quotas could
+ * never let it run is MX_UNPLANNABLE. 0, or -1 when out of memory.
  */
 int			mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o, mx_plan *out);
 
@@ -41,9 +42,10 @@ int			mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o, mx_plan *
 double		mx_decayed_usage(double rate, double from, double to, double now, double half_life_s);
 
 /*
- * Per owner: entitlement e = shares / total shares, usage share u (decayed
- * history plus GPUs held now x half-life, over the total) and the factor
- * 2^(1 - u/e) (1 when nobody has used anything). Arrays of s->nowners
+ * Per owner with waiting or running jobs (the others get e = u = 0 and
+ * factor 1): entitlement e = shares / their total shares, usage share u
+ * (decayed history plus speed-weighted GPUs held now x half-life, over
+ * their total) and the factor 2^(1 - u/e) (1 when nobody has used anything). Arrays of s->nowners
  * entries; any may be NULL. 0, or -1 when out of memory.
  */
 int			mx_tenancy_factors(const mx_snapshot *s, const mx_options *o,

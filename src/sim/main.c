@@ -47,6 +47,10 @@ usage(FILE *f)
 			"  --epoch T              epoch seconds of trace time 0 (default %.0f)\n"
 			"  --max-rounds N         stop after N rounds (unfinished jobs are reported)\n"
 			"  --watch NAME           print job NAME's plan of every round on stderr\n"
+			"  --shares FILE          role,shares: fair-share weights of the trace's owners (default 1)\n"
+			"  --quotas FILE          role,gpu_type,max_gpus,max_waiting_jobs,borrow: limits per owner\n"
+			"  --fair-share           weigh each job by its owner's fair-share factor (docs/model.md)\n"
+			"  --fair-share-half-life-s S  half-life of the usage history (default 86400)\n"
 			"  --quiet                no progress line on stderr\n"
 			"  --help\n",
 			SIM_DEFAULT_EPOCH);
@@ -139,7 +143,8 @@ enum
 	OPT_TYPES = 256, OPT_NODES, OPT_PROFILES, OPT_TRACE, OPT_POLICY, OPT_JSON, OPT_OUT,
 	OPT_UTIL_OUT, OPT_ROUNDS_OUT, OPT_SOFT_SHARE, OPT_SEED, OPT_NO_MILP, OPT_TIME_LIMIT,
 	OPT_WINDOW, OPT_GAP, OPT_GRID, OPT_ALPHA, OPT_AGING, OPT_OVERRUN, OPT_STARVE, OPT_CRITICAL, OPT_RESERVE_ALL, OPT_DRAIN, OPT_EPOCH,
-	OPT_MAX_ROUNDS, OPT_QUIET, OPT_HELP, OPT_WATCH
+	OPT_MAX_ROUNDS, OPT_QUIET, OPT_HELP, OPT_WATCH,
+	OPT_SHARES, OPT_QUOTAS, OPT_FAIR_SHARE, OPT_HALF_LIFE
 };
 
 int
@@ -173,6 +178,10 @@ main(int argc, char **argv)
 		{"max-rounds", required_argument, NULL, OPT_MAX_ROUNDS},
 		{"quiet", no_argument, NULL, OPT_QUIET},
 		{"watch", required_argument, NULL, OPT_WATCH},
+		{"shares", required_argument, NULL, OPT_SHARES},
+		{"quotas", required_argument, NULL, OPT_QUOTAS},
+		{"fair-share", no_argument, NULL, OPT_FAIR_SHARE},
+		{"fair-share-half-life-s", required_argument, NULL, OPT_HALF_LIFE},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0}
 	};
@@ -183,7 +192,9 @@ main(int argc, char **argv)
 			   *policy = NULL,
 			   *out = NULL,
 			   *util_out = NULL,
-			   *rounds_out = NULL;
+			   *rounds_out = NULL,
+			   *shares = NULL,
+			   *quotas = NULL;
 	int			json = 0,
 				quiet = 0,
 				c,
@@ -302,6 +313,19 @@ main(int argc, char **argv)
 			case OPT_WATCH:
 				o.watch = optarg;
 				break;
+			case OPT_SHARES:
+				shares = optarg;
+				break;
+			case OPT_QUOTAS:
+				quotas = optarg;
+				break;
+			case OPT_FAIR_SHARE:
+				o.planner.fair_share = 1;
+				break;
+			case OPT_HALF_LIFE:
+				if (parse_num("--fair-share-half-life-s", optarg, 60, 1e9, &o.planner.fair_share_half_life_s) < 0)
+					return 2;
+				break;
 			case OPT_HELP:
 				usage(stdout);
 				return 0;
@@ -330,7 +354,9 @@ main(int argc, char **argv)
 	if (sim_load_types(&w, types, err, sizeof(err)) < 0 ||
 		sim_load_nodes(&w, nodes, err, sizeof(err)) < 0 ||
 		(profiles && sim_load_profiles(&w, profiles, err, sizeof(err)) < 0) ||
-		sim_load_trace(&w, trace, err, sizeof(err)) < 0)
+		sim_load_trace(&w, trace, err, sizeof(err)) < 0 ||
+		(shares && sim_load_shares(&w, shares, err, sizeof(err)) < 0) ||
+		(quotas && sim_load_quotas(&w, quotas, err, sizeof(err)) < 0))
 	{
 		fprintf(stderr, "mixdnn-sim: %s\n", err);
 		sim_world_free(&w);
@@ -385,6 +411,7 @@ main(int argc, char **argv)
 		sim_print_json(&r, &o, stdout);
 	else
 		sim_print_summary(&r, &o, stdout);
+	sim_result_free(&r);
 	sim_world_free(&w);
 	return rc > 0 ? 1 : 0;
 }

@@ -347,6 +347,7 @@ sim_load_trace(sim_world *w, const char *path, char *err, size_t errlen)
 				cmax,
 				callowed,
 				cprio,
+				cowner,
 				rc,
 				cap = 0;
 	mx_snapshot *s = &w->cluster;
@@ -360,6 +361,7 @@ sim_load_trace(sim_world *w, const char *path, char *err, size_t errlen)
 	cmax = csv_col(&r, "max_gpus");
 	callowed = csv_col(&r, "allowed_types");
 	cprio = csv_col(&r, "priority");
+	cowner = csv_col(&r, "owner");
 	while ((rc = csv_next(&r)) > 0)
 	{
 		sim_job		j;
@@ -495,6 +497,13 @@ sim_load_trace(sim_world *w, const char *path, char *err, size_t errlen)
 			goto bad;
 		}
 		mj->prev_type = -1;
+		v = csv_get(&r, cowner);
+		mj->owner = v[0] ? sim_owner_index(w, v) : -1;
+		if (v[0] && mj->owner < 0)
+		{
+			fail(err, errlen, "%s:%d: owner \"%s\" must have at most %d characters", path, r.line, v, MX_NAME_LEN - 1);
+			goto bad;
+		}
 		if (mj->cls == MX_SOFT)
 			w->nsoft++;
 		if (reserve_one((void **) &w->jobs, &cap, w->njobs, sizeof(*w->jobs), 256) < 0)
@@ -527,5 +536,7 @@ sim_world_free(sim_world *w)
 {
 	mx_snapshot_free(&w->cluster);
 	free(w->jobs);
+	free(w->owners);
+	free(w->max_waiting);
 	memset(w, 0, sizeof(*w));
 }

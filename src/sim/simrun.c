@@ -109,6 +109,8 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 	int			nrunning = 0;
 	launch	   *launches = NULL;
 	double	   *solve = NULL;
+	int		   *waiting_of = NULL;	/* per owner: its waiting jobs */
+	mx_owner   *round_owners = NULL;	/* the owners with their usage, per round */
 	int			nsolve = 0,
 				solve_cap = 0;
 	int			next_arrival = 0;
@@ -138,7 +140,13 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 	for (i = 0; i < w->cluster.nnodes; i++)
 		nparts_max += w->cluster.nodes[i].gpus;
 	parts = malloc((size_t) (nparts_max + 1) * sizeof(mx_running_part));
-	if (!nodes || !running || !sjobs || !sjob_of || !launches || !parts)
+	if (w->nowners > 0)
+	{
+		waiting_of = calloc((size_t) w->nowners, sizeof(int));
+		round_owners = malloc((size_t) w->nowners * sizeof(mx_owner));
+	}
+	if (!nodes || !running || !sjobs || !sjob_of || !launches || !parts ||
+		(w->nowners > 0 && (!waiting_of || !round_owners)))
 	{
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
@@ -220,12 +228,27 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 			else
 				k++;
 		}
-		/* 2. arrivals */
+		/* 2. arrivals; a job beyond its owner's waiting-jobs limit is rejected */
+		for (k = 0; k < w->nowners; k++)
+			waiting_of[k] = 0;
+		for (i = 0; w->nowners > 0 && i < next_arrival; i++)
+			if (w->jobs[i].state == SJ_WAITING && w->jobs[i].job.owner >= 0)
+				waiting_of[w->jobs[i].job.owner]++;
 		while (next_arrival < w->njobs && w->jobs[next_arrival].submit <= now + eps)
 		{
-			w->jobs[next_arrival].state = SJ_WAITING;
+			sim_job    *aj = &w->jobs[next_arrival++];
+
+			if (!sim_tenancy_admit(w, waiting_of, next_arrival - 1))
+			{
+				aj->state = SJ_REJECTED;
+				snprintf(aj->reason, MX_REASON_LEN, "role %s would have more than %d waiting jobs",
+						 w->owners[aj->job.owner].name, w->max_waiting[aj->job.owner]);
+				continue;
+			}
+			aj->state = SJ_WAITING;
+			if (w->nowners > 0 && aj->job.owner >= 0)
+				waiting_of[aj->job.owner]++;
 			nwaiting++;
-			next_arrival++;
 		}
 
 		/* 3. one round */
@@ -253,6 +276,7 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 					parts[np].node = j->parts[i].node;
 					parts[np].gpus = j->parts[i].gpus;
 					parts[np].expected_end = o->epoch + j->finish;
+					parts[np].owner = j->job.owner;
 					np++;
 				}
 			}
@@ -263,6 +287,12 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 			s.parts = parts;
 			s.njobs = nj;
 			s.jobs = sjobs;
+			if (w->nowners > 0)
+			{
+				sim_tenancy_usage(w, o, now, round_owners);
+				s.nowners = w->nowners;
+				s.owners = round_owners;
+			}
 
 			memset(&plan, 0, sizeof(plan));
 			t0 = mx_wall_ms();
@@ -484,6 +514,12 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 			r->solve_ms_max = solve[nsolve - 1];
 		}
 	}
+	if (sim_tenancy_metrics(w, r) < 0)
+	{
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
+		goto out;
+	}
 	if (r->unfinished > 0)
 	{
 		snprintf(err, errlen, "simulation stalled at t=%.3f s: %d jobs never started", now, r->unfinished);
@@ -499,5 +535,7 @@ out:
 	free(running);
 	free(launches);
 	free(solve);
+	free(waiting_of);
+	free(round_owners);
 	return rc;
 }

@@ -257,6 +257,10 @@ else
 	echo "# shared data not found: generated-trace tests skipped"
 fi
 
+# ---------------------------------------------------------------- owners: quotas and fair share
+sh "$ROOT/test/sim/tenancy.sh" "$SIM"
+ok $? "owners, quotas and fair share (test/sim/tenancy.sh)"
+
 echo "1..$N"
 echo "sim: $((N - FAILED)) passed, $FAILED failed"
 [ $FAILED -eq 0 ]
