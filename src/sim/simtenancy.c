@@ -8,7 +8,6 @@
  */
 #include <ctype.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,18 +16,8 @@
 #include "sim.h"
 #include "tenancy.h"
 
-static int	fail(char *err, size_t errlen, const char *fmt,...) __attribute__((format(printf, 3, 4)));
-
-static int
-fail(char *err, size_t errlen, const char *fmt,...)
-{
-	va_list		ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* Every loader here has err and errlen: the message, then -1. */
+#define fail(err, errlen, ...) (snprintf((err), (errlen), __VA_ARGS__), -1)
 
 static void
 owner_init(mx_owner *w, const char *name)
