@@ -204,12 +204,30 @@ read_usage(mx_snapshot *s, Datum owners, double half_life_s)
 	}
 }
 
+/*
+ * The library is upgraded before the schema (ALTER EXTENSION ... UPDATE
+ * comes later): a 0.1.0 schema has no quotas and no shares, so no owners.
+ */
+static bool
+tables_exist(void)
+{
+	bool		isnull;
+
+	run("SELECT pg_catalog.to_regclass('mixdnn.quotas') IS NOT NULL "
+		"AND pg_catalog.to_regclass('mixdnn.shares') IS NOT NULL", 0, NULL, NULL);
+	return SPI_processed == 1 && DatumGetBool(col(0, 1, &isnull));
+}
+
 void
 mx_read_owners(mx_db_snapshot *d, double half_life_s)
 {
 	mx_snapshot *s = &d->snap;
 	Datum		owners;
 
+	s->nowners = 0;
+	s->owners = NULL;
+	if (!tables_exist())
+		return;
 	collect_owners(d);
 	if (s->nowners == 0)
 		return;
