@@ -112,14 +112,22 @@ mx_tenancy_factors(const mx_snapshot *s, const mx_options *o,
 	for (i = 0; i < s->nparts; i++)
 		if (owner_of(s, s->parts[i].owner) >= 0)
 			active[s->parts[i].owner] = 1;
-	/* GPUs held now count as held for one more half-life: a burst weighs at once. */
+	/*
+	 * GPUs held now count until their expected end (at most one
+	 * half-life): usage already granted, so a burst weighs at once.
+	 */
 	for (i = 0; i < s->nparts; i++)
 	{
 		const mx_running_part *rp = &s->parts[i];
 		int			ow = owner_of(s, rp->owner);
+		double		left = rp->expected_end - s->now;
 
+		if (!(left > 0))
+			left = 0;
+		if (left > hl)
+			left = hl;
 		if (ow >= 0 && rp->node >= 0 && rp->node < s->nnodes && s->nodes[rp->node].type >= 0)
-			usage[ow] += rp->gpus * s->types[s->nodes[rp->node].type].speed * hl;
+			usage[ow] += rp->gpus * s->types[s->nodes[rp->node].type].speed * left;
 	}
 	for (i = 0; i < s->nowners; i++)
 	{

@@ -44,8 +44,8 @@ double		mx_decayed_usage(double rate, double from, double to, double now, double
 /*
  * Per owner with waiting or running jobs (the others get e = u = 0 and
  * factor 1): entitlement e = shares / their total shares, usage share u
- * (decayed history plus speed-weighted GPUs held now x half-life, over
- * their total) and the factor 2^(1 - u/e) (1 when nobody has used anything). Arrays of s->nowners
+ * (decayed history plus speed-weighted GPUs held now x their time left
+ * to the expected end, at most a half-life, over their total) and the factor 2^(1 - u/e) (1 when nobody has used anything). Arrays of s->nowners
  * entries; any may be NULL. 0, or -1 when out of memory.
  */
 int			mx_tenancy_factors(const mx_snapshot *s, const mx_options *o,
