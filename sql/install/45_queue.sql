@@ -35,7 +35,7 @@ BEGIN
 			 WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles o
 							   WHERE o.rolname OPERATOR(pg_catalog.=) n.owner AND o.rolsuper)
 			 GROUP BY n.owner ORDER BY n.owner LOOP
-		-- mixdnn.quotas (90_tenancy.sql) or mixdnn.max_waiting_jobs; NULL: none.
+		-- mixdnn.quotas (65_tenancy.sql) or mixdnn.max_waiting_jobs; NULL: none.
 		lim := mixdnn._waiting_limit(r.owner);
 		CONTINUE WHEN lim IS NULL;
 		INSERT INTO mixdnn.submitters AS s (owner) VALUES (r.owner)

@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(31);
+SELECT plan(34);
 DELETE FROM mixdnn.quotas;
 DELETE FROM mixdnn.shares;
 
@@ -156,6 +156,14 @@ SET LOCAL mixdnn.fair_share = on;
 SELECT mixdnn.run_round('test');
 SELECT ok(pg_temp.starts_now('fb') AND NOT pg_temp.starts_now('fa'),
 	'with fair share, the user who used nothing goes first, the heavy user waits');
+SELECT is((SELECT string_agg(format('%s %s %s %s %s %s', role, shares, entitlement, usage_share, gpus_held, factor), '; ' ORDER BY role)
+		   FROM mixdnn.fair_share_usage()),
+	'tap90_alice 1 0.5 1 0 0.5; tap90_bob 1 0.5 0 0 2',
+	'fair_share_usage: alice used everything, twice her share: factor 2^(1 - 2) = 0.5; bob 2^1 = 2');
+SET LOCAL ROLE tap90_bob;
+SELECT is((SELECT array_agg(fair_share ORDER BY owner) FROM mixdnn.queue),
+	ARRAY[0.5, 2.0]::float8[], 'the queue shows each job''s fair-share factor, to any user');
+RESET ROLE;
 
 -- Three users: carol joins; the two who used nothing go before alice.
 SELECT pg_temp.submit('tap90_carol', 'fc', 'v100', 1, '1h');
@@ -170,6 +178,7 @@ SET LOCAL mixdnn.fair_share = off;
 SELECT mixdnn.run_round('test');
 SELECT is((SELECT blocked_by FROM mixdnn.explain(pg_temp.jid('fa')) WHERE chosen), NULL,
 	'... nor with fair share off');
+SELECT is((SELECT count(fair_share) FROM mixdnn.queue), 0::bigint, 'with fair share off, the queue shows no factor');
 
 SELECT * FROM finish();
 ROLLBACK;

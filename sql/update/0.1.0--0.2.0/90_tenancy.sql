@@ -1,5 +1,6 @@
 -- 0.2.0: quotas, fair-share weights and the waiting-jobs limit per role
--- (sql/install/90_tenancy.sql, and the trigger function of 45_queue.sql).
+-- (sql/install/65_tenancy.sql, the trigger function of 45_queue.sql and the
+-- queue view of 70_surface.sql).
 
 CREATE TABLE mixdnn.quotas (
 	role		name NOT NULL,
@@ -97,12 +98,24 @@ CREATE FUNCTION mixdnn._waiting_limit(who name) RETURNS int
 	$$;
 COMMENT ON FUNCTION mixdnn._waiting_limit(name) IS 'internal: the most waiting jobs a role may have (NULL: no limit)';
 
+-- Each role with waiting or running jobs as the next round weighs it
+-- (src/pg/fair_share_usage.c over src/core/tenancy.c), like Slurm's sshare.
+CREATE FUNCTION mixdnn.fair_share_usage()
+	RETURNS TABLE (role name, shares int, entitlement float8, usage_share float8,
+				   gpus_held int, factor float8)
+	AS 'MODULE_PATHNAME', 'mixdnn_fair_share_usage'
+	LANGUAGE C VOLATILE
+	SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION mixdnn.fair_share_usage() IS 'each role with waiting or running jobs: shares, entitlement, usage share, GPUs held and fair-share factor';
+
 SELECT pg_catalog.pg_extension_config_dump('mixdnn.quotas', '');
 SELECT pg_catalog.pg_extension_config_dump('mixdnn.shares', '');
 
 REVOKE ALL ON mixdnn.quotas, mixdnn.shares FROM PUBLIC;
 GRANT SELECT, INSERT, UPDATE, DELETE ON mixdnn.quotas, mixdnn.shares TO mixdnn_admin;
-REVOKE ALL ON FUNCTION mixdnn._tenancy_before_write(), mixdnn._waiting_limit(name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION mixdnn._tenancy_before_write(), mixdnn._waiting_limit(name),
+	mixdnn.fair_share_usage() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mixdnn.fair_share_usage() TO mixdnn_user, mixdnn_admin;
 
 CREATE OR REPLACE FUNCTION mixdnn._jobs_waiting_limit() RETURNS trigger
 	LANGUAGE plpgsql SECURITY DEFINER
@@ -118,7 +131,7 @@ BEGIN
 			 WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles o
 							   WHERE o.rolname OPERATOR(pg_catalog.=) n.owner AND o.rolsuper)
 			 GROUP BY n.owner ORDER BY n.owner LOOP
-		-- mixdnn.quotas (90_tenancy.sql) or mixdnn.max_waiting_jobs; NULL: none.
+		-- mixdnn.quotas (65_tenancy.sql) or mixdnn.max_waiting_jobs; NULL: none.
 		lim := mixdnn._waiting_limit(r.owner);
 		CONTINUE WHEN lim IS NULL;
 		INSERT INTO mixdnn.submitters AS s (owner) VALUES (r.owner)
@@ -138,3 +151,39 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION mixdnn._jobs_waiting_limit() IS 'internal trigger: at most the role''s waiting-jobs limit (mixdnn.quotas, else mixdnn.max_waiting_jobs)';
+
+-- mixdnn.queue gains its last column, fair_share (sql/install/70_surface.sql).
+CREATE OR REPLACE VIEW mixdnn.queue WITH (security_barrier = true) AS
+	SELECT CASE WHEN q.waiting THEN q.served END::int AS position,
+		   q.job_id, q.owner,
+		   CASE WHEN q.visible THEN q.name END AS name,
+		   q.status, q.model_class,
+		   q.gpu_type AS requested_gpu_type, q.gpus AS requested_gpus,
+		   q.min_gpus, q.max_gpus,
+		   q.planned_gpu_type, q.planned_gpus, q.planned_start, q.planned_end,
+		   (SELECT pg_catalog.array_agg(p.node ORDER BY p.node_rank) FROM mixdnn.job_parts p
+			 WHERE p.job_id = q.job_id AND p.attempt = q.attempt
+			   AND p.state OPERATOR(pg_catalog.=) ANY ('{launching,running}'::text[])) AS nodes,
+		   CASE WHEN q.waiting THEN mixdnn.now() OPERATOR(pg_catalog.-) q.submitted_at
+				ELSE q.started_at OPERATOR(pg_catalog.-) q.submitted_at END AS waited,
+		   CASE WHEN q.visible THEN q.model END AS model,
+		   CASE WHEN q.visible THEN q.reason END AS reason,
+		   q.owner OPERATOR(pg_catalog.=) CURRENT_USER AS mine,
+		   f.factor AS fair_share
+	FROM (SELECT j.*,
+				 j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned}'::text[]) AS waiting,
+				 j.owner OPERATOR(pg_catalog.=) CURRENT_USER
+				   OR pg_catalog.pg_has_role(CURRENT_USER, 'mixdnn_admin', 'MEMBER') AS visible,
+				 -- launch_due starts planned jobs by (planned_start, job_id); unplanned ones come after
+				 pg_catalog.row_number() OVER (
+					 PARTITION BY j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned}'::text[])
+					 ORDER BY j.planned_start NULLS LAST,
+							  CASE WHEN j.planned_start IS NULL THEN OPERATOR(pg_catalog.-) j.priority END,
+							  CASE WHEN j.planned_start IS NULL THEN j.submitted_at END,
+							  j.job_id) AS served
+		  FROM mixdnn.jobs j
+		  WHERE j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned,launching,running}'::text[])) q
+		 -- only with fair share on (a one-time filter: otherwise never called)
+		 LEFT JOIN (SELECT u.role, u.factor FROM mixdnn.fair_share_usage() u
+					WHERE pg_catalog.current_setting('mixdnn.fair_share')::boolean) f
+			ON f.role OPERATOR(pg_catalog.=) q.owner;

@@ -98,9 +98,21 @@ CREATE FUNCTION mixdnn._waiting_limit(who name) RETURNS int
 	$$;
 COMMENT ON FUNCTION mixdnn._waiting_limit(name) IS 'internal: the most waiting jobs a role may have (NULL: no limit)';
 
+-- Each role with waiting or running jobs as the next round weighs it
+-- (src/pg/fair_share_usage.c over src/core/tenancy.c), like Slurm's sshare.
+CREATE FUNCTION mixdnn.fair_share_usage()
+	RETURNS TABLE (role name, shares int, entitlement float8, usage_share float8,
+				   gpus_held int, factor float8)
+	AS 'MODULE_PATHNAME', 'mixdnn_fair_share_usage'
+	LANGUAGE C VOLATILE
+	SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION mixdnn.fair_share_usage() IS 'each role with waiting or running jobs: shares, entitlement, usage share, GPUs held and fair-share factor';
+
 SELECT pg_catalog.pg_extension_config_dump('mixdnn.quotas', '');
 SELECT pg_catalog.pg_extension_config_dump('mixdnn.shares', '');
 
 REVOKE ALL ON mixdnn.quotas, mixdnn.shares FROM PUBLIC;
 GRANT SELECT, INSERT, UPDATE, DELETE ON mixdnn.quotas, mixdnn.shares TO mixdnn_admin;
-REVOKE ALL ON FUNCTION mixdnn._tenancy_before_write(), mixdnn._waiting_limit(name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION mixdnn._tenancy_before_write(), mixdnn._waiting_limit(name),
+	mixdnn.fair_share_usage() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mixdnn.fair_share_usage() TO mixdnn_user, mixdnn_admin;
