@@ -20,6 +20,19 @@ add_owner(mx_snapshot *s, const char *name, double shares)
 	return s->nowners++;
 }
 
+/* A snapshot of one up node of `gpus` v100s, default options; the type index. */
+static int
+one_node(mx_snapshot *s, mx_options *o, int gpus)
+{
+	int			t;
+
+	fx_init(s, NOW);
+	mx_options_default(o);
+	t = fx_type(s, "v100", 1.0);
+	fx_node(s, "n1", t, gpus, MX_NODE_UP);
+	return t;
+}
+
 static int
 starts_now(const mx_snapshot *s, const mx_plan *p, int i)
 {
@@ -49,10 +62,7 @@ test_factors(void)
 				u[3];
 	int			t;
 
-	fx_init(&s, NOW);
-	mx_options_default(&o);
-	t = fx_type(&s, "v100", 1.0);
-	fx_node(&s, "n1", t, 4, MX_NODE_UP);
+	t = one_node(&s, &o, 4);
 	add_owner(&s, "a", 1);
 	add_owner(&s, "b", 1);
 	add_owner(&s, "idle", 5);
@@ -85,10 +95,7 @@ test_quota(void)
 				q;
 	int			t;
 
-	fx_init(&s, NOW);
-	mx_options_default(&o);
-	t = fx_type(&s, "v100", 1.0);
-	fx_node(&s, "n1", t, 4, MX_NODE_UP);
+	t = one_node(&s, &o, 4);
 	fx_hard(&s, 1, t, 2, 100)->owner = 0;
 	fx_hard(&s, 2, t, 2, 100)->owner = 0;
 	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "no owners: a round");
@@ -132,10 +139,7 @@ test_borrower_yields(void)
 	mx_plan		p;
 	int			t;
 
-	fx_init(&s, NOW);
-	mx_options_default(&o);
-	t = fx_type(&s, "v100", 1.0);
-	fx_node(&s, "n1", t, 2, MX_NODE_UP);
+	t = one_node(&s, &o, 2);
 	fx_hard(&s, 1, t, 1, 100)->owner = 0;
 	fx_hard(&s, 2, t, 1, 100)->owner = 0;
 	fx_hard(&s, 3, t, 1, 1000)->owner = 1;
@@ -160,10 +164,7 @@ test_fair_share_order(void)
 	mx_plan		p;
 	int			t;
 
-	fx_init(&s, NOW);
-	mx_options_default(&o);
-	t = fx_type(&s, "v100", 1.0);
-	fx_node(&s, "n1", t, 1, MX_NODE_UP);
+	t = one_node(&s, &o, 1);
 	fx_hard(&s, 1, t, 1, 100)->owner = 0;
 	fx_hard(&s, 2, t, 1, 100)->owner = 1;
 	s.jobs[0].submitted = NOW - 60;		/* older: first without fair share */
