@@ -80,7 +80,9 @@ mixdnn_fair_share_usage(PG_FUNCTION_ARGS)
 	mx_become_owner(&saved);
 	mx_read_snapshot(&d, mx_clock_now(), mx_guc_planning_horizon);
 	mx_guc_options(&o);
-	mx_read_owners(&d, o.fair_share_half_life_s);
+	/* The usage whether fair share is on or not: this is what it would weigh. */
+	o.fair_share = 1;
+	mx_read_owners(&d, &o);
 	emit(rsinfo, &d.snap, &o);
 	mx_restore_user(&saved);
 	SPI_finish();

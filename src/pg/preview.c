@@ -73,7 +73,7 @@ mx_preview_run(const mx_hypothetical *extra, mx_preview_fn fn, void *arg)
 		pv.d.rows[pv.extra].owner = caller;
 	}
 	mx_guc_options(&pv.o);
-	mx_read_owners(&pv.d, pv.o.fair_share_half_life_s);
+	mx_read_owners(&pv.d, &pv.o);
 	if (mx_tenancy_plan_round(&pv.d.snap, &pv.o, &pv.plan) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),

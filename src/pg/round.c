@@ -53,7 +53,7 @@ mx_run_round(const char *event)
 	now = mx_clock_now();
 	mx_read_snapshot(&d, now, mx_guc_planning_horizon);
 	mx_guc_options(&o);
-	mx_read_owners(&d, o.fair_share_half_life_s);
+	mx_read_owners(&d, &o);
 
 	memset(&plan, 0, sizeof(plan));
 	if (mx_tenancy_plan_round(&d.snap, &o, &plan) != 0)

@@ -219,7 +219,7 @@ tables_exist(void)
 }
 
 void
-mx_read_owners(mx_db_snapshot *d, double half_life_s)
+mx_read_owners(mx_db_snapshot *d, const mx_options *o)
 {
 	mx_snapshot *s = &d->snap;
 	Datum		owners;
@@ -234,5 +234,7 @@ mx_read_owners(mx_db_snapshot *d, double half_life_s)
 	owners = owner_array(s);
 	read_shares(s, owners);
 	read_quotas(s, owners);
-	read_usage(s, owners, half_life_s);
+	/* Only fair share weighs usage: without it a round reads no history. */
+	if (o->fair_share)
+		read_usage(s, owners, o->fair_share_half_life_s);
 }

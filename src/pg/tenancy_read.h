@@ -5,12 +5,14 @@
 #ifndef MIXDNN_TENANCY_READ_H
 #define MIXDNN_TENANCY_READ_H
 
+#include "planner.h"
 #include "snapshot_read.h"
 
 /*
  * Fill d->snap.owners from d->rows[].owner and d->part_owners[] and set
- * every job's and part's owner index; usage decays with half_life_s.
+ * every job's and part's owner index; with o->fair_share, their usage
+ * (decaying with o->fair_share_half_life_s).
  */
-void		mx_read_owners(mx_db_snapshot *d, double half_life_s);
+void		mx_read_owners(mx_db_snapshot *d, const mx_options *o);
 
 #endif
