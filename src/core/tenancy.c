@@ -8,7 +8,8 @@
  * again as a borrower whose weight is tiny, so it only gets GPUs no job
  * within its quota can use now. Nothing is preempted: lent GPUs come back
  * when the borrower ends. The plan is made again until no start changes
- * (at most MX_TENANCY_MAX_PASSES plans).
+ * (at most MX_TENANCY_MAX_PASSES plans); after a pass, every job that could
+ * no longer start within its owner's quotas is settled at once.
  */
 #include <limits.h>
 #include <math.h>
@@ -29,13 +30,16 @@ enum
 	T_NEVER						/* its quotas could never let it run (MX_UNPLANNABLE) */
 };
 
+#define FLAG_CHANGED 1			/* its start now was over quota: its state changed */
+#define FLAG_STARTS 2			/* its start now is within its owner's quotas */
+
 typedef struct tenancy_round
 {
 	const mx_snapshot *s;
 	const mx_options *o;
 	mx_snapshot sub;			/* s without owners; jobs with caps, factors, refusals */
 	unsigned char *state;		/* per job, T_* */
-	unsigned char *flagged;		/* per job: changed state in the last check */
+	unsigned char *flagged;		/* per job, last check: FLAG_CHANGED or FLAG_STARTS */
 	char	   *why;			/* per job, MX_REASON_LEN bytes */
 	int		   *held;			/* per owner, (ntypes + 1) counts: GPUs held now; [ntypes] = all */
 	int		   *use;			/* the same, plus this plan's starts now */
@@ -335,14 +339,61 @@ check_starts(tenancy_round *t, const mx_plan *p)
 			if (a->type >= 0 && a->type < s->ntypes)
 				t->use[ow * w + a->type] += a->gpus;
 			t->use[ow * w + s->ntypes] += a->gpus;
+			t->flagged[ji] = FLAG_STARTS;
 			continue;
 		}
 		t->state[ji] = r == 1 ? T_BORROW : T_REFUSED;
-		t->flagged[ji] = 1;
+		t->flagged[ji] = FLAG_CHANGED;
 		changed++;
 	}
 	free(order);
 	return changed;
+}
+
+/*
+ * After a pass that changed something: every job still normal that could
+ * not start now within its owner's quotas on any of its types, beside the
+ * GPUs held and the starts just accepted, is settled at once (borrower, or
+ * waiting with the reason) rather than one pass at a time.
+ */
+static void
+settle_over_quota(tenancy_round *t)
+{
+	const mx_snapshot *s = t->s;
+	int			i,
+				k;
+
+	for (i = 0; i < s->njobs; i++)
+	{
+		const mx_job *j = &t->sub.jobs[i];
+		int			ow = owner_of(s, s->jobs[i].owner);
+		int			need = j->cls == MX_HARD ? j->ref_gpus : j->min_gpus;
+		int			best = 3,
+					at = -1;
+
+		if (ow < 0 || t->state[i] != T_NORMAL || t->flagged[i] == FLAG_STARTS)
+			continue;
+		for (k = 0; k < s->ntypes && k < MX_MAX_TYPES && best > 0; k++)
+		{
+			int			r;
+
+			if (!(j->allowed & ((uint64_t) 1 << k)))
+				continue;
+			r = over_quota_with(s, t->use, ow, k, need, NULL, 0);
+			if (r < best)
+			{
+				best = r;
+				at = k;
+			}
+		}
+		if (best == 1)
+			t->state[i] = T_BORROW;
+		else if (best == 2)
+		{
+			t->state[i] = T_REFUSED;
+			(void) over_quota_with(s, t->use, ow, at, need, t->why + (size_t) i * MX_REASON_LEN, MX_REASON_LEN);
+		}
+	}
 }
 
 static void
@@ -418,6 +469,7 @@ mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o, mx_plan *out)
 		changed = check_starts(&t, out);
 		if (changed <= 0 || pass == MX_TENANCY_MAX_PASSES - 1)
 			break;
+		settle_over_quota(&t);
 		mx_plan_free(out);
 	}
 	if (changed < 0)
@@ -432,7 +484,7 @@ mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o, mx_plan *out)
 	 * starts still over quota.
 	 */
 	for (i = 0; i < s->njobs; i++)
-		if (t.state[i] == T_REFUSED || (changed > 0 && t.flagged[i]))
+		if (t.state[i] == T_REFUSED || (changed > 0 && t.flagged[i] == FLAG_CHANGED))
 		{
 			mx_assignment *a = &out->a[i];
 
