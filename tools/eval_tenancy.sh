@@ -112,6 +112,13 @@ L += ["", "Fair share against MixDNN without it: average JCT %+.1f %%, makespan 
           100 * (f["avg_jct_s"] / m["avg_jct_s"] - 1), 100 * (f["makespan_s"] / m["makespan_s"] - 1),
           m["fairness_jain"], f["fairness_jain"], steady(m), steady(f),
           owner(m, "flood")["avg_slowdown"], owner(f, "flood")["avg_slowdown"]), "",
+      "A quota of a quarter of the GPUs for the flood, without borrowing, holds it to that share even "
+      "while GPUs are idle: makespan %s (%s without a quota), the steady users' mean slowdown %.2f. "
+      "With borrowing, idle GPUs are lent to it and come back at job boundaries: makespan %s, "
+      "average JCT %s, the steady users' mean slowdown %.2f." % (
+          hours(load("quota")["makespan_s"]), hours(m["makespan_s"]), steady(load("quota")),
+          hours(load("quota-borrow")["makespan_s"]), hours(load("quota-borrow")["avg_jct_s"]),
+          steady(load("quota-borrow"))), "",
       "The half-life (`--fair-share-half-life-s`, `mixdnn.fair_share_half_life`):", "",
       "| half-life | avg JCT | makespan | fairness_jain | steady users' mean slowdown |", "|---:|---:|---:|---:|---:|"]
 for h in (3600, 21600, 86400, 604800):
