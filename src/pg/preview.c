@@ -58,7 +58,8 @@ mx_preview_run(const mx_hypothetical *extra, mx_preview_fn fn, void *arg)
 {
 	mx_saved_user saved;
 	mx_preview	pv;
-	char	   *caller = GetUserNameFromId(GetUserId(), false);
+	/* mixdnn.what_if() is SECURITY DEFINER: its caller is the outer user. */
+	char	   *caller = GetUserNameFromId(GetOuterUserId(), false);
 
 	memset(&pv, 0, sizeof(pv));
 	pv.extra = -1;

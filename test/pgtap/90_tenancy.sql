@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(34);
+SELECT plan(35);
 DELETE FROM mixdnn.quotas;
 DELETE FROM mixdnn.shares;
 
@@ -77,6 +77,9 @@ SELECT pg_temp.run_job('a1');
 SELECT is((SELECT array_agg(DISTINCT blocked_by) FROM mixdnn.explain(pg_temp.jid('a2'))), ARRAY['quota'],
 	'... and once it holds its GPUs');
 SET LOCAL ROLE tap90_alice;
+SELECT is((SELECT reason FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'v100', gpus => 1, duration => '1h')),
+	'over quota: role tap90_alice holds 2 of the 2 v100 GPUs its quota allows and needs 1',
+	'what_if, asked by alice, applies her quota');
 SELECT is((SELECT reason FROM mixdnn.queue WHERE job_id = pg_temp.jid('a2')),
 	'over quota: role tap90_alice holds 2 of the 2 v100 GPUs its quota allows and needs 2',
 	'alice reads the reason in mixdnn.queue');
