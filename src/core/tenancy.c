@@ -1,10 +1,10 @@
 /*
  * tenancy.c — quotas and fair share around a round (tenancy.h).
  *
- * Quotas gate starts, not forecasts: a round is planned, the jobs it starts
- * now are taken in the planner's order, and each one that would take its
- * owner beyond a quota is either refused for this round (a reason says
- * which quota) or, when every quota it exceeds lets it borrow, planned
+ * A round is planned, its planned jobs are taken by start (ties in the
+ * planner's order), and each one that would take its owner beyond a quota
+ * at its start is either refused for this round (a reason says which
+ * quota) or, when every quota it exceeds lets it borrow, planned
  * again as a borrower whose weight is tiny, so it only gets GPUs no job
  * within its quota can use now. Nothing is preempted: lent GPUs come back
  * when the borrower ends. The plan is made again until no start changes
@@ -31,7 +31,7 @@ enum
 };
 
 #define FLAG_CHANGED 1			/* its start now was over quota: its state changed */
-#define FLAG_STARTS 2			/* its start now is within its owner's quotas */
+#define FLAG_STARTS 2			/* its planned start is within its owner's quotas */
 
 typedef struct tenancy_round
 {
@@ -184,11 +184,10 @@ hard_cap(const mx_owner *w, int t)
 }
 
 static int
-over_quota_with(const mx_snapshot *s, const int *use, int ow, int type, int gpus,
+over_quota_with(const mx_snapshot *s, const int *u, int ow, int type, int gpus,
 				char *buf, size_t len)
 {
 	const mx_owner *w = &s->owners[ow];
-	const int  *u = use + (size_t) ow * (s->ntypes + 1);
 	int			typed = type >= 0 && type < s->ntypes && type < MX_MAX_TYPES;
 	int			over_t = typed && w->quota[type] >= 0 && u[type] + gpus > w->quota[type];
 	int			over_a = w->quota_all >= 0 && u[s->ntypes] + gpus > w->quota_all;
@@ -240,7 +239,7 @@ mx_tenancy_over_quota(const mx_snapshot *s, const mx_plan *p, int ji, int type, 
 			held[ow * w + a->type] += a->gpus;
 		held[ow * w + s->ntypes] += a->gpus;
 	}
-	r = over_quota_with(s, held, ow, type, gpus, buf, len);
+	r = over_quota_with(s, held + (size_t) ow * w, ow, type, gpus, buf, len);
 	free(held);
 	return r;
 }
@@ -305,41 +304,114 @@ prepare_jobs(tenancy_round *t)
 	}
 }
 
+typedef struct start_key
+{
+	double		start;
+	int			rank;			/* in the heuristic's order: ties at one instant */
+	int			job;
+} start_key;
+
+static int
+cmp_start_key(const void *x, const void *y)
+{
+	const start_key *a = x,
+			   *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->rank - b->rank;
+}
+
 /*
- * Walk the plan's starts now in the planner's order and settle each one
- * against its owner's quotas. Returns how many jobs changed state (they
- * are flagged), or -1 when out of memory.
+ * GPUs owner ow holds at instant at, per type and in all ([ntypes]): its
+ * running parts until their expected end (past it, until now + overrun_s,
+ * the planner's rule) and the planned jobs accepted so far.
+ */
+static void
+usage_at(const tenancy_round *t, const mx_plan *p, const int *acc, int nacc, int ow, double at, int *u)
+{
+	const mx_snapshot *s = t->s;
+	int			i;
+
+	memset(u, 0, (size_t) (s->ntypes + 1) * sizeof(int));
+	for (i = 0; i < s->nparts; i++)
+	{
+		const mx_running_part *rp = &s->parts[i];
+		double		end = rp->expected_end > s->now ? rp->expected_end : s->now + t->o->overrun_s;
+		int			k;
+
+		if (owner_of(s, rp->owner) != ow || rp->node < 0 || rp->node >= s->nnodes || !(end > at + START_EPS))
+			continue;
+		k = s->nodes[rp->node].type;
+		if (k >= 0 && k < s->ntypes)
+			u[k] += rp->gpus;
+		u[s->ntypes] += rp->gpus;
+	}
+	for (i = 0; i < nacc; i++)
+	{
+		const mx_assignment *a = &p->a[acc[i]];
+
+		if (owner_of(s, s->jobs[acc[i]].owner) != ow || a->start > at + START_EPS || !(a->end > at + START_EPS))
+			continue;
+		if (a->type >= 0 && a->type < s->ntypes)
+			u[a->type] += a->gpus;
+		u[s->ntypes] += a->gpus;
+	}
+}
+
+/*
+ * Walk the plan's planned jobs by start (ties in the planner's order) and
+ * settle each one against its owner's quotas at its start, beside what the
+ * owner holds then and the jobs accepted before it: a forecast must not
+ * launch a job beyond a quota either (mixdnn.launch_due() starts planned
+ * jobs when their time comes, without a round). Returns how many jobs
+ * changed state (flagged), or -1 when out of memory.
  */
 static int
 check_starts(tenancy_round *t, const mx_plan *p)
 {
 	const mx_snapshot *s = t->s;
-	int		   *order = malloc((size_t) (s->njobs > 0 ? s->njobs : 1) * sizeof(int));
+	size_t		nj = (size_t) (s->njobs > 0 ? s->njobs : 1);
+	int		   *order = malloc(nj * sizeof(int));
+	int		   *acc = malloc(nj * sizeof(int));
+	int		   *cur = malloc((size_t) (s->ntypes + 1) * sizeof(int));
+	start_key  *keys = malloc(nj * sizeof(start_key));
 	int			i,
+				nk = 0,
+				nacc = 0,
 				changed = 0,
 				w = s->ntypes + 1;
 
-	if (order == NULL)
-		return -1;
-	memcpy(t->use, t->held, (size_t) s->nowners * (size_t) w * sizeof(int));
-	memset(t->flagged, 0, (size_t) s->njobs);
-	mx_heuristic_order(&t->sub, t->o, order);
-	for (i = 0; i < s->njobs; i++)
+	if (order == NULL || acc == NULL || cur == NULL || keys == NULL)
+		changed = -1;
+	else
 	{
-		int			ji = order[i];
+		memcpy(t->use, t->held, (size_t) s->nowners * (size_t) w * sizeof(int));
+		memset(t->flagged, 0, (size_t) s->njobs);
+		mx_heuristic_order(&t->sub, t->o, order);
+		for (i = 0; i < s->njobs; i++)
+			if (owner_of(s, s->jobs[order[i]].owner) >= 0 && p->a[order[i]].status == MX_PLANNED)
+				keys[nk++] = (start_key) {p->a[order[i]].start, i, order[i]};
+		qsort(keys, (size_t) nk, sizeof(start_key), cmp_start_key);
+	}
+	for (i = 0; i < nk && changed >= 0; i++)
+	{
+		int			ji = keys[i].job;
 		const mx_assignment *a = &p->a[ji];
-		int			ow = owner_of(s, s->jobs[ji].owner);
+		int			ow = s->jobs[ji].owner;
 		int			r;
 
-		if (ow < 0 || a->status != MX_PLANNED || a->start > s->now + START_EPS)
-			continue;
-		r = over_quota_with(s, t->use, ow, a->type, a->gpus, t->why + (size_t) ji * MX_REASON_LEN, MX_REASON_LEN);
+		usage_at(t, p, acc, nacc, ow, a->start, cur);
+		r = over_quota_with(s, cur, ow, a->type, a->gpus, t->why + (size_t) ji * MX_REASON_LEN, MX_REASON_LEN);
 		if (r == 0 || (r == 1 && t->state[ji] == T_BORROW))
 		{
+			acc[nacc++] = ji;
+			t->flagged[ji] = FLAG_STARTS;
+			if (a->start > s->now + START_EPS)
+				continue;
 			if (a->type >= 0 && a->type < s->ntypes)
 				t->use[ow * w + a->type] += a->gpus;
 			t->use[ow * w + s->ntypes] += a->gpus;
-			t->flagged[ji] = FLAG_STARTS;
 			continue;
 		}
 		t->state[ji] = r == 1 ? T_BORROW : T_REFUSED;
@@ -347,6 +419,9 @@ check_starts(tenancy_round *t, const mx_plan *p)
 		changed++;
 	}
 	free(order);
+	free(acc);
+	free(cur);
+	free(keys);
 	return changed;
 }
 
@@ -379,7 +454,7 @@ settle_over_quota(tenancy_round *t)
 
 			if (!(j->allowed & ((uint64_t) 1 << k)))
 				continue;
-			r = over_quota_with(s, t->use, ow, k, need, NULL, 0);
+			r = over_quota_with(s, t->use + (size_t) ow * (s->ntypes + 1), ow, k, need, NULL, 0);
 			if (r < best)
 			{
 				best = r;
@@ -391,7 +466,8 @@ settle_over_quota(tenancy_round *t)
 		else if (best == 2)
 		{
 			t->state[i] = T_REFUSED;
-			(void) over_quota_with(s, t->use, ow, at, need, t->why + (size_t) i * MX_REASON_LEN, MX_REASON_LEN);
+			(void) over_quota_with(s, t->use + (size_t) ow * (s->ntypes + 1), ow, at, need,
+								   t->why + (size_t) i * MX_REASON_LEN, MX_REASON_LEN);
 		}
 	}
 }

@@ -128,6 +128,36 @@ test_quota(void)
 }
 
 /*
+ * Forecasts too: 4 GPUs held by b until +100 s; a (quota 2 GPUs) has two
+ * 2-GPU jobs. Both would be planned at +100 s, and launched then without
+ * a round; only one may be.
+ */
+static void
+test_quota_later(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			t;
+
+	t = one_node(&s, &o, 4);
+	fx_part(&s, 9, 0, 4, NOW + 100);
+	s.parts[0].owner = 1;
+	fx_hard(&s, 1, t, 2, 100)->owner = 0;
+	fx_hard(&s, 2, t, 2, 100)->owner = 0;
+	add_owner(&s, "a", 1);
+	add_owner(&s, "b", 1);
+	s.owners[0].quota_all = 2;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "a round");
+	CHECK(!(p.a[0].status == MX_PLANNED && p.a[1].status == MX_PLANNED &&
+			p.a[0].start < p.a[1].end && p.a[1].start < p.a[0].end),
+		  "a's two jobs are never planned to run at once");
+	CHECK(p.a[0].status == MX_PLANNED || p.a[1].status == MX_PLANNED, "one of them is planned");
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+/*
  * Two GPUs. a (quota 1, borrowing) has two 100 s jobs, b one 1000 s job.
  * Shortest first would start both of a's; as a borrower a2 yields to b1.
  */
@@ -185,6 +215,7 @@ main(void)
 	test_decay();
 	test_factors();
 	test_quota();
+	test_quota_later();
 	test_borrower_yields();
 	test_fair_share_order();
 	return unit_done("test_tenancy");
