@@ -93,6 +93,6 @@ unitcheck: $(UNIT_TESTS)
 simcheck: bin/mixdnn-sim
 	bash test/sim/run.sh bin/mixdnn-sim
 
-# Regenerates docs/evaluation.md and docs/img/ (about 5 minutes on 2 cores).
+# Regenerates docs/evaluation.md (about 14 minutes on 2 cores shared with other work; QUICK=1: 2).
 eval: bin/mixdnn-sim
 	bash tools/evaluate.sh

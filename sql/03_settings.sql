@@ -33,7 +33,7 @@ SET mixdnn.reserve_all = on;
 SHOW mixdnn.reserve_all;
 RESET mixdnn.reserve_all;
 SET mixdnn.lease_timeout = 30;
-SET mixdnn.database = 'x';
+SET mixdnn.history_retention = '1 day';
 SET mixdnn.no_such_setting = 1;
 
 -- The virtual clock.

@@ -11,10 +11,14 @@ INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('b
 SELECT mixdnn.launch_due() AS launched;
 SELECT name, status, planned_start FROM mixdnn.jobs;
 
-SET client_min_messages = warning;
+-- A job is launching: only a forced drop goes ahead (its WARNING is not
+-- shown here; 08_drop_guard tests the guard).
+SET mixdnn.force_drop = on;
+SET client_min_messages = error;
 DROP EXTENSION mixdnn CASCADE;
 CREATE EXTENSION mixdnn;
 RESET client_min_messages;
+RESET mixdnn.force_drop;
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4);

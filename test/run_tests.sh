@@ -14,6 +14,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
+# The e2e suite's training job needs PyTorch, which only it installs.
+case " ${*:-e2e} " in *" e2e "*) export MIXDNN_SETUP_TORCH=1 ;; esac
 bash tools/setup.sh || exit 1
 export PATH="$ROOT/bin:${MIXDNN_PG_BINDIR:-/usr/lib/postgresql/15/bin}:$PATH"
 

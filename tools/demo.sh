@@ -49,8 +49,17 @@ SQL
 sql -c "SELECT node, gpu_type, gpus, status FROM mixdnn.gpu_nodes ORDER BY node"
 
 say "2. One launcher process per node (bin/mixdnn-launcher), listening for launches"
+# Jobs run as their owner's OS account: as root, alice's jobs run as nobody
+# (there is no OS user alice here); otherwise as this user.
+if [ "$(id -u)" = 0 ]; then
+	echo "alice nobody" >"$WORK/usermap"
+	ACCOUNTS=(--user-map "$WORK/usermap")
+else
+	ACCOUNTS=(--allow-same-user)
+fi
 for node in k80-0 p100-0 p100-1 v100-0 v100-1; do
-	mixdnn-launcher --node "$node" --dsn "user=launcher" --poll-interval 2 >"$WORK/launcher-$node.log" 2>&1 &
+	mixdnn-launcher --node "$node" --dsn "user=launcher" --poll-interval 2 "${ACCOUNTS[@]}" \
+		--state-dir "$WORK/state-$node" >"$WORK/launcher-$node.log" 2>&1 &
 	LAUNCHERS+=($!)
 done
 sleep 1

@@ -1,48 +1,133 @@
 #!/usr/bin/env python3
-"""eval_report.py - turn tools/evaluate.sh's results into docs/evaluation.md
-and the plots in docs/img/ (gnuplot, SVG). Standard library only.
+"""eval_report.py - turn tools/evaluate.sh's results (build/eval) into
+docs/evaluation.md. Standard library only.
 
-  eval_report.py --dir build/eval --out docs/evaluation.md --img docs/img
-  eval_report.py --dir build/eval --summary      (a short table on stdout)
+  eval_report.py --dir build/eval --out docs/evaluation.md
+  eval_report.py --dir build/eval            (the geomean tables on stdout)
+
+Statistics (docs/evaluation.md, "Method"): a cell is (workload, soft share,
+estimate model); each cell has one run per seed and policy, on the same
+trace for every policy, so MixDNN's ratio to a policy is taken per seed
+(paired) and summarised by the geometric mean with a 95 % t-interval of the
+log ratios. A ratio whose interval contains 1 is a tie.
 """
 
 import argparse
-import csv
 import datetime
 import json
+import math
 import os
 import platform
-import subprocess
+import statistics
 import sys
 
-POLICIES = ["mixdnn", "k8s", "static", "backfill"]
-BASELINES = ["k8s", "static", "backfill"]
+POLICIES = ["mixdnn", "k8s", "static", "backfill", "sjf", "hgreedy", "hsjf", "k8s-any"]
+BASELINES = POLICIES[1:]
+SHARE_FREE = {"static", "backfill"}     # run at soft share 0 only (evaluate.sh)
 SHARES = [0, 50, 100]
+EST_NAMES = {"exact": "exact", "ln0.5": "log-normal σ=0.5", "ln1": "log-normal σ=1",
+             "over": "over-estimates"}
+# two-sided 95 % Student t quantiles by degrees of freedom
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
+        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
+        16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086}
+# The paper's two makespan figures (MixDNN, Electronics 15(22), 2026).
+PAPER = [("k8s", 11.45, "up to 11.45 % less makespan than Kubernetes"),
+         ("static", 70.0, "up to 70 % less makespan than static scheduling")]
 
 
-def load(d):
-    wl = []
-    with open(os.path.join(d, "workloads.txt")) as f:
-        for line in f:
-            if line.strip():
-                name, cluster = line.split()
-                wl.append((name, cluster))
-    res = {}
-    stats = {}
-    for name, _ in wl:
-        for s in SHARES:
-            p = os.path.join(d, "runs", "%s-s%d.stats.json" % (name, s))
-            if os.path.exists(p):
-                stats[(name, s)] = json.load(open(p))
-            for pol in POLICIES:
-                p = os.path.join(d, "runs", "%s-s%d-%s.json" % (name, s, pol))
-                try:
-                    txt = open(p).read().strip()
-                    res[(name, s, pol)] = json.loads(txt) if txt else None
-                except (OSError, ValueError):
-                    res[(name, s, pol)] = None
-    return wl, res, stats
+# ---------------------------------------------------------------- loading
 
+class Results:
+    def __init__(self, d):
+        self.d = d
+        self.workloads = []
+        with open(os.path.join(d, "workloads.txt")) as f:
+            for line in f:
+                if line.strip():
+                    self.workloads.append(tuple(line.split()))
+        self.seeds = [int(x) for x in open(os.path.join(d, "seeds.txt")).read().split()]
+        self.ests = open(os.path.join(d, "estimates.txt")).read().split()
+        self.quick = open(os.path.join(d, "quick.txt")).read().strip() == "1" \
+            if os.path.exists(os.path.join(d, "quick.txt")) else False
+        self.cache = {}
+
+    def _json(self, path):
+        if path not in self.cache:
+            try:
+                txt = open(path).read().strip()
+                self.cache[path] = json.loads(txt) if txt else None
+            except (OSError, ValueError):
+                self.cache[path] = None
+        return self.cache[path]
+
+    def run(self, name, seed, share, est, pol):
+        if pol in SHARE_FREE:
+            share = 0
+        return self._json(os.path.join(self.d, "runs", "%s-r%d-s%d-%s-%s.json" % (name, seed, share, est, pol)))
+
+    def stats(self, name, seed, share):
+        return self._json(os.path.join(self.d, "runs", "%s-r%d-s%d.stats.json" % (name, seed, share)))
+
+    def values(self, name, share, est, pol, key):
+        """Per seed: the metric, None where missing."""
+        out = []
+        for seed in self.seeds:
+            r = self.run(name, seed, share, est, pol)
+            v = r.get(key) if r else None
+            out.append(v if isinstance(v, (int, float)) and v == v else None)
+        return out
+
+
+# ---------------------------------------------------------------- statistics
+
+def t975(n):
+    return T975.get(n - 1, 1.96) if n > 1 else float("nan")
+
+
+def mean_ci(xs):
+    xs = [x for x in xs if x is not None]
+    if not xs:
+        return None, None
+    m = statistics.fmean(xs)
+    if len(xs) < 2:
+        return m, None
+    return m, t975(len(xs)) * statistics.stdev(xs) / math.sqrt(len(xs))
+
+
+def log_ratios(a, b):
+    """Paired per seed: log(a / b) where both are positive."""
+    return [math.log(x / y) for x, y in zip(a, b) if x and y and x > 0 and y > 0]
+
+
+def ratio_ci(lr):
+    """(geometric-mean ratio, low, high) of paired log ratios; None if empty."""
+    if not lr:
+        return None
+    m, h = mean_ci(lr)
+    if h is None:
+        return (math.exp(m), None, None)
+    return (math.exp(m), math.exp(m - h), math.exp(m + h))
+
+
+# Differences smaller than this are ties even when the interval excludes 1
+# (seeds that give identical schedules have a zero-width interval).
+MIN_EFFECT = 0.01
+
+
+def verdict(rc, lower_is_better=True):
+    if rc is None or rc[1] is None:
+        return "–"
+    if abs(rc[0] - 1.0) < MIN_EFFECT:
+        return "tie"
+    if rc[2] < 1.0:
+        return "**win**" if lower_is_better else "loss"
+    if rc[1] > 1.0:
+        return "**loss**" if lower_is_better else "win"
+    return "tie"
+
+
+# ---------------------------------------------------------------- formatting
 
 def fmt_s(v):
     if v is None:
@@ -56,396 +141,521 @@ def fmt_s(v):
     return "%.1f s" % v
 
 
-def fmt_ms(v):
-    return "–" if v is None else ("%.2f" % v if v < 10 else "%.0f" % v)
-
-
-def pct(new, old):
-    if new is None or old is None or old == 0:
+def fmt_mci(m, h):
+    if m is None:
         return "–"
-    return "%+.1f%%" % (100.0 * (new - old) / old)
+    if h is None:
+        return fmt_s(m)
+    return "%s ± %s" % (fmt_s(m), fmt_s(h))
 
 
-def get(res, key, field):
-    r = res.get(key)
-    if not r:
-        return None
-    return r.get(field)
+def fmt_r(rc):
+    if rc is None:
+        return "–"
+    if rc[1] is None:
+        return "%.3f" % rc[0]
+    return "%.3f [%.3f, %.3f]" % rc
 
 
-def family(name):
-    return name.split("-")[0]
+def fmt_ms(v):
+    if v is None:
+        return "–"
+    return "%.3f" % v if v < 1 else "%.2f" % v if v < 100 else "%.0f" % v
 
 
-def mean(xs):
-    xs = [x for x in xs if x is not None]
-    return sum(xs) / len(xs) if xs else None
+# ---------------------------------------------------------------- cells
+
+def best_baseline(R, name, share, est, key):
+    """The baseline with the lowest mean metric in the cell, and its mean."""
+    best = None
+    for b in BASELINES:
+        m, _ = mean_ci(R.values(name, share, est, b, key))
+        if m is not None and (best is None or m < best[1]):
+            best = (b, m)
+    return best
 
 
-def summary(wl, res):
-    print("%-16s %4s  %12s %12s %12s %12s" % ("workload", "soft", *POLICIES))
-    for name, _ in wl:
+def cell_vs(R, name, share, est, key, other):
+    return ratio_ci(log_ratios(R.values(name, share, est, "mixdnn", key),
+                               R.values(name, share, est, other, key)))
+
+
+def geomean_vs(R, share, est, key, other):
+    """Geomean over workloads of MixDNN / other (each workload: the mean log
+    ratio over its seeds), with a 95 % interval across workloads."""
+    per = []
+    for name, _ in R.workloads:
+        lr = log_ratios(R.values(name, share, est, "mixdnn", key), R.values(name, share, est, other, key))
+        if lr:
+            per.append(statistics.fmean(lr))
+    return ratio_ci(per)
+
+
+def geomean_best(R, share, est, key):
+    per = []
+    for name, _ in R.workloads:
+        b = best_baseline(R, name, share, est, key)
+        if b:
+            lr = log_ratios(R.values(name, share, est, "mixdnn", key), R.values(name, share, est, b[0], key))
+            if lr:
+                per.append(statistics.fmean(lr))
+    return ratio_ci(per)
+
+
+def tally(R, est, key):
+    """(wins, ties, losses, [losses]) of MixDNN against the best baseline over the cells."""
+    w = t = l = 0
+    lost = []
+    for name, _ in R.workloads:
         for s in SHARES:
-            row = [get(res, (name, s, p), "avg_jct_s") for p in POLICIES]
-            print("%-16s %3d%%  %s" % (name, s, " ".join("%12s" % fmt_s(v) for v in row)))
+            b = best_baseline(R, name, s, est, key)
+            if not b:
+                continue
+            rc = cell_vs(R, name, s, est, key, b[0])
+            v = verdict(rc)
+            if v == "**win**":
+                w += 1
+            elif v == "**loss**":
+                l += 1
+                lost.append((name, s, b[0], rc))
+            else:
+                t += 1
+    return w, t, l, lost
 
 
-# ------------------------------------------------------------------ plots
+# ---------------------------------------------------------------- sections
 
-def read_jobs(path):
-    out = []
-    try:
-        with open(path, newline="") as f:
-            for r in csv.DictReader(f):
-                if r["status"] == "completed":
-                    out.append(r)
-    except OSError:
-        pass
-    return out
-
-
-def gnuplot(script, cwd):
-    try:
-        subprocess.run(["gnuplot"], input=script.encode(), cwd=cwd, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        return True
-    except (OSError, subprocess.CalledProcessError) as e:
-        sys.stderr.write("eval_report: gnuplot failed: %s\n" % getattr(e, "stderr", e))
-        return False
-
-
-def plot_cdf(d, img, name, share, title):
-    pdir = os.path.join(d, "plot")
-    os.makedirs(pdir, exist_ok=True)
-    plots = []
-    for pol in POLICIES:
-        jobs = read_jobs(os.path.join(d, "runs", "%s-s%d-%s.jobs.csv" % (name, share, pol)))
-        if not jobs:
-            continue
-        v = sorted(max(float(j["jct_s"]), 1.0) / 3600.0 for j in jobs)
-        fn = os.path.join(pdir, "cdf-%s-s%d-%s.dat" % (name, share, pol))
-        with open(fn, "w") as f:
-            for i, x in enumerate(v):
-                f.write("%.6f %.6f\n" % (x, (i + 1) / len(v)))
-        plots.append("'%s' using 1:2 with steps lw 2 title '%s'" % (fn, pol))
-    if not plots:
-        return None
-    out = "jct-cdf-%s-s%d.svg" % (name, share)
-    script = """set terminal svg size 720,420 dynamic font 'sans,12'
-set output '%s'
-set title '%s'
-set logscale x
-set xlabel 'job completion time (h, log scale)'
-set ylabel 'fraction of jobs'
-set key bottom right
-set grid
-set yrange [0:1]
-plot %s
-""" % (os.path.join(os.path.abspath(img), out), title, ", ".join(plots))
-    return out if gnuplot(script, pdir) else None
-
-
-def plot_util(d, img, name, share, cluster_gpus, title):
-    pdir = os.path.join(d, "plot")
-    os.makedirs(pdir, exist_ok=True)
-    plots = []
-    for pol in POLICIES:
-        src = os.path.join(d, "runs", "%s-s%d-%s.util.csv" % (name, share, pol))
-        try:
-            rows = list(csv.reader(open(src)))[1:]
-        except OSError:
-            continue
-        fn = os.path.join(pdir, "util-%s-s%d-%s.dat" % (name, share, pol))
-        with open(fn, "w") as f:
-            for r in rows:
-                f.write("%.6f %.6f\n" % (float(r[0]) / 3600.0, float(r[1]) / cluster_gpus))
-        plots.append("'%s' using 1:2 with steps lw 1.5 title '%s'" % (fn, pol))
-    if not plots:
-        return None
-    out = "util-%s-s%d.svg" % (name, share)
-    script = """set terminal svg size 720,420 dynamic font 'sans,12'
-set output '%s'
-set title '%s'
-set xlabel 'time since the first submission (h)'
-set ylabel 'busy GPUs / cluster GPUs'
-set key top right
-set grid
-set yrange [0:1.05]
-plot %s
-""" % (os.path.join(os.path.abspath(img), out), title, ", ".join(plots))
-    return out if gnuplot(script, pdir) else None
-
-
-# ------------------------------------------------------------------ report
-
-def report(a, wl, res, stats):
-    L = []
-    w = L.append
-    fams = []
-    for name, _ in wl:
-        if family(name) not in fams:
-            fams.append(family(name))
-    clusters = {name: c for name, c in wl}
-
+def sec_intro(R, a, w):
     w("# MixDNN evaluation")
     w("")
-    w("Generated by `tools/evaluate.sh` on %s (%s, %d CPUs); do not edit by hand — edit "
-      "`tools/eval_report.py` or `tools/eval_analysis.md` and re-run. "
-      "Simulations took %s s of wall time.%s"
-      % (datetime.date.today().isoformat(), platform.machine(), os.cpu_count() or 0,
-         a.elapsed or "?",
-         " mixdnn options: `%s`." % a.sim_opts if a.sim_opts else
-         " mixdnn ran with the planner's defaults (the extension's settings)."))
+    w("Generated by `tools/evaluate.sh`%s on %s (%s, %d CPUs) in %s s; do not edit by hand — edit "
+      "`tools/eval_report.py` and re-run. %s"
+      % (" in QUICK mode (fewer workloads and seeds)" if R.quick else "",
+         datetime.date.today().isoformat(), platform.machine(), os.cpu_count() or 0, a.elapsed or "?",
+         "mixdnn options: `%s`." % a.sim_opts if a.sim_opts else
+         "mixdnn ran with the planner's defaults (the extension's settings)."))
     w("")
-    w("Simulator: `bin/mixdnn-sim` (docs/simulator.md): every policy plans through the "
-      "extension's `mx_plan_round()`; running jobs are never preempted; a job runs for its "
-      "planned configuration's run time. Inputs are generated from `../shared/data` by "
-      "`tools/mixdnn_data.py` (docs/simulator.md, \"Importers\"). Metrics are those of SPEC §6: "
-      "JCT = finish − submit, makespan = last finish − first submit, GPU util = GPU-seconds used ÷ "
-      "(cluster GPUs × makespan); solve times are wall-clock milliseconds per round "
-      "(rounds with at least one waiting job).")
+    w("Every number here measures the `mixdnn` policy of the commit the report was generated "
+      "from; the comparators are fixed by SPEC §6 (docs/simulator.md, \"Policies\").")
     w("")
-    w("Soft share = the fraction of jobs submitted as soft-model jobs (any GPU type, "
-      "`max(1, gpus/2)`..`gpus` GPUs); the rest are hard. The baselines use every job's "
-      "requested configuration only, so their results do not depend on the soft share.")
-    w("")
-    analysis = os.path.join(os.path.dirname(os.path.abspath(__file__)), "eval_analysis.md")
 
+
+def sec_setup(R, w):
     w("## Setup")
     w("")
-    w("| workloads | jobs | cluster | source and choices |")
+    w("**Simulator.** `bin/mixdnn-sim` (docs/simulator.md): every policy plans through the "
+      "extension's `mx_plan_round()`; running jobs are never preempted. Rounds run at arrivals and "
+      "completions, and at planned starts for the policies that plan ahead (mixdnn, static, "
+      "backfill). JCT = finish − submit; makespan = last finish − first submit.")
+    w("")
+    w("**Policies.** `mixdnn` (the utility model, docs/model.md) against seven comparators: "
+      "`k8s` (submit order, requested configuration, first fit, skip), `static` (strict FIFO), "
+      "`backfill` (EASY), `sjf` (requested configuration, shortest estimate first), `hgreedy` "
+      "(submit order, the allowed configuration expected to finish first, if free now), `hsjf` "
+      "(`hgreedy` in shortest-first order) and `k8s-any` (`k8s`, soft jobs may take another type "
+      "at their requested count). `hgreedy`, `hsjf` and `k8s-any` use soft jobs' flexibility too; "
+      "the other four ignore the job class.")
+    w("")
+    w("| workloads | jobs | cluster | source |")
     w("|---|---:|---|---|")
     desc = {
         "pollux": "Pollux `workload-N.csv` (8 busy Philly hours each); applications mapped to Gavel "
-                  "models, durations drawn from philly.csv (60 s–8 h)",
-        "gavel": "Gavel `msr_seed0_<id>.trace` (one Philly virtual cluster each); durations = steps ÷ "
+                  "models; durations drawn from philly.csv (60 s–8 h, seeded)",
+        "gavel": "Gavel `msr_seed0_<id>.trace` (one Philly virtual cluster each); run time = steps ÷ "
                  "measured throughput on the requested type",
         "philly": "3 days of philly.csv virtual cluster 11cb48 from 2017-11-15, durations cut at 1 day, "
                   "inter-arrival times ÷ load factor",
     }
-    seen = set()
-    for name, c in wl:
-        fam = family(name)
-        if fam in seen:
-            continue
-        seen.add(fam)
-        names = [n for n, _ in wl if family(n) == fam]
-        jobs = sorted(set(stats.get((n, 0), {}).get("jobs", 0) for n in names))
-        gpus = stats.get((names[0], 0), {}).get("cluster_gpus", "?")
+    fams = []
+    for name, c in R.workloads:
+        f = name.split("-")[0]
+        if f not in [x[0] for x in fams]:
+            fams.append((f, c))
+    for fam, c in fams:
+        names = [n for n, _ in R.workloads if n.split("-")[0] == fam]
+        jobs = sorted(set((R.stats(n, R.seeds[0], 0) or {}).get("jobs", 0) for n in names))
+        gpus = (R.stats(names[0], R.seeds[0], 0) or {}).get("cluster_gpus", "?")
         w("| %s | %s | `%s`: %s GPUs, K80/P100/V100 in equal parts, 4-GPU nodes | %s |" % (
             ", ".join(names), "–".join(str(j) for j in (jobs[0], jobs[-1])) if len(jobs) > 1 else jobs[0],
             c, gpus, desc.get(fam, "")))
     w("")
-    budget = ""
-    if (a.sim_opts or "").strip():
-        budget = " The mixdnn runs used `%s` on top of the extension's defaults." % a.sim_opts.strip()
-    w("Every job requests one GPU type (a seeded draw weighted by the cluster's GPUs of each type) "
-      "and its trace GPU count clamped to 8." + budget)
+    w("**Trace construction** (tools/mixdnn_data.py, docs/simulator.md \"Importers\"). Real traces "
+      "name no GPU type, so each job requests one, drawn (seeded) with weight = the cluster's GPUs of "
+      "that type × the job's measured throughput there relative to its fastest type: a job rarely "
+      "asks for a GPU that runs it several times slower, and no type is pinned a fixed share of "
+      "jobs. A job's run time is consistent with the requested type's measured throughput: Gavel "
+      "jobs keep their steps (run time = steps ÷ throughput); Pollux and Philly durations are taken "
+      "as the run time on the job's fastest type and scaled by the throughput ratio. GPU counts "
+      "above 8 become 8 (same work). Soft jobs may use every type and `max(1, gpus/2)`..`gpus` GPUs.")
+    w("")
+    w("**Estimates.** Every policy plans with `estimate_s`; jobs run their true `duration_s` "
+      "(SPEC §6). Models: *exact*; *log-normal σ=0.5* and *σ=1* (estimate = run time × e^(σZ), "
+      "Z ~ N(0,1): half the jobs overrun their estimate, by ×1.65 (σ=0.5) or ×2.7 (σ=1) or more "
+      "for a third of those); *over-estimates*, after the SP2 logs analysed by Mu'alem and Feitelson "
+      "(IEEE TPDS 12(6), 2001: the accuracy run time ÷ estimate spread roughly uniformly over "
+      "(0, 1]) and Tsafrir, Etsion and Feitelson (JSSPP 2005: estimates cluster on a few round "
+      "values): accuracy uniform on (0.02, 1], estimate rounded up to 5/10/15/20/30/45 min, "
+      "1/1.5/2/3/4/5/6/8/10/12/16/18/20/24 h or whole days; no job overruns.")
+    w("")
+    fams = {}
+    for name, _ in R.workloads:
+        f = name.split("-")[0]
+        seeds = [sd for sd in R.seeds if R.stats(name, sd, 0)]
+        ests = [e for e in R.ests if any(R.run(name, sd, 0, e, "mixdnn") for sd in seeds)]
+        fams.setdefault(f, (len(seeds), ests))
+    w("**Seeds.** Each cell (workload × soft share × estimate model) runs several seeds: %s. A seed "
+      "redraws the requested types, which jobs are soft (nested: the soft jobs at 50 %% are soft at "
+      "100 %% too), the estimate noise and, for Pollux, the durations. All policies of a seed run "
+      "the same trace." % "; ".join("%s %d seeds, estimates %s" % (f, n, ", ".join(EST_NAMES.get(e, e) for e in ests))
+                                     for f, (n, ests) in fams.items()))
+    w("")
+    nbest = ncell = 0
+    for name, _ in R.workloads:
+        for e in ("exact", "over"):
+            for sh in SHARES:
+                for key in ("avg_jct_s", "makespan_s", "p99_jct_s"):
+                    b = best_baseline(R, name, sh, e, key)
+                    if b:
+                        ncell += 1
+                        nbest += b[0] == "static"
+    w("**Simulation cost.** A job that outlives its estimate makes mixdnn, static and backfill plan "
+      "a start at the end of the overrun grace (60 s), so under log-normal estimates they have a "
+      "round every simulated minute while a job overruns; on the Gavel traces (up to 479 days) that "
+      "is about 10^5 rounds per run. Hence fewer seeds and one log-normal model for Gavel, and "
+      "`static` (strict FIFO; the best comparator in %d of the %d cell metrics where it ran) only "
+      "with estimates that never overrun." % (nbest, ncell))
     w("")
 
-    # ---- headline
-    w("## Headline: average JCT")
+
+def sec_method(R, w):
+    w("## Method")
     w("")
-    w("Average JCT per policy; for Pollux the mean over its 8 workloads. The last three columns "
-      "are MixDNN's change against each baseline (negative = MixDNN is faster).")
-    w("")
-    w("| workload | soft | mixdnn | k8s | static | backfill | vs k8s | vs static | vs backfill |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    groups = []
-    pol_names = [n for n, _ in wl if family(n) == "pollux"]
-    if pol_names:
-        groups.append(("Pollux 1–8 (mean)", pol_names))
-    for n, _ in wl:
-        if family(n) != "pollux":
-            groups.append((n, [n]))
-    head = {}
-    for label, names in groups:
-        for s in SHARES:
-            vals = {p: mean([get(res, (n, s, p), "avg_jct_s") for n in names]) for p in POLICIES}
-            head[(label, s)] = vals
-            w("| %s | %d%% | %s | %s | %s | %s | %s | %s | %s |" % (
-                label, s, *[fmt_s(vals[p]) for p in POLICIES],
-                *[pct(vals["mixdnn"], vals[b]) for b in BASELINES]))
-    w("")
-    wins, cases, exc = 0, 0, []
-    for label, names in groups:
-        for s in SHARES:
-            vals = head[(label, s)]
-            if any(vals[p] is None for p in POLICIES):
-                continue
-            cases += 1
-            best = min(vals[b] for b in BASELINES)
-            if vals["mixdnn"] <= best:
-                wins += 1
-            else:
-                exc.append("%s at %d%% soft (%s against %s)" % (
-                    label, s, fmt_s(vals["mixdnn"]),
-                    min((vals[b], b) for b in BASELINES)[1]))
-    w("MixDNN has the lowest average JCT in %d of %d cases%s" % (
-        wins, cases, "; it loses on " + "; ".join(exc) + "." if exc else "."))
+    w("* A **ratio** is MixDNN's metric ÷ the other policy's, per seed (paired: same trace), "
+      "summarised as the geometric mean over seeds with a 95 %% Student-t interval of the log "
+      "ratios (5 seeds: t = %.2f; 3 seeds: t = %.2f). Below 1 = MixDNN better." % (t975(5), t975(3)))
+    w("* **Win / tie / loss**: the interval lies below 1 / contains 1 / lies above 1. Differences "
+      "inside the noise are ties, however large the point estimate, and so are differences under "
+      "%d %%: some cells have a zero-width interval because every seed gives the same schedule "
+      "(Gavel at 100 %% soft with exact estimates, where a soft job's run times do not depend on "
+      "the type it requested)." % round(100 * MIN_EFFECT))
+    w("* **Best baseline** of a cell: the comparator with the lowest mean metric over the seeds "
+      "in that cell (chosen per cell and per metric, which favours the baselines).")
+    w("* **Geomean** over workloads: of each workload's mean log ratio; its interval is across "
+      "workloads (how much the workloads disagree), not across seeds.")
     w("")
 
-    # ---- makespan, the paper's "parallel training time"
-    w("## Headline: makespan")
+
+def sec_summary(R, w):
+    """The headline in sentences, computed from the same numbers as the tables."""
+    w("## Summary")
     w("")
-    w("Makespan (the paper's \"parallel training time\": last finish − first submit) per policy, "
-      "for Pollux the mean over its 8 workloads, with the lower bound of the section \"All results\" "
-      "and MixDNN's change against each baseline.")
-    w("")
-    w("| workload | soft | lower bound | mixdnn | k8s | static | backfill | vs k8s | vs static | vs backfill |")
-    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    ms_wins, ms_cases, red = 0, 0, {b: [] for b in BASELINES}
-    for label, names in groups:
-        for s in SHARES:
-            vals = {p: mean([get(res, (n, s, p), "makespan_s") for n in names]) for p in POLICIES}
-            lb = mean([stats.get((n, s), {}).get("makespan_lb_s") for n in names])
-            w("| %s | %d%% | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                label, s, fmt_s(lb), *[fmt_s(vals[p]) for p in POLICIES],
-                *[pct(vals["mixdnn"], vals[b]) for b in BASELINES]))
-            if any(vals[p] is None for p in POLICIES):
-                continue
-            ms_cases += 1
-            if vals["mixdnn"] <= min(vals[b] for b in BASELINES) * (1 + 1e-9):
-                ms_wins += 1
-            for b in BASELINES:
-                red[b].append((1 - vals["mixdnn"] / vals[b], label, s))
-    w("")
-    if ms_cases:
+    for key, label in (("avg_jct_s", "Average JCT"), ("makespan_s", "Makespan"), ("p99_jct_s", "p99 JCT")):
         parts = []
-        for b in ("k8s", "static"):
-            r, label, s = max(red[b])
-            parts.append("up to %.1f%% less than %s (%s at %d%% soft)" % (100 * r, b, label, s))
-        w("MixDNN's makespan is no worse than every baseline's in %d of %d cases; it is %s. "
-          "The paper reports up to 11.45%% less than Kubernetes and up to 70%% less than static "
-          "scheduling." % (ms_wins, ms_cases, " and ".join(parts)))
-        w("")
+        for est in R.ests:
+            wi, ti, lo, _ = tally(R, est, key)
+            parts.append("%s %d / %d / %d of %d" % (EST_NAMES.get(est, est), wi, ti, lo, wi + ti + lo))
+        w("* **%s** against the best comparator of each cell (workload × soft share), won / tied / "
+          "lost: %s." % (label, "; ".join(parts)))
+    for est in R.ests:
+        bits = []
+        for s in SHARES:
+            g = geomean_best(R, s, est, "avg_jct_s")
+            h = geomean_vs(R, s, est, "avg_jct_s", "hsjf")
+            k = geomean_vs(R, s, est, "avg_jct_s", "k8s")
+            if g and h and k:
+                bits.append("%d%% soft %.3f (÷ k8s %.3f, ÷ hsjf %.3f)" % (s, g[0], k[0], h[0]))
+        w("* Average JCT ÷ the best comparator per cell, geomean over workloads, %s estimates: %s."
+          % (EST_NAMES.get(est, est), "; ".join(bits)))
+    w("")
+    w("A ratio below 1 favours MixDNN. The distance between the ÷ k8s and the ÷ best figures is "
+      "what the comparators of SPEC §6 achieve without MixDNN's utility model.")
+    w("")
 
-    # ---- where mixdnn loses (computed)
+
+def sec_headline(R, w):
+    w("## Headline")
+    w("")
+    for key, label in (("avg_jct_s", "Average JCT"), ("makespan_s", "Makespan"), ("p99_jct_s", "p99 JCT")):
+        w("### %s: MixDNN ÷ each comparator, geomean over the %d workloads" % (label, len(R.workloads)))
+        w("")
+        w("| estimates | soft | best per cell | %s | cells won / tied / lost vs best |" % " | ".join(BASELINES))
+        w("|---|---:|---:|%s---|" % ("---:|" * len(BASELINES)))
+        for est in R.ests:
+            for s in SHARES:
+                wins = ties = losses = 0
+                for name, _ in R.workloads:
+                    b = best_baseline(R, name, s, est, key)
+                    v = verdict(cell_vs(R, name, s, est, key, b[0])) if b else "–"
+                    wins += v == "**win**"
+                    ties += v == "tie"
+                    losses += v == "**loss**"
+                w("| %s | %d%% | %s | %s | %d / %d / %d |" % (
+                    EST_NAMES.get(est, est), s, fmt_r(geomean_best(R, s, est, key)),
+                    " | ".join(("%.3f" % g[0]) if g else "–" for g in
+                               (geomean_vs(R, s, est, key, b) for b in BASELINES)),
+                    wins, ties, losses))
+        w("")
+    w("The \"best per cell\" column compares MixDNN with the strongest comparator of each cell "
+      "(with the interval across workloads); the per-comparator columns are point geomeans. The "
+      "per-cell tables below give every interval.")
+    w("")
+
+
+def sec_loses(R, w):
     w("## Where MixDNN loses")
     w("")
-    losses = []
-    for name, _ in wl:
-        for s in SHARES:
-            m = res.get((name, s, "mixdnn"))
-            if not m:
-                continue
-            for field, label in (("avg_jct_s", "avg JCT"), ("p99_jct_s", "p99 JCT"),
-                                 ("makespan_s", "makespan"), ("avg_wait_s", "avg wait")):
-                best = None
+    any_loss = False
+    for key, label in (("avg_jct_s", "average JCT"), ("makespan_s", "makespan"), ("p99_jct_s", "p99 JCT")):
+        for est in R.ests:
+            _, _, l, lost = tally(R, est, key)
+            for name, s, b, rc in lost:
+                any_loss = True
+                w("* %s, %s, %d%% soft, %s: %s ÷ `%s` = %s" % (
+                    label, EST_NAMES.get(est, est), s, name, "mixdnn", b, fmt_r(rc)))
+    if not any_loss:
+        w("No cell where the interval of MixDNN ÷ the best comparator lies above 1.")
+    w("")
+    w("Geomeans over the workloads above 1.005 (MixDNN worse than that comparator on average, "
+      "point estimate; the interval is across workloads):")
+    w("")
+    rows = []
+    for key, label in (("avg_jct_s", "average JCT"), ("makespan_s", "makespan"), ("p99_jct_s", "p99 JCT")):
+        for est in R.ests:
+            for s in SHARES:
                 for b in BASELINES:
-                    v = get(res, (name, s, b), field)
-                    if v is not None and (best is None or v < best[0]):
-                        best = (v, b)
-                mv = m.get(field)
-                if best and mv is not None and mv > best[0] * 1.01 + 1e-9:
-                    losses.append((name, s, label, mv, best[0], best[1]))
-    if losses:
-        w("Every case where MixDNN is more than 1% worse than the best baseline on a metric:")
-        w("")
-        w("| workload | soft | metric | mixdnn | best baseline | |")
-        w("|---|---:|---|---:|---:|---:|")
-        for name, s, label, mv, bv, b in losses:
-            w("| %s | %d%% | %s | %s | %s (%s) | %s |" % (name, s, label, fmt_s(mv), fmt_s(bv), b,
-                                                        pct(mv, bv)))
-        w("")
-    else:
-        w("MixDNN is within 1% of, or better than, the best baseline on every metric and workload.")
-        w("")
-    if os.path.exists(analysis):
-        w(open(analysis).read().strip())
-        w("")
+                    g = geomean_vs(R, s, est, key, b)
+                    if g and g[0] > 1.005:
+                        rows.append("%s vs `%s` (%s, %d%% soft): %s" % (label, b, EST_NAMES.get(est, est), s, fmt_r(g)))
+    w("\n".join("* " + r for r in rows) if rows else "None.")
+    w("")
 
-    # ---- plots
-    w("## Plots")
-    w("")
-    os.makedirs(a.img, exist_ok=True)
-    picks = []
-    for fam in ("pollux", "gavel", "philly"):
-        for name, c in wl:
-            if family(name) == fam:
-                picks.append((name, c))
-                break
-    if any(n == "philly-x2" for n, _ in wl):
-        picks = [p for p in picks if family(p[0]) != "philly"] + [("philly-x2", clusters["philly-x2"])]
-    for name, c in picks:
-        share = 50
-        cg = get(res, (name, share, "k8s"), "cluster_gpus") or 1
-        f1 = plot_cdf(a.dir, a.img, name, share, "JCT CDF, %s, soft share %d%%" % (name, share))
-        f2 = plot_util(a.dir, a.img, name, share, cg, "GPU utilisation, %s, soft share %d%%" % (name, share))
-        if f1:
-            w("![JCT CDF %s](img/%s)" % (name, f1))
-            w("")
-        if f2:
-            w("![utilisation %s](img/%s)" % (name, f2))
-            w("")
 
-    # ---- details
-    w("## All results")
+def sec_cells(R, w, est):
+    w("### Estimates: %s" % EST_NAMES.get(est, est))
     w("")
-    w("Lower bounds (for the soft share's job classes, any non-preemptive schedule): "
-      "makespan ≥ max(total GPU work at each job's least-work configuration ÷ cluster GPUs, "
-      "hard jobs' work on a type ÷ that type's GPUs, submit offset + best run time of any job); "
-      "average JCT ≥ mean best run time. Solve times in ms. *moved* = jobs run on a configuration "
-      "other than the requested one; *util* = mean utility of the configurations jobs ran on.")
-    w("")
-    for name, c in wl:
-        st0 = stats.get((name, 0), {})
-        w("### %s" % name)
-        w("")
-        w("%d jobs, cluster `%s` (%s GPUs), arrivals over %s, offered load %.2f (GPU-seconds "
-          "requested ÷ cluster GPU-seconds over the arrival span)." % (
-              st0.get("jobs", 0), c, st0.get("cluster_gpus", "?"), fmt_s(st0.get("span_s")),
-              st0.get("offered_load") or 0))
-        w("")
-        w("| soft | policy | avg JCT | p99 JCT | makespan | avg wait | GPU util | solve p50 | solve p95 | moved | utility |")
-        w("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    w("| workload | soft | mixdnn avg JCT | best comparator | its avg JCT | ratio [95 % CI] | | "
+      "mixdnn makespan | best | ratio [95 % CI] | | makespan ÷ LB: mixdnn, best |")
+    w("|---|---:|---:|---|---:|---:|---|---:|---|---:|---|---|")
+    for name, _ in R.workloads:
         for s in SHARES:
-            st = stats.get((name, s), {})
-            for p in POLICIES:
-                r = res.get((name, s, p))
-                if not r:
-                    w("| %d%% | %s | failed | | | | | | | | |" % (s, p))
-                    continue
-                w("| %d%% | %s | %s | %s | %s | %s | %.1f%% | %s | %s | %d | %.2f |" % (
-                    s, p, fmt_s(r["avg_jct_s"]), fmt_s(r["p99_jct_s"]), fmt_s(r["makespan_s"]),
-                    fmt_s(r["avg_wait_s"]), 100 * r["gpu_util"], fmt_ms(r["solve_ms_p50"]),
-                    fmt_ms(r["solve_ms_p95"]), r.get("moved", 0), r.get("avg_utility") or 0))
-            if st:
-                w("| %d%% | *lower bound* | %s | | %s | | | | | | |" % (
-                    s, fmt_s(st.get("avg_jct_lb_s")), fmt_s(st.get("makespan_lb_s"))))
+            bj = best_baseline(R, name, s, est, "avg_jct_s")
+            bm = best_baseline(R, name, s, est, "makespan_s")
+            if not bj or not bm:
+                continue
+            rj = cell_vs(R, name, s, est, "avg_jct_s", bj[0])
+            rm = cell_vs(R, name, s, est, "makespan_s", bm[0])
+            lb = [(R.stats(name, seed, s) or {}).get("makespan_lb_s") for seed in R.seeds]
+            ml = [m / l if m and l else None for m, l in zip(R.values(name, s, est, "mixdnn", "makespan_s"), lb)]
+            bl = [m / l if m and l else None for m, l in zip(R.values(name, s, est, bm[0], "makespan_s"), lb)]
+            mm, _ = mean_ci(ml)
+            bb, _ = mean_ci(bl)
+            w("| %s | %d%% | %s | `%s` | %s | %s | %s | %s | `%s` | %s | %s | %s, %s |" % (
+                name, s, fmt_mci(*mean_ci(R.values(name, s, est, "mixdnn", "avg_jct_s"))), bj[0], fmt_s(bj[1]),
+                fmt_r(rj), verdict(rj), fmt_mci(*mean_ci(R.values(name, s, est, "mixdnn", "makespan_s"))),
+                bm[0], fmt_r(rm), verdict(rm),
+                "%.3f" % mm if mm else "–", "%.3f" % bb if bb else "–"))
+    w("")
+
+
+def sec_bounds(R, w):
+    w("## Makespan and its lower bounds")
+    w("")
+    w("Lower bounds for any non-preemptive schedule (tools/mixdnn_data.py `stats`, mean over seeds): "
+      "**work** = every job's least GPU-time over its allowed configurations ÷ the cluster's GPUs; "
+      "**per type** = the hard jobs' GPU-time on a type ÷ that type's GPUs (k80 / p100 / v100); "
+      "**longest** = max over jobs of (submit − first submit + its shortest run time). LB = the "
+      "largest. Where makespan ÷ LB is about 1 for every policy, the makespan is set by one late or "
+      "long job and no policy can differ there.")
+    w("")
+    w("| workload | soft | work | k80 | p100 | v100 | longest | LB | mixdnn ÷ LB (exact) | best comparator ÷ LB |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for name, _ in R.workloads:
+        for s in SHARES:
+            st = [R.stats(name, seed, s) or {} for seed in R.seeds]
+
+            def m(k, t=None):
+                xs = [(x.get(k) or {}).get(t) if t else x.get(k) for x in st]
+                return mean_ci([v for v in xs if v is not None])[0]
+            lb = [x.get("makespan_lb_s") for x in st]
+            mix = mean_ci([a / b for a, b in zip(R.values(name, s, "exact", "mixdnn", "makespan_s"), lb) if a and b])[0]
+            best = None
+            for bp in BASELINES:
+                v = mean_ci([a / b for a, b in zip(R.values(name, s, "exact", bp, "makespan_s"), lb) if a and b])[0]
+                if v is not None and (best is None or v < best[1]):
+                    best = (bp, v)
+            w("| %s | %d%% | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                name, s, fmt_s(m("work_lb_s")), fmt_s(m("type_lb_by_type_s", "k80")),
+                fmt_s(m("type_lb_by_type_s", "p100")), fmt_s(m("type_lb_by_type_s", "v100")),
+                fmt_s(m("longest_lb_s")), fmt_s(m("makespan_lb_s")),
+                "%.3f" % mix if mix else "–", "%.3f (`%s`)" % (best[1], best[0]) if best else "–"))
+    w("")
+
+
+def sec_fairness(R, w):
+    w("## Fairness and tail")
+    w("")
+    w("Geomeans over the workloads, per policy (mean over seeds inside each workload). "
+      "**Hard JCT ÷ k8s**: the hard jobs' average JCT under the policy ÷ under `k8s` on the same "
+      "trace — what soft jobs' gains cost hard jobs (no hard jobs at 100 %% soft). **FTF**: "
+      "finish-time fairness, a job's JCT ÷ its run time alone on its requested configuration "
+      "(1 = no wait, no slowdown); mean and p99 over jobs.")
+    w("")
+    for est in R.ests:
+        w("### Estimates: %s" % EST_NAMES.get(est, est))
         w("")
+        w("| soft | metric | %s |" % " | ".join(POLICIES))
+        w("|---:|---|%s" % ("---:|" * len(POLICIES)))
+        for s in SHARES:
+            for key, label in (("p99_jct_s", "p99 JCT ÷ k8s"), ("hard", "hard JCT ÷ k8s"),
+                               ("ftf_mean", "FTF mean"), ("ftf_p99", "FTF p99")):
+                cells = []
+                for p in POLICIES:
+                    logs = []
+                    for name, _ in R.workloads:
+                        if key == "hard" and p in SHARE_FREE and s:
+                            continue    # its share-0 run has no hard jobs of this share
+                        if key in ("p99_jct_s", "hard"):
+                            k = "avg_jct_hard_s" if key == "hard" else key
+                            lr = log_ratios(R.values(name, s, est, p, k), R.values(name, s, est, "k8s", k))
+                        else:
+                            lr = [math.log(v) for v in R.values(name, s, est, p, key) if v and v > 0]
+                        if lr:
+                            logs.append(statistics.fmean(lr))
+                    cells.append("%.3f" % math.exp(statistics.fmean(logs)) if logs else "–")
+                w("| %d%% | %s | %s |" % (s, label, " | ".join(cells)))
+        w("")
+
+
+def sec_scale(R, w):
+    w("## Scalability")
+    w("")
+    w("Wall-clock time of one round (`mx_plan_round`, rounds with a waiting job), over every run "
+      "of the workloads above: the median of the runs' p50, the largest p95 and the largest single "
+      "round, in ms, on this machine (shared with other work while it ran).")
+    w("")
+    w("| policy | runs | p50 (median over runs) | p95 (max over runs) | max |")
+    w("|---|---:|---:|---:|---:|")
+    for p in POLICIES:
+        p50, p95, mx = [], [], []
+        for name, _ in R.workloads:
+            for est in R.ests:
+                for s in SHARES:
+                    if p in SHARE_FREE and s:
+                        continue
+                    for seed in R.seeds:
+                        r = R.run(name, seed, s, est, p)
+                        if r and r.get("solve_ms_p50") is not None:
+                            p50.append(r["solve_ms_p50"])
+                            p95.append(r["solve_ms_p95"])
+                            mx.append(r.get("solve_ms_max") or 0)
+        if p50:
+            w("| %s | %d | %s | %s | %s |" % (p, len(p50), fmt_ms(statistics.median(p50)), fmt_ms(max(p95)), fmt_ms(max(mx))))
+    w("")
+    st = R.stats("large", 1, 50)
+    if st:
+        w("**Large replay**: every Philly virtual cluster, 3 days from 2017-11-15, inter-arrival "
+          "times ÷ 4, %d jobs (50 %% soft, seed 1) on %d GPUs (128 per type, 8-GPU nodes); LB %s."
+          % (st["jobs"], st["cluster_gpus"], fmt_s(st["makespan_lb_s"])))
+        w("")
+        w("| estimates | policy | avg JCT | p99 JCT | makespan | rounds | round p50 / p95 / max (ms) | simulation wall time |")
+        w("|---|---|---:|---:|---:|---:|---|---:|")
+        for est in ("exact", "ln1"):
+            for p in POLICIES:
+                r = R._json(os.path.join(R.d, "runs", "large-r1-s50-%s-%s.json" % (est, p)))
+                if r:
+                    w("| %s | %s | %s | %s | %s | %d | %s / %s / %s | %.1f s |" % (
+                        EST_NAMES[est], p, fmt_s(r["avg_jct_s"]), fmt_s(r["p99_jct_s"]), fmt_s(r["makespan_s"]),
+                        r["rounds"], fmt_ms(r["solve_ms_p50"]), fmt_ms(r["solve_ms_p95"]),
+                        fmt_ms(r["solve_ms_max"]), r["wall_s"]))
+        w("")
+
+
+def sec_paper(R, w):
+    w("## The paper's figures")
+    w("")
+    w("The paper reports makespan reductions against Kubernetes and static scheduling only. The "
+      "comparable cells are MixDNN ÷ `k8s` and ÷ `static` on makespan with exact estimates (the "
+      "paper's scheduler is given run times); the strong comparators have no counterpart there.")
+    w("")
+    w("| paper | soft | geomean change [95 % CI across workloads] | largest reduction in one cell (mean over seeds) |")
+    w("|---|---:|---:|---|")
+    for b, _, text in PAPER:
+        for s in SHARES:
+            g = geomean_vs(R, s, "exact", "makespan_s", b)
+            best = None
+            for name, _ in R.workloads:
+                rc = cell_vs(R, name, s, "exact", "makespan_s", b)
+                if rc and (best is None or rc[0] < best[1]):
+                    best = (name, rc[0])
+            w("| %s | %d%% | %s | %s |" % (
+                text, s, ("%+.1f %% [%+.1f, %+.1f]" % (100 * (g[0] - 1), 100 * (g[1] - 1), 100 * (g[2] - 1)))
+                if g and g[1] is not None else "–",
+                "%+.1f %% (%s)" % (100 * (best[1] - 1), best[0]) if best else "–"))
+    w("")
+
+
+def sec_reproduce(w, a):
     w("## How to reproduce")
     w("")
     w("```")
-    w("make bin/mixdnn-sim")
-    w("tools/evaluate.sh          # inputs and results in build/eval/, report here")
+    w("make eval                 # = tools/evaluate.sh: inputs and results in build/eval/, this report")
+    w("QUICK=1 tools/evaluate.sh # 5 workloads, 3 seeds (2 Gavel), about 2 minutes, report in QUICK mode")
     w("```")
     w("")
-    w("`EVAL_JOBS` sets the parallel simulations (default 2), `SIM_OPTS` passes options to the "
-      "mixdnn runs (default none: the extension's defaults; e.g. `--reserve-all` for the "
-      "planner before the guards), `MIXDNN_DATA` points at the shared data. "
-      "Per-job results are in `build/eval/runs/<workload>-s<share>-<policy>.jobs.csv`, busy GPUs "
-      "over time in `.util.csv`. With the MILP's wall-clock time limit, runs whose rounds hit "
-      "the limit can differ slightly from run to run; everything else is deterministic.")
+    w("The full run takes the time given at the top (2 cores shared with other work while it ran; "
+      "most of it is the Gavel traces under log-normal estimates). "
+      "`EVAL_JOBS` sets the parallel simulations (default 2), `SIM_OPTS` passes options to the "
+      "mixdnn runs, `MIXDNN_DATA` points at the shared data, `tools/evaluate.sh --report-only` "
+      "rewrites this file from `build/eval`. Each run's metrics are in "
+      "`build/eval/runs/<workload>-r<seed>-s<share>-<estimates>-<policy>.json`, its inputs in "
+      "`build/eval/in/`. With the MILP's wall-clock time limit, mixdnn runs whose rounds hit the "
+      "limit can differ slightly from run to run; everything else is deterministic.")
     w("")
+
+
+def report(a, R):
+    L = []
+    w = L.append
+    sec_intro(R, a, w)
+    sec_setup(R, w)
+    sec_method(R, w)
+    sec_summary(R, w)
+    sec_headline(R, w)
+    sec_loses(R, w)
+    sec_paper(R, w)
+    w("## Per cell")
+    w("")
+    w("Mean ± 95 % CI over seeds for MixDNN; the best comparator of the cell and MixDNN's paired "
+      "ratio to it. Baselines that ignore the job class have the same results at every soft share.")
+    w("")
+    for est in R.ests:
+        sec_cells(R, w, est)
+    sec_bounds(R, w)
+    sec_fairness(R, w)
+    sec_scale(R, w)
+    sec_reproduce(w, a)
     with open(a.out, "w") as f:
-        f.write("\n".join(L))
+        f.write("\n".join(L).rstrip("\n") + "\n")
+
+
+def summary(R):
+    L = []
+    sec_headline(R, L.append)
+    print("\n".join(L))
 
 
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--dir", required=True)
     p.add_argument("--out")
-    p.add_argument("--img", default="docs/img")
-    p.add_argument("--summary", action="store_true")
     p.add_argument("--elapsed", default="")
     p.add_argument("--sim-opts", default="")
     a = p.parse_args()
-    wl, res, stats = load(a.dir)
-    if a.summary or not a.out:
-        summary(wl, res)
+    R = Results(a.dir)
+    if not a.out:
+        summary(R)
         return
-    report(a, wl, res, stats)
+    report(a, R)
 
 
 if __name__ == "__main__":

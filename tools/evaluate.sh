@@ -1,14 +1,29 @@
 #!/bin/sh
 # tools/evaluate.sh — regenerate docs/evaluation.md (docs/evaluation.md, "How to reproduce").
 #
-#   tools/evaluate.sh            the full evaluation (about 10 minutes on 2 cores)
-#   tools/evaluate.sh --quick    Pollux workloads 1-2 only, no report (a smoke test)
+#   tools/evaluate.sh                 the full evaluation (docs/evaluation.md gives its run time)
+#   tools/evaluate.sh --quick         fewer workloads and seeds (QUICK=1 does the same)
 #   tools/evaluate.sh --report-only   rewrite docs/evaluation.md from build/eval
+#
+# Every cell (workload, soft share, estimate model) runs every policy on
+# SEEDS traces that differ in their seeded draws (requested type, soft
+# share, estimate noise, Pollux durations). static and backfill ignore the
+# job class and run at soft share 0 only: their schedules at 50 % and 100 %
+# are the same (the report reuses them). k8s and sjf ignore it too but run
+# at every share: the report needs their JCT of each share's hard jobs.
+#
+# Cost: a job that outlives its estimate makes mixdnn, static and backfill
+# plan a start at the end of the overrun grace (60 s), so a log-normal run
+# has a round every simulated minute while a job overruns. On the Gavel
+# traces (up to 479 days) that is 10^5 rounds per run; they get 3 seeds and
+# one log-normal model, and static (strict FIFO, never the best comparator)
+# runs only with estimates that never overrun (exact, overestimate).
 #
 # Environment: MIXDNN_DATA (default ../shared/data), EVAL_DIR (default
 # build/eval; never in git), EVAL_JOBS (parallel simulations, default 2),
 # SIM_OPTS (bin/mixdnn-sim options for the mixdnn policy, default none:
-# the extension's defaults), EVAL_NO_REPORT=1 (skip docs/ and docs/img/).
+# the extension's defaults), EVAL_NO_REPORT=1 (skip docs/evaluation.md),
+# QUICK=1 (as --quick).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,83 +38,129 @@ fi
 OUT=${EVAL_DIR:-$ROOT/build/eval}
 JOBS=${EVAL_JOBS:-2}
 # The mixdnn runs use the extension's defaults: what is measured is what
-# runs in the database (rounds take well under a millisecond, docs/model.md).
+# runs in the database.
 SIM_OPTS=${SIM_OPTS-}
-QUICK=0
+QUICK=${QUICK:-0}
 [ "${1:-}" = "--quick" ] && QUICK=1
-if [ "${1:-}" = "--report-only" ]; then
-	python3 tools/eval_report.py --dir "$OUT" --out docs/evaluation.md --img docs/img \
+report() {
+	python3 tools/eval_report.py --dir "$OUT" --out docs/evaluation.md \
 		--elapsed "$(cat "$OUT/elapsed" 2>/dev/null || echo ?)" --sim-opts "$SIM_OPTS"
+}
+if [ "${1:-}" = "--report-only" ]; then
+	report
 	exit 0
 fi
 
 POLLUX="1 2 3 4 5 6 7 8"
 GAVEL="7f04ca 2869ce e13805"
 PHILLY_LOADS="0.5 1 2"
-SHARES="0 50 100"
-POLICIES="mixdnn k8s static backfill"
-if [ $QUICK = 1 ]; then POLLUX="1 2"; GAVEL=""; PHILLY_LOADS=""; fi
+SEEDS="1 2 3 4 5"
+GAVEL_SEEDS="1 2 3"
+SHARES="0 0.5 1"
+ESTIMATES="exact,lognormal:0.5,lognormal:1,overestimate"
+GAVEL_ESTIMATES="exact,lognormal:1,overestimate"
+NO_OVERRUN="exact over"		# estimate models under which static runs
+POLICIES="mixdnn k8s static backfill sjf hgreedy hsjf k8s-any"
+SHARE_FREE="static backfill"
+# The large replay: every Philly virtual cluster for 3 days at 4x load on 384 GPUs.
+LARGE_POLICIES="mixdnn k8s sjf hgreedy hsjf k8s-any"
+if [ "$QUICK" = 1 ]; then POLLUX="1 2 3"; GAVEL="2869ce"; PHILLY_LOADS="1"; SEEDS="1 2 3"; GAVEL_SEEDS="1 2"; fi
 
 make -s bin/mixdnn-sim >/dev/null
+rm -rf "$OUT/in" "$OUT/runs"
 mkdir -p "$OUT/in" "$OUT/runs"
 D="python3 tools/mixdnn_data.py --data $DATA"
+START=$(date +%s)
 
 echo "evaluate.sh: inputs in $OUT/in" >&2
 $D types --out "$OUT/in/types.csv"
 $D profiles --out "$OUT/in/profiles.csv"
 $D nodes --preset gavel --out "$OUT/in/nodes-gavel.csv"
 $D nodes --preset medium --out "$OUT/in/nodes-medium.csv"
+$D nodes --per-type 128 --gpus-per-node 8 --out "$OUT/in/nodes-xl.csv"
 
 : >"$OUT/runs.txt"
 : >"$OUT/workloads.txt"
-add_workload() {	# name cluster importer-args...
+# est_tags MODELS: the file tags of comma-separated estimate models
+est_tags() {
+	for e in $(echo "$1" | tr , ' '); do
+		case $e in
+			exact) echo exact ;;
+			overestimate) echo over ;;
+			lognormal:*) echo "ln${e#lognormal:}" ;;
+		esac
+	done
+}
+# add_workload NAME CLUSTER IMPORTER-ARGS...: traces of every seed ($WL_SEEDS),
+# share and estimate model ($WL_ESTIMATES), and the runs
+add_workload() {
 	name=$1; cluster=$2; shift 2
-	for s in $SHARES; do
-		share=$(awk "BEGIN { print $s / 100 }")
-		$D "$@" --nodes "$OUT/in/nodes-$cluster.csv" --soft-share "$share" --seed 1 \
-			--out "$OUT/in/$name-s$s.csv" 2>/dev/null
-		for p in $POLICIES; do
-			echo "$name $cluster $s $p" >>"$OUT/runs.txt"
+	tags=$(est_tags "$WL_ESTIMATES")
+	for seed in $WL_SEEDS; do
+		$D "$@" --nodes "$OUT/in/nodes-$cluster.csv" --soft-share "$(echo "$SHARES" | tr ' ' ,)" \
+			--estimate "$WL_ESTIMATES" --seed "$seed" --out "$OUT/in/$name-r$seed-s{share}-{est}.csv" 2>/dev/null
+		pcts=$(for share in $SHARES; do awk "BEGIN { print $share * 100 }"; done)
+		# one stats process for the shares: one JSON line each, in order
+		$D stats --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-$cluster.csv" --profiles "$OUT/in/profiles.csv" \
+			$(for s in $pcts; do echo "--trace $OUT/in/$name-r$seed-s$s-exact.csv"; done) >"$OUT/in/stats.tmp"
+		i=0
+		for s in $pcts; do
+			i=$((i + 1))
+			sed -n "${i}p" "$OUT/in/stats.tmp" >"$OUT/runs/$name-r$seed-s$s.stats.json"
+			for e in $tags; do
+				for p in $POLICIES; do
+					case " $SHARE_FREE " in *" $p "*) [ "$s" = 0 ] || continue ;; esac
+					case " $NO_OVERRUN " in *" $e "*) ;; *) [ "$p" = static ] && continue ;; esac
+					echo "$name $cluster $seed $s $e $p" >>"$OUT/runs.txt"
+				done
+			done
 		done
 	done
+	rm -f "$OUT/in/stats.tmp"
 	echo "$name $cluster" >>"$OUT/workloads.txt"
 }
+WL_SEEDS=$SEEDS WL_ESTIMATES=$ESTIMATES
 for w in $POLLUX; do add_workload "pollux-$w" gavel pollux-trace --workload "$w"; done
+WL_SEEDS=$GAVEL_SEEDS WL_ESTIMATES=$GAVEL_ESTIMATES
 for g in $GAVEL; do add_workload "gavel-$g" gavel gavel-trace --trace "$g"; done
+WL_SEEDS=$SEEDS WL_ESTIMATES=$ESTIMATES
 for l in $PHILLY_LOADS; do add_workload "philly-x$l" medium philly-trace --vc 11cb48 --start 2017-11-15 --days 3 --max-duration 86400 --load "$l"; done
 
-# lower bounds (per workload and soft share)
-while read -r name cluster; do
-	for s in $SHARES; do
-		$D stats --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
-			--profiles "$OUT/in/profiles.csv" --trace "$OUT/in/$name-s$s.csv" >"$OUT/runs/$name-s$s.stats.json"
-	done
-done <"$OUT/workloads.txt"
+$D philly-trace --vc all --start 2017-11-15 --days 3 --max-duration 86400 --load 4 --nodes "$OUT/in/nodes-xl.csv" \
+	--soft-share 0.5 --estimate exact,lognormal:1 --seed 1 --out "$OUT/in/large-r1-s{share}-{est}.csv" 2>/dev/null
+$D stats --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-xl.csv" --profiles "$OUT/in/profiles.csv" \
+	--trace "$OUT/in/large-r1-s50-exact.csv" >"$OUT/runs/large-r1-s50.stats.json"
+for e in exact ln1; do
+	for p in $LARGE_POLICIES; do echo "large xl 1 50 $e $p" >>"$OUT/runs.txt"; done
+done
+echo "evaluate.sh: inputs took $(( $(date +%s) - START )) s" >&2
 
 n=$(wc -l <"$OUT/runs.txt")
 echo "evaluate.sh: $n simulations, $JOBS at a time" >&2
 export OUT SIM_OPTS ROOT
-START=$(date +%s)
+T1=$(date +%s)
 # shellcheck disable=SC2016
 xargs -P "$JOBS" -L 1 sh -c '
-	name=$0; cluster=$1; s=$2; p=$3
-	base="$OUT/runs/$name-s$s-$p"
+	name=$0; cluster=$1; seed=$2; s=$3; e=$4; p=$5
+	base="$OUT/runs/$name-r$seed-s$s-$e-$p"
 	opts=""
 	[ "$p" = mixdnn ] && opts="$SIM_OPTS"
+	# per-job results of mixdnn with exact estimates, for tools/variant_table.py
+	[ "$p" = mixdnn ] && [ "$e" = exact ] && opts="$opts --out $base.jobs.csv"
 	"$ROOT/bin/mixdnn-sim" --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
-		--profiles "$OUT/in/profiles.csv" --trace "$OUT/in/$name-s$s.csv" --policy "$p" \
-		--json --quiet --out "$base.jobs.csv" --util-out "$base.util.csv" $opts \
-		>"$base.json.tmp" 2>"$base.err" || echo "evaluate.sh: $name s$s $p failed (see $base.err)" >&2
+		--profiles "$OUT/in/profiles.csv" --trace "$OUT/in/$name-r$seed-s$s-$e.csv" --policy "$p" \
+		--json --quiet $opts >"$base.json.tmp" 2>"$base.err" || echo "evaluate.sh: $base failed (see $base.err)" >&2
 	tail -n 1 "$base.json.tmp" >"$base.json"; rm -f "$base.json.tmp"
-	echo "  done $name soft $s% $p" >&2
+	[ -s "$base.err" ] || rm -f "$base.err"
 ' <"$OUT/runs.txt"
-echo "evaluate.sh: simulations took $(( $(date +%s) - START )) s" >&2
+echo "evaluate.sh: simulations took $(( $(date +%s) - T1 )) s" >&2
 echo "$(( $(date +%s) - START ))" >"$OUT/elapsed"
+printf '%s\n' "$SEEDS" >"$OUT/seeds.txt"
+est_tags "$ESTIMATES" >"$OUT/estimates.txt"
+echo "$QUICK" >"$OUT/quick.txt"
 
-if [ $QUICK = 1 ] || [ "${EVAL_NO_REPORT:-0}" = 1 ]; then
-	python3 tools/eval_report.py --dir "$OUT" --summary
+if [ "${EVAL_NO_REPORT:-0}" = 1 ]; then
 	exit 0
 fi
-python3 tools/eval_report.py --dir "$OUT" --out docs/evaluation.md --img docs/img \
-	--elapsed "$(( $(date +%s) - START ))" --sim-opts "$SIM_OPTS"
-echo "evaluate.sh: wrote docs/evaluation.md and docs/img/" >&2
+report
+echo "evaluate.sh: wrote docs/evaluation.md in $(( $(date +%s) - START )) s" >&2

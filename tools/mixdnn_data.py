@@ -31,7 +31,46 @@ ALPHA = 0.75                         # the core's fitted scaling exponent (plann
 MAX_GPUS = 8                         # Gavel measured 1, 2, 4, 8 GPUs
 
 HEADER = ["name", "submit_s", "model", "model_class", "gpu_type", "gpus", "duration_s",
-          "min_gpus", "max_gpus", "allowed_types", "priority"]
+          "min_gpus", "max_gpus", "allowed_types", "priority", "estimate_s"]
+
+# Round values users pick for a requested run time (Tsafrir, Etsion and
+# Feitelson, "Modeling User Runtime Estimates", JSSPP 2005: estimates cluster
+# on a few round values); above the last, whole days.
+ROUND_ESTIMATES = [m * 60.0 for m in (5, 10, 15, 20, 30, 45)] + \
+    [h * 3600.0 for h in (1, 1.5, 2, 3, 4, 5, 6, 8, 10, 12, 16, 18, 20, 24)]
+# Overestimation model: accuracy (run time / estimate) uniform on (MIN_ACCURACY, 1].
+MIN_ACCURACY = 0.02
+
+
+def parse_estimate(spec):
+    """exact | lognormal:SIGMA | overestimate -> (tag for file names, spec)."""
+    if spec == "exact":
+        return "exact"
+    if spec == "overestimate":
+        return "over"
+    if spec.startswith("lognormal:"):
+        try:
+            sigma = float(spec.split(":", 1)[1])
+        except ValueError:
+            sigma = -1
+        if sigma > 0:
+            return "ln%g" % sigma
+    die("--estimate %r: expected exact, lognormal:SIGMA (SIGMA > 0) or overestimate" % spec)
+
+
+def estimate(spec, dur, z, u):
+    """The user's estimate of a run time dur, from the job's own draws z ~ N(0,1)
+    and u ~ U[0,1) (docs/simulator.md, "Estimates"). None = exact."""
+    if spec == "exact":
+        return None
+    if spec == "overestimate":
+        e = dur / (MIN_ACCURACY + (1.0 - MIN_ACCURACY) * (1.0 - u))
+        for r in ROUND_ESTIMATES:
+            if e <= r:
+                return r
+        return math.ceil(e / 86400.0) * 86400.0
+    sigma = float(spec.split(":", 1)[1])
+    return max(dur * math.exp(sigma * z), 1.0)
 
 
 def die(msg):
@@ -170,20 +209,26 @@ class TraceWriter:
         self.m = m
         self.rng_type = random.Random("type-%d" % a.seed)
         self.rng_soft = random.Random("soft-%d" % a.seed)
+        self.rng_est = random.Random("estimate-%d" % a.seed)
         self.totals = cluster_totals(a.nodes) if a.nodes else {t: 10 ** 9 for t in TYPES}
         self.rows = []
         self.dropped = 0
 
     def pick_type(self, jt, g):
         """Requested (reference) type: --ref-type, or for 'mix' a seeded draw
-        weighted by the cluster's GPUs of each type, among the types that can
-        run (jt, g) and have g GPUs."""
+        among the types that can run (jt, g) and have g GPUs, weighted by the
+        cluster's GPUs of each type (--type-draw capacity) times, by default
+        (--type-draw throughput), the job's throughput there relative to its
+        fastest type: a user rarely asks for a GPU that runs the job 5x slower."""
         ok = [t for t in TYPES if throughput(self.m, jt, t, g) > 0 and self.totals.get(t, 0) >= g]
         if not ok:
             return None
         if self.a.ref_type != "mix":
             return self.a.ref_type if self.a.ref_type in ok else None
         weights = [self.totals.get(t, 0) if self.a.nodes else 1 for t in ok]
+        if self.a.type_draw == "throughput":
+            best = max(throughput(self.m, jt, t, g) for t in ok)
+            weights = [w * throughput(self.m, jt, t, g) / best for w, t in zip(weights, ok)]
         r = self.rng_type.random() * sum(weights)
         for t, wt in zip(ok, weights):
             if r < wt:
@@ -191,17 +236,36 @@ class TraceWriter:
             r -= wt
         return ok[-1]
 
+    def fastest_runtime(self, jt, g, t, duration):
+        """A recorded run time taken as the run time on the job's fastest type,
+        as the run time on the requested type t (its measured throughput)."""
+        best = max(throughput(self.m, jt, k, g) for k in TYPES)
+        return duration * best / throughput(self.m, jt, t, g)
+
     def add(self, name, submit, jt, g, t, duration):
-        soft = self.rng_soft.random() < self.a.soft_share
-        self.rows.append([name, "%.3f" % submit, jt, "soft" if soft else "hard", t, g,
-                          "%.3f" % max(duration, 1.0), "", "", "", 0])
+        """One job; its soft draw and estimate draws come from their own
+        streams, one draw each per job, so every variant has the same jobs."""
+        self.rows.append((name, submit, jt, g, t, max(duration, 1.0), self.rng_soft.random(),
+                          self.rng_est.gauss(0.0, 1.0), self.rng_est.random()))
 
     def write(self):
-        self.rows.sort(key=lambda r: float(r[1]))
-        w = csv.writer(open_out(self.a.out), lineterminator="\n")
-        w.writerow(HEADER)
-        for r in self.rows:
-            w.writerow(r)
+        """One file per (soft share, estimate model) of --soft-share and --estimate
+        (comma-separated); --out may name them with {share} (percent) and {est}."""
+        self.rows.sort(key=lambda r: r[1])
+        shares = [float(x) for x in str(self.a.soft_share).split(",")]
+        ests = self.a.estimate.split(",")
+        if (len(shares) > 1 or len(ests) > 1) and "{" not in (self.a.out or ""):
+            die("several --soft-share or --estimate values need {share} and {est} in --out")
+        for share in shares:
+            for spec in ests:
+                tag = parse_estimate(spec)
+                path = (self.a.out or "-").replace("{share}", "%g" % round(share * 100, 6)).replace("{est}", tag)
+                w = csv.writer(open_out(path), lineterminator="\n")
+                w.writerow(HEADER)
+                for name, submit, jt, g, t, dur, u_soft, z, u in self.rows:
+                    e = estimate(spec, dur, z, u)
+                    w.writerow([name, "%.3f" % submit, jt, "soft" if u_soft < share else "hard", t, g,
+                                "%.3f" % dur, "", "", "", 0, "" if e is None else "%.3f" % e])
         if self.dropped:
             sys.stderr.write("mixdnn_data: %d jobs dropped (no type of the cluster can run them)\n"
                              % self.dropped)
@@ -315,7 +379,7 @@ def cmd_pollux_trace(a):
             if t is None:
                 tw.dropped += 1
                 continue
-            tw.add(r["name"], float(r["time"]) / a.load, jt, g, t, d)
+            tw.add(r["name"], float(r["time"]) / a.load, jt, g, t, tw.fastest_runtime(jt, g, t, d))
     tw.write()
 
 
@@ -360,7 +424,7 @@ def cmd_philly_trace(a):
         if t is None:
             tw.dropped += 1
             continue
-        tw.add("philly-%s-%05d" % (vc, i), (ts - first) / a.load, jt, g, t, d)
+        tw.add("philly-%s-%05d" % (vc, i), (ts - first) / a.load, jt, g, t, tw.fastest_runtime(jt, g, t, d))
     sys.stderr.write("mixdnn_data: philly window %s + %g days of %s: %d jobs\n" % (
         datetime.datetime.fromtimestamp(start, datetime.timezone.utc).strftime("%Y-%m-%d"),
         a.days, a.vc or "all", len(win)))
@@ -446,19 +510,26 @@ def bounds(jobs, prof, speed, totals, classes=None):
             hard_work[j["gpu_type"]] = hard_work.get(j["gpu_type"], 0.0) + cf[0][0] * cf[0][1]
         longest = max(longest, float(j["submit_s"]) - first + best)
         sum_best += best
-    per_type = max([w / totals[t] for t, w in hard_work.items() if totals.get(t)] or [0.0])
+    by_type = {t: w / totals[t] for t, w in hard_work.items() if totals.get(t)}
+    per_type = max(list(by_type.values()) or [0.0])
     return {"makespan_lb_s": max(work / gpus, per_type, longest),
-            "work_lb_s": work / gpus, "type_lb_s": per_type, "longest_lb_s": longest,
-            "avg_jct_lb_s": sum_best / len(jobs)}
+            "work_lb_s": work / gpus, "type_lb_s": per_type, "type_lb_by_type_s": by_type,
+            "longest_lb_s": longest, "avg_jct_lb_s": sum_best / len(jobs)}
 
 
 def cmd_stats(a):
-    import json
     speed = read_types(a.types)
     prof = read_profiles(a.profiles)
     totals = cluster_totals(a.nodes)
+    for path in a.trace:
+        trace_stats(path, speed, prof, totals)
+
+
+def trace_stats(path, speed, prof, totals):
+    """One JSON line: offered load and lower bounds of the trace at path."""
+    import json
     gpus = sum(totals.values())
-    with open(a.trace, newline="") as f:
+    with open(path, newline="") as f:
         jobs = list(csv.DictReader(f))
     submits = [float(j["submit_s"]) for j in jobs]
     span = max(submits) - min(submits)
@@ -494,7 +565,11 @@ def main(argv=None):
         sp.add_argument("--nodes", help="NODES.csv: reference types are drawn by its GPUs per type")
         sp.add_argument("--ref-type", default="mix", choices=TYPES + ["mix"],
                         help="requested/reference GPU type (default mix: seeded draw)")
-        sp.add_argument("--soft-share", type=float, default=0.0, help="fraction of soft jobs (seeded)")
+        sp.add_argument("--soft-share", default="0", help="fraction of soft jobs (seeded); comma-separated for several files")
+        sp.add_argument("--estimate", default="exact",
+                        help="exact, lognormal:SIGMA or overestimate (docs/simulator.md); comma-separated for several files")
+        sp.add_argument("--type-draw", default="throughput", choices=["throughput", "capacity"],
+                        help="weights of the requested-type draw (default %(default)s)")
         sp.add_argument("--seed", type=int, default=1)
         sp.add_argument("--load", type=float, default=1.0,
                         help="load factor: inter-arrival times are divided by it")
@@ -527,7 +602,8 @@ def main(argv=None):
     sp.add_argument("--types", required=True)
     sp.add_argument("--nodes", required=True)
     sp.add_argument("--profiles")
-    sp.add_argument("--trace", required=True)
+    sp.add_argument("--trace", required=True, action="append",
+                    help="TRACE.csv; repeat for several (one JSON line each, in order)")
     a = p.parse_args(argv)
     {"types": cmd_types, "profiles": cmd_profiles, "nodes": cmd_nodes,
      "gavel-trace": cmd_gavel_trace, "pollux-trace": cmd_pollux_trace,

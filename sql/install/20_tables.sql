@@ -80,6 +80,8 @@ CREATE TABLE mixdnn.jobs (
 	exit_code	int,
 	reason		text,
 	attempt		int NOT NULL DEFAULT 0,
+	workdir		text,
+	env			jsonb,
 	CONSTRAINT jobs_gpu_range_check CHECK (min_gpus <= max_gpus),
 	CONSTRAINT jobs_hard_type_check CHECK (model_class = 'soft' OR gpu_type IS NOT NULL),
 	CONSTRAINT jobs_hard_shape_check CHECK (model_class = 'soft'
@@ -111,6 +113,8 @@ COMMENT ON COLUMN mixdnn.jobs.finished_at IS 'when it completed, failed or was c
 COMMENT ON COLUMN mixdnn.jobs.exit_code IS 'exit code reported by the launcher (first non-zero part, else 0)';
 COMMENT ON COLUMN mixdnn.jobs.reason IS 'why it waits, was re-queued or failed, in plain words';
 COMMENT ON COLUMN mixdnn.jobs.attempt IS 'launches so far; fences launcher calls of earlier attempts';
+COMMENT ON COLUMN mixdnn.jobs.workdir IS 'absolute directory the command starts in; NULL = the owner''s home directory';
+COMMENT ON COLUMN mixdnn.jobs.env IS 'extra environment of the command: a JSON object of strings; the launcher''s own names are refused';
 
 CREATE INDEX jobs_waiting_idx ON mixdnn.jobs (job_id) WHERE status IN ('pending', 'planned');
 CREATE INDEX jobs_active_idx ON mixdnn.jobs (job_id) WHERE status IN ('launching', 'running');

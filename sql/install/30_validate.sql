@@ -231,7 +231,7 @@ COMMENT ON FUNCTION mixdnn._job_before_write() IS 'internal trigger: defaults an
 
 CREATE TRIGGER jobs_before_write
 	BEFORE INSERT OR UPDATE ON mixdnn.jobs
-	FOR EACH ROW EXECUTE FUNCTION mixdnn._job_before_write();
+	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._job_before_write();
 
 -- The core keeps type sets as 64-bit masks.
 CREATE FUNCTION mixdnn._gpu_types_limit() RETURNS trigger

@@ -71,7 +71,7 @@ $$;
 COMMENT ON FUNCTION mixdnn._job_after_write() IS 'internal trigger: status history, GPU release and cancel notices';
 
 CREATE TRIGGER jobs_after_write AFTER INSERT OR UPDATE OF status ON mixdnn.jobs
-	FOR EACH ROW EXECUTE FUNCTION mixdnn._job_after_write();
+	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._job_after_write();
 
 -- Keeps mixdnn.gpus in step with gpu_nodes, and deals with a node that goes down.
 CREATE FUNCTION mixdnn._node_after_write() RETURNS trigger
@@ -116,7 +116,7 @@ $$;
 COMMENT ON FUNCTION mixdnn._node_after_write() IS 'internal trigger: keeps mixdnn.gpus in step and re-queues the jobs of a node that goes down';
 
 CREATE TRIGGER gpu_nodes_after_write AFTER INSERT OR UPDATE ON mixdnn.gpu_nodes
-	FOR EACH ROW EXECUTE FUNCTION mixdnn._node_after_write();
+	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._node_after_write();
 
 -- Round requests (BEFORE each row) and rounds at commit (deferred), in C.
 CREATE FUNCTION mixdnn._note_event() RETURNS trigger
@@ -130,13 +130,13 @@ CREATE FUNCTION mixdnn._round_at_commit() RETURNS trigger
 COMMENT ON FUNCTION mixdnn._round_at_commit() IS 'internal trigger: runs the transaction''s scheduling round when it commits';
 
 CREATE TRIGGER jobs_note_event BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.jobs
-	FOR EACH ROW EXECUTE FUNCTION mixdnn._note_event();
+	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._note_event();
 CREATE TRIGGER gpu_nodes_note_event BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.gpu_nodes
-	FOR EACH ROW EXECUTE FUNCTION mixdnn._note_event();
+	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._note_event();
 CREATE TRIGGER profiles_note_event BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.profiles
-	FOR EACH ROW EXECUTE FUNCTION mixdnn._note_event();
+	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._note_event();
 CREATE TRIGGER gpu_types_note_event BEFORE UPDATE ON mixdnn.gpu_types
-	FOR EACH ROW EXECUTE FUNCTION mixdnn._note_event();
+	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._note_event();
 
 CREATE CONSTRAINT TRIGGER jobs_round AFTER INSERT OR UPDATE OR DELETE ON mixdnn.jobs
 	DEFERRABLE INITIALLY DEFERRED

@@ -88,7 +88,8 @@ COMMENT ON FUNCTION mixdnn.lock_node(text) IS 'launcher: takes the session lock 
 
 CREATE FUNCTION mixdnn.claim(node text)
 	RETURNS TABLE (job_id bigint, name text, command text, gpu_indices int[], nodes text[],
-				   node_rank int, world_gpus int, env jsonb)
+				   node_rank int, world_gpus int, env jsonb,
+				   workdir text, owner name, attempt int)
 	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -125,19 +126,31 @@ BEGIN
 	UPDATE mixdnn.jobs j SET status = 'running'
 		WHERE j.job_id = ANY (claimed) AND j.status = 'launching';
 
+	-- The job's own env first: the launcher's names win (they are refused
+	-- at INSERT anyway). MASTER_PORT comes from the lowest GPU the job holds
+	-- on its master node: a GPU is held by one job at a time, and held until
+	-- every process of its job has ended, so two jobs sharing a master node
+	-- never get the same port (docs/launcher.md).
 	RETURN QUERY
 	SELECT j.job_id, j.name, j.command, x.gpu_indices, w.nodes, p.node_rank, w.world_gpus,
-		   pg_catalog.jsonb_build_object(
+		   coalesce(j.env, '{}'::jsonb) OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object(
 				'MASTER_ADDR', coalesce(m.address, m.node),
-				'MASTER_PORT', (29500 + j.job_id % 1000)::text,
-				'WORLD_SIZE', w.world_gpus::text,
+				'MASTER_PORT', (29500 + mp.port_gpu)::text,
+				'RANK', p.node_rank::text,
+				'LOCAL_RANK', '0',
+				'WORLD_SIZE', pg_catalog.cardinality(w.nodes)::text,
 				'NODE_RANK', p.node_rank::text,
-				'MIXDNN_JOB_ID', j.job_id::text,
 				'CUDA_VISIBLE_DEVICES', pg_catalog.array_to_string(x.gpu_indices, ','),
+				'MIXDNN_JOB_ID', j.job_id::text,
 				'MIXDNN_ATTEMPT', j.attempt::text,
 				'MIXDNN_NODE', p.node,
 				'MIXDNN_NNODES', pg_catalog.cardinality(w.nodes)::text,
-				'MIXDNN_LOCAL_GPUS', p.gpus::text)
+				'MIXDNN_WORLD_GPUS', w.world_gpus::text,
+				'MIXDNN_LOCAL_GPUS', p.gpus::text,
+				'MIXDNN_GPU_OFFSET', (SELECT coalesce(pg_catalog.sum(q.gpus), 0) FROM mixdnn.job_parts q
+									  WHERE q.job_id = p.job_id AND q.attempt = p.attempt
+										AND q.node_rank < p.node_rank)::text),
+		   j.workdir, j.owner, j.attempt
 	FROM mixdnn.job_parts p
 	JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
 	CROSS JOIN LATERAL (
@@ -149,6 +162,9 @@ BEGIN
 	CROSS JOIN LATERAL (
 		SELECT coalesce(pg_catalog.array_agg(h.gpu_index ORDER BY h.gpu_index), '{}') AS gpu_indices
 		FROM mixdnn.gpu_holds h WHERE h.job_id = p.job_id AND h.node = p.node) x
+	CROSS JOIN LATERAL (
+		SELECT coalesce(pg_catalog.min(h.gpu_index), 0) AS port_gpu
+		FROM mixdnn.gpu_holds h WHERE h.job_id = p.job_id AND h.node = w.master) mp
 	WHERE p.node = claim.node AND p.job_id = ANY (claimed)
 	ORDER BY j.job_id;
 END
@@ -187,7 +203,8 @@ END
 $$;
 COMMENT ON FUNCTION mixdnn.heartbeat(text) IS 'launcher: renews the node''s last_heartbeat and the leases of the parts it runs; returns how many parts it runs';
 
-CREATE FUNCTION mixdnn.finish(job_id bigint, exit_code int, node text, attempt int DEFAULT NULL)
+CREATE FUNCTION mixdnn.finish(job_id bigint, exit_code int, node text, attempt int DEFAULT NULL,
+							  reason text DEFAULT NULL)
 	RETURNS boolean
 	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp
@@ -231,7 +248,8 @@ BEGIN
 			WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state IN ('launching', 'running');
 		UPDATE mixdnn.jobs jb
 			SET status = 'failed', exit_code = finish.exit_code,
-				reason = pg_catalog.format('exited with code %s on node %s', finish.exit_code, finish.node)
+				reason = pg_catalog.concat(pg_catalog.format('exited with code %s on node %s', finish.exit_code, finish.node),
+										   ': ' OPERATOR(pg_catalog.||) pg_catalog.left(finish.reason, 1000))
 			WHERE jb.job_id = j.job_id;
 	ELSIF NOT EXISTS (SELECT FROM mixdnn.job_parts p
 					  WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state <> 'completed') THEN
@@ -241,7 +259,7 @@ BEGIN
 	RETURN true;
 END
 $$;
-COMMENT ON FUNCTION mixdnn.finish(bigint, int, text, int) IS 'launcher: reports the exit code of the job''s part on node (of attempt, when given); true if it counted, false for a stale attempt, an unclaimed part or a repeated report';
+COMMENT ON FUNCTION mixdnn.finish(bigint, int, text, int, text) IS 'launcher: reports the exit code of the job''s part on node (of attempt, when given; why it failed, when known); true if it counted, false for a stale attempt, an unclaimed part or a repeated report';
 
 CREATE FUNCTION mixdnn.finish(job_id bigint, exit_code int) RETURNS boolean
 	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
@@ -430,9 +448,9 @@ $$;
 COMMENT ON FUNCTION mixdnn._repair() IS 'internal: background worker start-up repair of half-done launches, and one more lease for every active part';
 
 REVOKE ALL ON FUNCTION mixdnn._lease(), mixdnn._check_node(text), mixdnn._lose_job(bigint, text[], text),
-	mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int),
+	mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int, text),
 	mixdnn.finish(bigint, int), mixdnn.node_parts(text), mixdnn.reset_node(text, bigint),
 	mixdnn.expire_leases(), mixdnn._next_wakeup(), mixdnn._repair(), mixdnn.lock_node(text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION mixdnn.lock_node(text), mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int),
+GRANT EXECUTE ON FUNCTION mixdnn.lock_node(text), mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int, text),
 	mixdnn.finish(bigint, int), mixdnn.node_parts(text), mixdnn.reset_node(text, bigint) TO mixdnn_launcher;
 GRANT EXECUTE ON FUNCTION mixdnn.finish(bigint, int), mixdnn.expire_leases() TO mixdnn_admin;

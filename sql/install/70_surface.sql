@@ -28,7 +28,8 @@ CREATE VIEW mixdnn.queue WITH (security_barrier = true) AS
 				 j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned}'::text[]) AS waiting,
 				 j.owner OPERATOR(pg_catalog.=) CURRENT_USER
 				   OR pg_catalog.pg_has_role(CURRENT_USER, 'mixdnn_admin', 'MEMBER') AS visible,
-				 -- launch_due starts planned jobs by (planned_start, job_id); unplanned ones come after
+				 -- launch_due starts planned jobs by (planned_start, job_id); unplanned ones follow in
+				 -- queue order, so a job behind the planning horizon gets its rank in queue order
 				 pg_catalog.row_number() OVER (
 					 PARTITION BY j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned}'::text[])
 					 ORDER BY j.planned_start NULLS LAST,
@@ -54,25 +55,32 @@ CREATE FUNCTION mixdnn.explain(job_id bigint)
 COMMENT ON FUNCTION mixdnn.explain(bigint) IS 'each candidate configuration of a waiting job, which one a round chooses now and what blocks the faster ones';
 
 -- Internal: the planning part of mixdnn.what_if (src/pg/what_if.c); takes
--- validated arguments with the submission defaults applied.
+-- validated arguments with the submission defaults applied (it checks them
+-- again). As the caller: it counts the caller's waiting jobs against
+-- mixdnn.max_waiting_jobs, then plans as the extension's owner.
 CREATE FUNCTION mixdnn._what_if(hard boolean, gpu_type text, gpus int, min_gpus int, max_gpus int,
 								allowed_types text[], duration_s float8, priority int, model text)
 	RETURNS TABLE (planned_gpu_type text, planned_gpus int, planned_start timestamptz,
-				   planned_end timestamptz, wait interval, "position" int, reason text)
+				   planned_end timestamptz, wait interval, "position" int, reason text,
+				   blocked_by text)
 	AS 'MODULE_PATHNAME', 'mixdnn_what_if'
 	LANGUAGE C VOLATILE
 	SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION mixdnn._what_if(boolean, text, int, int, int, text[], float8, int, text) IS 'internal: plan a hypothetical job with every waiting job, writing nothing';
 
--- When and on what a job would run if submitted now. Arguments as the
--- columns of mixdnn.jobs, checked as a submission is (same SQLSTATEs).
+-- When and on what a job would run if submitted now, or why it would not
+-- be planned (behind the planning horizon) or not accepted (the caller's
+-- mixdnn.max_waiting_jobs). Arguments as the columns of mixdnn.jobs,
+-- checked as a submission is (same SQLSTATEs). As the caller, who must be
+-- known to count their waiting jobs; reads only what users may read.
 CREATE FUNCTION mixdnn.what_if(model_class text DEFAULT 'soft', gpu_type text DEFAULT NULL,
 							   gpus int DEFAULT NULL, min_gpus int DEFAULT NULL, max_gpus int DEFAULT NULL,
 							   allowed_types text[] DEFAULT NULL, duration interval DEFAULT NULL,
 							   priority int DEFAULT 0, model text DEFAULT NULL)
 	RETURNS TABLE (planned_gpu_type text, planned_gpus int, planned_start timestamptz,
-				   planned_end timestamptz, wait interval, "position" int, reason text)
-	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+				   planned_end timestamptz, wait interval, "position" int, reason text,
+				   blocked_by text)
+	LANGUAGE plpgsql VOLATILE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
@@ -135,13 +143,14 @@ BEGIN
 		what_if.priority, what_if.model);
 END
 $$;
-COMMENT ON FUNCTION mixdnn.what_if(text, text, int, int, int, text[], interval, int, text) IS 'when and on which configuration such a job would run if submitted now; writes nothing';
+COMMENT ON FUNCTION mixdnn.what_if(text, text, int, int, int, text[], interval, int, text) IS 'when and on which configuration such a job would run if submitted now, or why it would wait unplanned or be refused; writes nothing';
 
 REVOKE ALL ON mixdnn.queue FROM PUBLIC;
 REVOKE ALL ON FUNCTION mixdnn.explain(bigint), mixdnn._what_if(boolean, text, int, int, int, text[], float8, int, text),
 	mixdnn.what_if(text, text, int, int, int, text[], interval, int, text) FROM PUBLIC;
 GRANT SELECT ON mixdnn.queue TO mixdnn_user, mixdnn_admin;
 GRANT EXECUTE ON FUNCTION mixdnn.explain(bigint),
+	mixdnn._what_if(boolean, text, int, int, int, text[], float8, int, text),
 	mixdnn.what_if(text, text, int, int, int, text[], interval, int, text) TO mixdnn_user, mixdnn_admin;
 
 -- One server-log line per failed job (src/pg/failure_log.c); launches and

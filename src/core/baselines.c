@@ -62,13 +62,9 @@ cmp_submit(const void *a, const void *b)
 	return (*(const int *) a) - (*(const int *) b);
 }
 
-/*
- * The requested configuration of job j. Returns 0 and sets *type, *gpus,
- * *util, or -1 with a reason when no node set of the cluster could ever run it.
- */
-static int
-requested_config(const mx_snapshot *s, const mx_job *j, const mx_capacity *cap, double alpha,
-				 int *type, int *gpus, double *util, char *reason, size_t rlen)
+int
+mx_requested_config(const mx_snapshot *s, const mx_job *j, const int *total, double alpha,
+					int *type, int *gpus, double *util, char *reason, size_t rlen)
 {
 	int			g = j->ref_gpus;
 	int			t = -1;
@@ -108,11 +104,11 @@ requested_config(const mx_snapshot *s, const mx_job *j, const mx_capacity *cap, 
 
 			if (j->allowed != 0 && !((j->allowed >> k) & 1))
 				continue;
-			if (cap->total[k] < g || mx_throughput(s, j, k, g, alpha) <= 0)
+			if (total[k] < g || mx_throughput(s, j, k, g, alpha) <= 0)
 				continue;
 			d = fabs(s->types[k].speed - 1.0);
 			if (d < best_d - 1e-12 ||
-				(fabs(d - best_d) <= 1e-12 && t >= 0 && cap->total[k] > cap->total[t]))
+				(fabs(d - best_d) <= 1e-12 && t >= 0 && total[k] > total[t]))
 			{
 				best_d = d;
 				t = k;
@@ -125,10 +121,10 @@ requested_config(const mx_snapshot *s, const mx_job *j, const mx_capacity *cap, 
 		}
 	}
 
-	if (cap->total[t] < g)
+	if (total[t] < g)
 	{
 		snprintf(reason, rlen, "requests %d %s GPUs, the cluster has %d up",
-				 g, s->types[t].name, cap->total[t]);
+				 g, s->types[t].name, total[t]);
 		return -1;
 	}
 	thr = mx_throughput(s, j, t, g, alpha);
@@ -230,7 +226,7 @@ mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, mx
 		a->utility = 0;
 		a->reason[0] = '\0';
 
-		if (requested_config(s, j, cap, alpha, &type, &gpus, &util, a->reason, MX_REASON_LEN) < 0)
+		if (mx_requested_config(s, j, cap->total, alpha, &type, &gpus, &util, a->reason, MX_REASON_LEN) < 0)
 		{
 			a->status = MX_UNPLANNABLE;
 			continue;

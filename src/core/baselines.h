@@ -13,4 +13,12 @@
 /* Fill p for every job of s under policy o->policy (not MX_POLICY_MIXDNN). */
 void		mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, mx_plan *p);
 
+/*
+ * The requested configuration of job j (the rules at the top of
+ * baselines.c), given the GPUs of each type on up nodes. Returns 0 and sets
+ * *type, *gpus, *util, or -1 with a reason when the cluster could never run it.
+ */
+int			mx_requested_config(const mx_snapshot *s, const mx_job *j, const int *total, double alpha,
+								int *type, int *gpus, double *util, char *reason, size_t rlen);
+
 #endif

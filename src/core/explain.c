@@ -15,7 +15,8 @@
 #define END_EPS 1e-6			/* seconds: ends closer than this tie */
 
 static const char *const cause_names[] = {
-	NULL, "capacity", "guards", "reservations", "objective", "cluster", "quota", "fair_share"
+	NULL, "capacity", "guards", "reservations", "objective", "cluster", "horizon", "quota",
+	"fair_share"
 };
 
 const char *
@@ -118,6 +119,9 @@ cmp_candidate(const void *a, const void *b)
 	return x->type - y->type;
 }
 
+/* The assignment of a job the plan does not cover: nothing planned. */
+static const mx_assignment behind_horizon = {.status = MX_UNPLANNABLE};
+
 static void
 fill_candidate(const mx_snapshot *s, const mx_options *o, const explain_caps *k,
 			   const mx_job *j, const mx_assignment *a, const mx_config *c, mx_candidate *out)
@@ -134,7 +138,9 @@ fill_candidate(const mx_snapshot *s, const mx_options *o, const explain_caps *k,
 		: mx_capacity_earliest(&k->all, c->type, c->gpus, c->runtime, s->now);
 	out->value = isfinite(out->start) ? mx_value(s, j, o, out->start, out->start + c->runtime) : NAN;
 	/* Faster: it would end before the chosen plan if it could start now. */
-	if (!out->chosen && s->now + c->runtime < chosen_end - END_EPS)
+	if (a == &behind_horizon)
+		out->blocked_by = MX_BLOCK_HORIZON;
+	else if (!out->chosen && s->now + c->runtime < chosen_end - END_EPS)
 		out->blocked_by = cause_of(s, k, c, chosen_end);
 	else
 		out->blocked_by = MX_BLOCK_NONE;
@@ -258,8 +264,8 @@ mx_explain_job(const mx_snapshot *s, const mx_options *o_in, const mx_plan *p, i
 		goto out;
 	out->n = n;
 	for (i = 0; i < n; i++)
-		fill_candidate(s, &o, &k, j, &p->a[ji], &cf[i], &out->c[i]);
-	if (owner_causes(s, &o, p, ji, out) < 0)
+		fill_candidate(s, &o, &k, j, ji < p->n ? &p->a[ji] : &behind_horizon, &cf[i], &out->c[i]);
+	if (ji < p->n && owner_causes(s, &o, p, ji, out) < 0)
 		goto out;
 	qsort(out->c, (size_t) n, sizeof(mx_candidate), cmp_candidate);
 	rc = 0;

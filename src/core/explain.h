@@ -25,6 +25,7 @@ typedef enum mx_block_cause
 	MX_BLOCK_RESERVATIONS,		/* GPUs planned for other waiting jobs */
 	MX_BLOCK_OBJECTIVE,			/* it fits, but the round's plan is worth more overall */
 	MX_BLOCK_CLUSTER,			/* no up node could hold any configuration */
+	MX_BLOCK_HORIZON,			/* behind the planning horizon: no round plans it yet */
 	MX_BLOCK_QUOTA,				/* its owner's quota, which lends no GPUs, would be exceeded now */
 	MX_BLOCK_FAIR_SHARE			/* the round without fair share would end the job sooner (also on the chosen row) */
 } mx_block_cause;
@@ -51,8 +52,10 @@ typedef struct mx_explanation
 /*
  * Explain job ji of s under plan p (made by mx_plan_round(s, o)): every
  * candidate's earliest start keeps every other job's plan as it is. A job
- * without candidates on the up nodes gets one MX_BLOCK_CLUSTER row. 0, or
- * -1 when out of memory.
+ * without candidates on the up nodes gets one MX_BLOCK_CLUSTER row. A job
+ * that p does not cover (ji >= p->n: appended to s after planning, because
+ * it waits behind the planning horizon) has no chosen row, and every
+ * candidate is MX_BLOCK_HORIZON. 0, or -1 when out of memory.
  */
 int			mx_explain_job(const mx_snapshot *s, const mx_options *o, const mx_plan *p, int ji,
 						   mx_explanation *out);

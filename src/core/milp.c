@@ -17,6 +17,7 @@
 
 #include <glpk.h>
 
+#include "glpkhost.h"
 #include "milp.h"
 #include "heuristic.h"
 #include "stopwatch.h"
@@ -128,20 +129,6 @@ typedef struct heur_info
 } heur_info;
 
 static void
-on_glpk_error(void *info)
-{
-	longjmp(*(jmp_buf *) info, 1);
-}
-
-static int
-on_glpk_term(void *info, const char *s)
-{
-	(void) info;
-	(void) s;
-	return 1;					/* swallow every line */
-}
-
-static void
 on_glpk_callback(glp_tree *T, void *info)
 {
 	heur_info  *h = info;
@@ -231,17 +218,14 @@ run_glpk(glpk_job *gj)
 	gj->proven = 0;
 
 	/* a failure elsewhere may have left the environment in error */
-	if (glp_at_error())
-		glp_free_env();
+	mx_glpk_reset();
 	if (setjmp(jb) != 0)
 	{
 		/* GLPK's state is unusable now: free all of it (and P with it) */
 		glp_free_env();
 		return -1;
 	}
-	glp_error_hook(on_glpk_error, &jb);
-	glp_term_hook(on_glpk_term, NULL);
-	glp_term_out(GLP_OFF);
+	mx_glpk_enter(&jb);
 
 	P = glp_create_prob();
 	glp_set_obj_dir(P, GLP_MAX);

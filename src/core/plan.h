@@ -34,7 +34,7 @@ typedef struct mx_plan
 {
 	int			n;				/* = snapshot.njobs; a[i].job == i */
 	mx_assignment *a;
-	char		policy[16];		/* "mixdnn", "k8s", "static", "backfill" */
+	char		policy[16];		/* mx_policy_name(): "mixdnn", "k8s", "hgreedy", ... */
 	char		solver[MX_SOLVER_LEN];	/* e.g. "glpk", "heuristic", "heuristic (glpk time limit)" */
 	double		objective;		/* value of the plan under the utility model */
 	double		heuristic_objective;	/* value of the heuristic's plan alone */

@@ -11,10 +11,12 @@
 #include "planner.h"
 #include "baselines.h"
 #include "capacity.h"
+#include "comparators.h"
 #include "heuristic.h"
 #include "plan_limits.h"
 #include "milp.h"
 #include "stopwatch.h"
+#include "typeplan.h"
 #include "utility.h"
 
 /* Fitted on Gavel's throughput matrix, docs/model.md "Scaling exponent". */
@@ -40,14 +42,18 @@ mx_options_default(mx_options *o)
 	o->reserve_all = 0;
 	o->fair_share = 0;
 	o->fair_share_half_life_s = MX_DEFAULT_HALF_LIFE_S;
+	o->lp_configs = 1;
+	o->lp_window = 60;
 }
 
-static const char *const policy_names[] = {"mixdnn", "k8s", "static", "backfill"};
+static const char *const policy_names[MX_NPOLICIES] = {
+	"mixdnn", "k8s", "static", "backfill", "sjf", "hgreedy", "hsjf", "k8s-any"
+};
 
 const char *
 mx_policy_name(mx_policy p)
 {
-	if ((int) p < 0 || (int) p >= 4)
+	if ((int) p < 0 || (int) p >= MX_NPOLICIES)
 		return "unknown";
 	return policy_names[p];
 }
@@ -59,7 +65,7 @@ mx_policy_parse(const char *name, mx_policy *out)
 
 	if (name == NULL)
 		return -1;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < MX_NPOLICIES; i++)
 		if (strcmp(name, policy_names[i]) == 0)
 		{
 			*out = (mx_policy) i;
@@ -264,6 +270,57 @@ window_bound(const mx_snapshot *s, const mx_options *o, const mx_plan *p, const 
 	return b >= p->objective - 1e-9 * fmax(1.0, fabs(p->objective)) ? b : NAN;
 }
 
+/*
+ * The configuration LP's round (docs/model.md, "Configuration LP"): the
+ * first lp_window plannable jobs that are not held (hold[] != 1) get the
+ * configuration the LP chose, and every job is placed again by the
+ * heuristic's passes. Any failure keeps the heuristic's plan in p.
+ */
+static void
+lp_round(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
+		 const mx_capacity *holdcap, const int *order, int np, const unsigned char *hold,
+		 const unsigned char *guard, const double *best, double deadline_ms, mx_plan *p)
+{
+	int		   *win = malloc((size_t) (np > 0 ? np : 1) * sizeof(int));
+	int			i,
+				nw = 0;
+	mx_typelp_stats st;
+	mx_typelp_result r;
+
+	memset(&st, 0, sizeof(st));
+	if (win == NULL)
+	{
+		set_solver(p, "heuristic (glpk error)");
+		return;
+	}
+	for (i = 0; i < np && nw < o->lp_window; i++)
+		if (hold[order[i]] != 1)
+			win[nw++] = order[i];
+	if (nw == 0)
+	{
+		free(win);
+		return;
+	}
+	if (deadline_ms - mx_wall_ms() < 1.0)
+		r = MX_TYPELP_LIMIT;
+	else
+		r = mx_typeplan(s, o, cap, holdcap, order, np, win, nw, guard, best, deadline_ms, p, &st);
+	p->milp_jobs = nw;
+	p->milp_vars = r == MX_TYPELP_LIMIT || r == MX_TYPELP_OK ? st.ncols : 0;
+	if (r == MX_TYPELP_OK)
+	{
+		p->objective = mx_plan_value(s, o, p);
+		set_solver(p, "glpk (lp configurations)");
+	}
+	else if (r == MX_TYPELP_NOTHING)
+		set_solver(p, "heuristic (nothing for glpk to decide)");
+	else if (r == MX_TYPELP_LIMIT)
+		set_solver(p, "heuristic (glpk time limit)");
+	else
+		set_solver(p, "heuristic (glpk error)");
+	free(win);
+}
+
 int
 mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 {
@@ -294,6 +351,17 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 		out->a[i].job_id = s->jobs[i].job_id;
 	if (!(o.scaling_alpha >= 0) || !isfinite(o.scaling_alpha))
 		o.scaling_alpha = MX_FITTED_ALPHA;
+
+	if (o.policy >= MX_POLICY_SJF && o.policy <= MX_POLICY_K8S_ANY)
+	{
+		if (mx_comparator_plan(s, &o, out) < 0)
+		{
+			mx_plan_free(out);
+			return -1;
+		}
+		out->solve_ms = mx_wall_ms() - t0;
+		return 0;
+	}
 
 	if (mx_capacity_init(&cap, s, o.overrun_s) < 0)
 	{
@@ -371,7 +439,7 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 		}
 	}
 
-	nw = o.use_milp ? nwin : 0;
+	nw = o.use_milp && !o.lp_configs ? nwin : 0;
 	if (!(o.value_horizon_s > 0))
 		o.value_horizon_s = round_horizon(s, &o, &milpcap, win, nwin, out);
 	out->heuristic_objective = mx_plan_value(s, &o, out);
@@ -396,6 +464,10 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 			out->milp_jobs = nwin;
 		}
 	}
+
+	if (o.use_milp && o.lp_configs)
+		lp_round(s, &o, &cap, &milpcap, order, np, hold, guard, best,
+				 t0 + o.time_limit_ms - 2.0 * heur_ms - 0.5, out);
 
 	if (nw > 0)
 	{

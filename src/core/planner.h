@@ -15,8 +15,15 @@ typedef enum mx_policy
 	MX_POLICY_MIXDNN = 0,		/* utility model: heuristic + GLPK MILP */
 	MX_POLICY_K8S,				/* submit order, requested config, first fit, skip what does not fit */
 	MX_POLICY_STATIC,			/* requested config, strict FIFO */
-	MX_POLICY_BACKFILL			/* requested config, EASY backfill */
+	MX_POLICY_BACKFILL,			/* requested config, EASY backfill */
+	/* the strong non-preemptive comparators (comparators.h) */
+	MX_POLICY_SJF,				/* requested config, shortest estimated run first, first fit */
+	MX_POLICY_HGREEDY,			/* submit order, the allowed config that finishes first, if free now */
+	MX_POLICY_HSJF,				/* as hgreedy, shortest best run time first */
+	MX_POLICY_K8S_ANY			/* as k8s, a soft job may take another type at its requested count */
 } mx_policy;
+
+#define MX_NPOLICIES 8
 
 typedef struct mx_options
 {
@@ -52,6 +59,14 @@ typedef struct mx_options
 	 */
 	int			fair_share;
 	double		fair_share_half_life_s;
+	/*
+	 * The configuration LP (docs/model.md, "Configuration LP"): with
+	 * use_milp, a time-indexed LP over the first lp_window waiting jobs
+	 * that are not held chooses their configurations; 0 restores the
+	 * start-now MILP over window_jobs jobs (ablation).
+	 */
+	int			lp_configs;
+	int			lp_window;
 } mx_options;
 
 #define MX_DEFAULT_HORIZON_S (30.0 * 86400.0)

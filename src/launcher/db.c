@@ -35,23 +35,6 @@ xcalloc(size_t n, size_t size)
 	return p;
 }
 
-void
-lx_job_free(lx_job *job)
-{
-	int			i;
-
-	free(job->name);
-	free(job->command);
-	free(job->gpus);
-	for (i = 0; i < job->nenv; i++)
-	{
-		free(job->env[i].key);
-		free(job->env[i].value);
-	}
-	free(job->env);
-	memset(job, 0, sizeof(*job));
-}
-
 /* Messages of libpq and the server on one line, without the trailing newline. */
 static void
 one_line(char *msg)
@@ -76,13 +59,61 @@ log_notice(void *arg, const char *message)
 	lx_log("server: %s", msg);
 }
 
-/* A failed result: lost connection, or an SQL error worth a log line. */
+/*
+ * SQLSTATEs that mean the launcher is misconfigured, not that the server is
+ * busy or restarting: retrying cannot help. Every other error is transient
+ * and retried. One line per code.
+ */
+static const char *const fatal_states[] = {
+	"42704",					/* undefined_object: --node names no registered node */
+	"42501",					/* insufficient_privilege: the role lacks mixdnn_launcher */
+	"42883",					/* undefined_function: mixdnn is not installed in this database */
+	"3F000",					/* invalid_schema_name: likewise */
+	NULL
+};
+
+/*
+ * SQLSTATEs that mean the scheduler was busy (mixdnn.lock_timeout ran out,
+ * or a deadlock was broken): nothing changed, the call is retried at once
+ * and counts toward no failure limit.
+ */
+static const char *const busy_states[] = {
+	"55P03",					/* lock_not_available */
+	"40P01",					/* deadlock_detected */
+	NULL
+};
+
+static bool
+in_list(const char *state, const char *const *list)
+{
+	int			i;
+
+	for (i = 0; state != NULL && list[i] != NULL; i++)
+		if (strcmp(state, list[i]) == 0)
+			return true;
+	return false;
+}
+
+bool
+lx_db_busy_state(const char *state)
+{
+	return in_list(state, busy_states);
+}
+
+bool
+lx_db_fatal_state(const char *state)
+{
+	return in_list(state, fatal_states);
+}
+
+/* A failed result: lost connection, a configuration error, or one worth retrying. */
 static lx_rc
 failed(PGconn *conn, PGresult *res, const char *what)
 {
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	lx_rc		rc = PQstatus(conn) == CONNECTION_BAD ? LX_LOST
-		: state && (strcmp(state, "55P03") == 0 || strcmp(state, "40P01") == 0) ? LX_BUSY : LX_ERROR;
+		: lx_db_fatal_state(state) ? LX_FATAL
+		: lx_db_busy_state(state) ? LX_BUSY : LX_ERROR;
 	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 	char		msg[1024];
 
@@ -102,11 +133,11 @@ exec(PGconn *conn, const char *sql, int nparams, const char *const *params)
 }
 
 PGconn *
-lx_db_connect(const char *dsn, const char *node)
+lx_db_connect(const char *dsn, const char *node, const char *password)
 {
 	char		appname[64];
-	const char *keys[9];
-	const char *values[9];
+	const char *keys[10];
+	const char *values[10];
 	int			k = 0;
 	PGconn	   *conn;
 
@@ -125,6 +156,11 @@ lx_db_connect(const char *dsn, const char *node)
 	values[k++] = "3";
 	keys[k] = "tcp_user_timeout";
 	values[k++] = "30000";
+	if (password != NULL)
+	{
+		keys[k] = "password";
+		values[k++] = password;
+	}
 	if (dsn != NULL && dsn[0] != '\0')
 	{
 		keys[k] = "dbname";
@@ -234,7 +270,8 @@ lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs)
 {
 	const char *params[1] = {node};
 	PGresult   *res = exec(conn,
-						   "SELECT c.job_id, c.name, c.command, c.node_rank, c.world_gpus, e.key, e.value "
+						   "SELECT c.job_id, c.name, c.command, c.node_rank, c.world_gpus, e.key, e.value, "
+						   "c.attempt, c.workdir, c.owner "
 						   "FROM mixdnn.claim($1) c "
 						   "LEFT JOIN LATERAL pg_catalog.jsonb_each_text(c.env) e ON true "
 						   "ORDER BY c.job_id, e.key", 1, params);
@@ -263,6 +300,9 @@ lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs)
 			j->command = PQgetisnull(res, i, 2) ? NULL : xstrdup(PQgetvalue(res, i, 2));
 			j->node_rank = atoi(PQgetvalue(res, i, 3));
 			j->world_gpus = atoi(PQgetvalue(res, i, 4));
+			j->attempt = atoi(PQgetvalue(res, i, 7));
+			j->workdir = PQgetisnull(res, i, 8) ? NULL : xstrdup(PQgetvalue(res, i, 8));
+			j->owner = xstrdup(PQgetvalue(res, i, 9));
 			j->env = xcalloc(rows, sizeof(lx_env));
 		}
 		j = &out[n - 1];
@@ -270,9 +310,7 @@ lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs)
 			continue;
 		j->env[j->nenv].key = xstrdup(PQgetvalue(res, i, 5));
 		j->env[j->nenv].value = xstrdup(PQgetisnull(res, i, 6) ? "" : PQgetvalue(res, i, 6));
-		if (strcmp(j->env[j->nenv].key, "MIXDNN_ATTEMPT") == 0)
-			j->attempt = atoi(j->env[j->nenv].value);
-		else if (strcmp(j->env[j->nenv].key, "CUDA_VISIBLE_DEVICES") == 0)
+		if (strcmp(j->env[j->nenv].key, "CUDA_VISIBLE_DEVICES") == 0)
 			j->gpus = xstrdup(j->env[j->nenv].value);
 		j->nenv++;
 	}
@@ -299,23 +337,33 @@ lx_db_heartbeat(PGconn *conn, const char *node, int *held, double *lease_s)
 }
 
 lx_rc
-lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, int code, bool *counted)
+lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, int code, const char *why,
+			 bool *counted)
 {
 	char		job[32],
 				att[16],
 				ec[16];
-	const char *params[4] = {job, ec, node, att};
+	const char *params[5] = {job, ec, node, att, why && why[0] ? why : NULL};
 	PGresult   *res;
 
 	snprintf(job, sizeof(job), "%lld", job_id);
 	snprintf(att, sizeof(att), "%d", attempt);
 	snprintf(ec, sizeof(ec), "%d", code);
-	res = exec(conn, "SELECT mixdnn.finish($1::bigint, $2::int, $3, $4::int)", 4, params);
+	res = exec(conn, "SELECT mixdnn.finish($1::bigint, $2::int, $3, $4::int, $5)", 5, params);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		return failed(conn, res, "finish");
 	*counted = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 	PQclear(res);
 	return LX_OK;
+}
+
+/* The error says schema mixdnn or its functions do not exist. */
+static bool
+extension_gone(const PGresult *res)
+{
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+	return state != NULL && (strcmp(state, "3F000") == 0 || strcmp(state, "42883") == 0);
 }
 
 lx_rc
@@ -328,6 +376,13 @@ lx_db_node_parts(PGconn *conn, const char *node, lx_part **parts, int *nparts)
 
 	*parts = NULL;
 	*nparts = 0;
+	if (PQresultStatus(res) == PGRES_FATAL_ERROR && extension_gone(res))
+	{
+		/* A forced DROP EXTENSION (docs/operations.md): the node runs nothing now. */
+		lx_log("the mixdnn extension is gone from the database; stopping every job");
+		PQclear(res);
+		return LX_OK;
+	}
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		return failed(conn, res, "node_parts");
 	rows = PQntuples(res);
@@ -358,6 +413,27 @@ lx_db_reset_node(PGconn *conn, const char *node, long long job_id, int *jobs)
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		return failed(conn, res, "reset_node");
 	*jobs = atoi(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return LX_OK;
+}
+
+lx_rc
+lx_db_installation(PGconn *conn, char *id, size_t size)
+{
+	PGresult   *res = PQexec(conn,
+							 "SELECT pg_catalog.format('%s-%s', pg_catalog.to_hex(s.system_identifier), e.oid) "
+							 "FROM pg_catalog.pg_control_system() s, pg_catalog.pg_extension e "
+							 "WHERE e.extname OPERATOR(pg_catalog.=) 'mixdnn'");
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return failed(conn, res, "reading the installation id");
+	if (PQntuples(res) != 1)
+	{
+		lx_log("the extension mixdnn is not installed in database \"%s\"", PQdb(conn));
+		PQclear(res);
+		return LX_FATAL;
+	}
+	snprintf(id, size, "%s", PQgetvalue(res, 0, 0));
 	PQclear(res);
 	return LX_OK;
 }

@@ -19,13 +19,21 @@
 typedef enum lx_rc
 {
 	LX_OK = 0,
-	LX_ERROR = -1,
+	LX_ERROR = -1,				/* transient: retried */
 	LX_LOST = -2,
-	LX_BUSY = -3
+	LX_BUSY = -3,				/* the scheduler was busy (55P03, 40P01): retried, nothing lost */
+	LX_FATAL = -4				/* a configuration error: retrying cannot help */
 } lx_rc;
 
+/* Whether an SQLSTATE is a configuration error, or a busy scheduler (the one list of each). */
+bool		lx_db_fatal_state(const char *state);
+bool		lx_db_busy_state(const char *state);
+
 /* Connects and prepares the session; NULL (logged) if that failed. */
-PGconn	   *lx_db_connect(const char *dsn, const char *node);
+PGconn	   *lx_db_connect(const char *dsn, const char *node, const char *password);
+
+/* The installation's id: cluster system identifier and extension oid. */
+lx_rc		lx_db_installation(PGconn *conn, char *id, size_t size);
 
 /* One launcher per node: mixdnn.lock_node(), a session lock no other role can take. LX_ERROR if held elsewhere. */
 lx_rc		lx_db_lock_node(PGconn *conn, const char *node);
@@ -38,7 +46,7 @@ lx_rc		lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs);
 lx_rc		lx_db_heartbeat(PGconn *conn, const char *node, int *held, double *lease_s);
 /* *counted: false for a stale or repeated report. */
 lx_rc		lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, int code,
-						 bool *counted);
+						 const char *why, bool *counted);
 
 typedef struct lx_part
 {

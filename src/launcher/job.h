@@ -13,16 +13,19 @@ typedef struct lx_env
 typedef struct lx_job
 {
 	long long	job_id;
-	int			attempt;		/* MIXDNN_ATTEMPT: fences reports of older launches */
+	int			attempt;		/* fences reports of older launches */
 	char	   *name;
 	char	   *command;		/* NULL: the job has no command */
 	int			node_rank;
 	int			world_gpus;
 	char	   *gpus;			/* CUDA_VISIBLE_DEVICES, for the log */
+	char	   *workdir;		/* NULL: the account's home directory */
+	char	   *owner;			/* the role that submitted it */
 	lx_env	   *env;
 	int			nenv;
 } lx_job;
 
 void		lx_job_free(lx_job *job);
+lx_job	   *lx_job_copy(const lx_job *job);
 
 #endif

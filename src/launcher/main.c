@@ -2,26 +2,29 @@
  * main.c — bin/mixdnn-launcher: the reference launcher of one GPU node
  * (SPEC §5, docs/launcher.md).
  *
- * One loop polls the database socket and a self-pipe for signals. It claims
- * the node's parts when a mixdnn_launch notice names the node, at connect
- * and every poll interval; runs each under a keeper in its own process
- * group; reports exit codes with mixdnn.finish(job, code, node, attempt);
- * heartbeats; and stops any part the database no longer lists for the node
- * (cancelled, failed on another node, lost). Results it cannot report while
- * disconnected wait until it is connected again.
+ * One loop polls the database socket, its keepers' sockets and a self-pipe
+ * for signals. It claims the node's parts when a mixdnn_launch notice names
+ * the node, at connect and every poll interval; runs each under a keeper
+ * (keeper.h) as the job owner's OS account; reports exit codes with
+ * mixdnn.finish(job, code, node, attempt, why); heartbeats; and stops any
+ * part the database no longer lists for the node (cancelled, failed on
+ * another node, lost). Results it cannot report while disconnected wait
+ * until it is connected again. At start it adopts the keepers a launcher
+ * that left with SIGUSR2 left behind.
  */
+#include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
-#include <math.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "db.h"
 #include "log.h"
+#include "options.h"
 #include "proc.h"
 #include "signals.h"
 
@@ -30,17 +33,9 @@
 #define HEARTBEAT_MAX_S 10.0
 #define MAX_REPORT_ERRORS 3
 
-typedef struct lx_config
-{
-	const char *node;
-	const char *dsn;
-	const char *output_dir;
-	double		poll_s;
-	double		heartbeat_s;	/* 0: a third of mixdnn.lease_timeout */
-	double		grace_s;
-} lx_config;
+#define MAX_KEEPERS 1024
 
-static lx_config cfg = {NULL, NULL, NULL, 5.0, 0.0, 10.0};
+static lx_config cfg = {.poll_s = 5.0, .grace_s = 10.0};
 
 static struct
 {
@@ -55,104 +50,10 @@ static struct
 	bool		want_reconcile;
 	bool		stopping;
 	double		stop_deadline;
+	bool		started;		/* connected and checked once: errors are no longer fatal */
+	char		installation[128];
+	char		prefix[256];	/* of output files and cgroups: database and installation */
 } st;
-
-static void
-usage(FILE *out)
-{
-	fprintf(out,
-			"Usage: mixdnn-launcher --node NAME [OPTION]...\n"
-			"Runs the MixDNN jobs placed on GPU node NAME (see docs/launcher.md).\n"
-			"\n"
-			"  --node NAME               node name as registered in mixdnn.gpu_nodes (required)\n"
-			"  --dsn CONNINFO            libpq connection string or URI; PGHOST, PGPORT,\n"
-			"                            PGDATABASE, PGUSER, ... apply to what it leaves out\n"
-			"  --poll-interval S         claim even without a notification every S seconds (5)\n"
-			"  --heartbeat-interval S    heartbeat every S seconds (a third of\n"
-			"                            mixdnn.lease_timeout, at most 10)\n"
-			"  --kill-grace S            SIGKILL a stopped job's processes S seconds after\n"
-			"                            SIGTERM (10)\n"
-			"  --output-dir DIR          write each job's stdout and stderr to\n"
-			"                            DIR/job-ID-ATTEMPT-rankR.log (default: inherit)\n"
-			"  --help                    show this help and exit\n"
-			"\n"
-			"On SIGTERM or SIGINT it stops its jobs (SIGTERM, then SIGKILL after the grace\n"
-			"period), reports their exit codes, and exits; a second signal kills them at once.\n");
-}
-
-static double
-seconds_arg(const char *name, const char *value, double min)
-{
-	char	   *end;
-	double		v = strtod(value, &end);
-
-	if (end == value || *end != '\0' || !isfinite(v) || v < min || v > 86400)
-	{
-		fprintf(stderr, "mixdnn-launcher: invalid %s \"%s\": seconds between %g and 86400 expected\n",
-				name, value, min);
-		exit(2);
-	}
-	return v;
-}
-
-static void
-parse_args(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{"node", required_argument, NULL, 'n'},
-		{"dsn", required_argument, NULL, 'd'},
-		{"poll-interval", required_argument, NULL, 'p'},
-		{"heartbeat-interval", required_argument, NULL, 'b'},
-		{"kill-grace", required_argument, NULL, 'g'},
-		{"output-dir", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}
-	};
-	int			c;
-
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-	{
-		switch (c)
-		{
-			case 'n':
-				cfg.node = optarg;
-				break;
-			case 'd':
-				cfg.dsn = optarg;
-				break;
-			case 'p':
-				cfg.poll_s = seconds_arg("--poll-interval", optarg, 0.05);
-				break;
-			case 'b':
-				cfg.heartbeat_s = seconds_arg("--heartbeat-interval", optarg, 0.05);
-				break;
-			case 'g':
-				cfg.grace_s = seconds_arg("--kill-grace", optarg, 0);
-				break;
-			case 'o':
-				cfg.output_dir = optarg;
-				break;
-			case 'h':
-				usage(stdout);
-				exit(0);
-			default:
-				usage(stderr);
-				exit(2);
-		}
-	}
-	if (optind < argc)
-	{
-		fprintf(stderr, "mixdnn-launcher: unexpected argument \"%s\"\n", argv[optind]);
-		usage(stderr);
-		exit(2);
-	}
-	if (cfg.node == NULL || cfg.node[0] == '\0')
-	{
-		fprintf(stderr, "mixdnn-launcher: --node is required\n");
-		usage(stderr);
-		exit(2);
-	}
-}
 
 static double
 heartbeat_interval(void)
@@ -186,27 +87,96 @@ still_connected(lx_rc rc)
 	return st.conn != NULL;
 }
 
+/* A configuration error before the launcher ever ran: give up at once. */
+static void
+fatal_if_new(lx_rc rc)
+{
+	if (rc != LX_FATAL || st.started)
+		return;
+	lx_log("configuration error: giving up (see the message above)");
+	exit(2);
+}
+
+/*
+ * Output files are named after the database (percent-encoded) and the
+ * installation as well as job, attempt, node and rank, so that no two
+ * parts anywhere share one.
+ */
+static void
+output_prefix(char *buf, size_t size)
+{
+	const char *db = PQdb(st.conn);
+	size_t		n = 0;
+
+	for (; *db && n + 4 < size; db++)
+	{
+		unsigned char ch = (unsigned char) *db;
+
+		if (isalnum(ch) || ch == '_' || ch == '.')
+			buf[n++] = (char) ch;
+		else
+			n += snprintf(buf + n, size - n, "%%%02X", ch);
+	}
+	snprintf(buf + n, size - n, "-%s", st.installation);
+}
+
+/*
+ * The node's keepers live in a directory per installation of the
+ * extension, so that a job id of a dropped and re-created one is never
+ * taken for another's. Keepers of an installation that is gone end with
+ * their lease.
+ */
+static bool
+enter_installation(void)
+{
+	char		id[128];
+	lx_rc		rc = lx_db_installation(st.conn, id, sizeof(id));
+
+	fatal_if_new(rc);
+	if (rc != LX_OK)
+		return false;
+	if (st.installation[0] != '\0' && strcmp(id, st.installation) != 0)
+	{
+		lx_log("the extension was re-installed (%s, was %s): stopping the jobs of the old one",
+			   id, st.installation);
+		lx_kill_all();
+	}
+	if (chdir(cfg.state_dir) != 0 || (mkdir(id, 0700) != 0 && errno != EEXIST) || chdir(id) != 0)
+	{
+		lx_log("configuration error: cannot use state directory %s/%s: %s", cfg.state_dir, id, strerror(errno));
+		exit(2);
+	}
+	snprintf(st.installation, sizeof(st.installation), "%s", id);
+	output_prefix(st.prefix, sizeof(st.prefix));
+	return true;
+}
+
 static void
 connect_db(void)
 {
-	int			lost;
+	lx_part    *parts;
+	int			nparts,
+				adopted;
+	lx_rc		rc;
 
-	st.conn = lx_db_connect(cfg.dsn, cfg.node);
-	if (st.conn == NULL
-		|| lx_db_lock_node(st.conn, cfg.node) != LX_OK
-		|| lx_db_listen(st.conn) != LX_OK)
+	st.conn = lx_db_connect(cfg.dsn, cfg.node, cfg.password);
+	if (st.conn == NULL || !enter_installation())
+		goto retry;
+	/* Checks the node and the role's rights before anything else. */
+	rc = lx_db_node_parts(st.conn, cfg.node, &parts, &nparts);
+	fatal_if_new(rc);
+	if (rc != LX_OK)
+		goto retry;
+	free(parts);
+	if (lx_db_lock_node(st.conn, cfg.node) != LX_OK || lx_db_listen(st.conn) != LX_OK)
 		goto retry;
 
-	/* A new process runs nothing: what its node had claimed before is lost. */
-	if (!st.reset_done)
-	{
-		if (lx_db_reset_node(st.conn, cfg.node, -1, &lost) != LX_OK)
-			goto retry;
-		if (lost > 0)
-			lx_log("gave up %d jobs an earlier launcher of this node had claimed", lost);
-		st.reset_done = true;
-	}
+	/* What an earlier launcher left running is adopted; reconcile gives up the rest. */
+	adopted = lx_adopt();
+	if (adopted > 0)
+		lx_log("adopted %d running job parts of an earlier launcher", adopted);
 	lx_log("connected to database \"%s\" as %s; listening", PQdb(st.conn), PQuser(st.conn));
+	st.started = true;
 	st.backoff = BACKOFF_MIN_S;
 	st.want_claim = true;
 	st.want_reconcile = true;
@@ -236,7 +206,7 @@ report_results(void)
 
 		if (!c->exited || lx_now() < c->report_after)
 			continue;
-		rc = lx_db_finish(st.conn, cfg.node, c->job_id, c->attempt, c->code, &counted);
+		rc = lx_db_finish(st.conn, cfg.node, c->job_id, c->attempt, c->code, c->why, &counted);
 		if (!still_connected(rc))
 			return;
 		if (rc == LX_OK)
@@ -300,6 +270,23 @@ reconcile(void)
 	free(parts);
 }
 
+/* How parts start; the same for every part of this installation. */
+static const lx_spawn_ctx *
+spawn_ctx(void)
+{
+	static lx_spawn_ctx ctx;
+
+	ctx.cgroup_base = cfg.cgroup_base;
+	ctx.output_dir = cfg.output_dir;
+	ctx.output_prefix = st.prefix;
+	ctx.node = cfg.node;
+	ctx.allow_root = cfg.allow_root_jobs;
+	ctx.grace_s = cfg.grace_s;
+	/* A detached part dies before its lease ends if no launcher adopts it. */
+	ctx.adopt_s = (st.lease_s > 0 ? st.lease_s : 60) * 2 / 3;
+	return &ctx;
+}
+
 static void
 claim(void)
 {
@@ -316,7 +303,7 @@ claim(void)
 	{
 		lx_log("claimed job %lld attempt %d", jobs[i].job_id, jobs[i].attempt);
 		if (lx_find(jobs[i].job_id, jobs[i].attempt) == NULL)
-			(void) lx_spawn(&jobs[i], cfg.output_dir, PQsocket(st.conn));
+			(void) lx_spawn(&jobs[i], spawn_ctx());
 		lx_job_free(&jobs[i]);
 	}
 	free(jobs);
@@ -368,12 +355,24 @@ begin_stop(void)
 		lx_stop(lx_child_at(i), "the launcher is stopping");
 }
 
+/* SIGUSR2: renew the leases once more, hand the parts to the next launcher, exit. */
+static void
+detach(void)
+{
+	if (st.conn)
+		heartbeat();
+	lx_detach_all();
+	lx_log("leaving %d job parts running for the next launcher of node %s (SIGUSR2)", lx_nlive(), cfg.node);
+	if (st.conn)
+		PQfinish(st.conn);
+	exit(0);
+}
+
 static int
 next_timeout_ms(void)
 {
 	double		now = lx_now();
 	double		next = now + 60;
-	double		esc = lx_next_escalation(cfg.grace_s);
 
 	if (st.conn)
 	{
@@ -386,11 +385,55 @@ next_timeout_ms(void)
 	}
 	else if (st.reconnect_at < next)
 		next = st.reconnect_at;
-	if (esc > 0 && esc < next)
-		next = esc;
 	if (st.stopping && st.stop_deadline < next)
 		next = st.stop_deadline;
 	return next <= now ? 0 : (int) ((next - now) * 1000) + 1;
+}
+
+/* Stopping: done once every part is reported, or given up after the deadline. */
+static bool
+stop_done(void)
+{
+	if (!st.stopping)
+		return false;
+	if (lx_nlive() == 0)
+	{
+		if (lx_nchildren() == 0)
+			return true;
+		if (lx_now() >= st.stop_deadline)
+		{
+			lx_log("could not report %d results; their leases will expire", lx_nchildren());
+			return true;
+		}
+	}
+	if (lx_now() >= st.stop_deadline + cfg.grace_s + 10)
+	{
+		lx_log("%d jobs did not exit; leaving", lx_nlive());
+		return true;
+	}
+	return false;
+}
+
+static void
+wait_for_events(int sigfd)
+{
+	struct pollfd fds[MAX_KEEPERS + 2];
+	int			nfds = 1;
+
+	fds[0].fd = sigfd;
+	fds[0].events = POLLIN;
+	if (st.conn)
+	{
+		fds[1].fd = PQsocket(st.conn);
+		fds[1].events = POLLIN;
+		nfds = 2;
+	}
+	nfds += lx_keeper_fds(fds + nfds, MAX_KEEPERS);
+	if (poll(fds, nfds, next_timeout_ms()) < 0 && errno != EINTR)
+	{
+		lx_log("poll: %s", strerror(errno));
+		sleep(1);
+	}
 }
 
 int
@@ -399,8 +442,7 @@ main(int argc, char **argv)
 	int			sigfd;
 	int			stops_seen = 0;
 
-	parse_args(argc, argv);
-	lx_log_init(cfg.node);
+	lx_options_load(&cfg, argc, argv);
 	sigfd = lx_signals_init();
 	if (sigfd < 0)
 	{
@@ -408,16 +450,17 @@ main(int argc, char **argv)
 		return 1;
 	}
 	st.backoff = BACKOFF_MIN_S;
-	lx_log("starting (poll every %.2f s, kill grace %.2f s)", cfg.poll_s, cfg.grace_s);
+	lx_log("starting (poll every %.2f s, kill grace %.2f s, state in %s)", cfg.poll_s, cfg.grace_s, cfg.state_dir);
 
 	for (;;)
 	{
-		struct pollfd fds[2];
-		int			nfds = 1;
 		int			stops = lx_signals_drain();
-		double		now;
 
-		lx_reap();
+		if (lx_signals_detach() && !st.stopping)
+			detach();
+		lx_read_keepers();
+		if (st.installation[0] != '\0')
+			lx_start_waiting(spawn_ctx());
 		if (stops > stops_seen)
 		{
 			if (!st.stopping)
@@ -427,54 +470,27 @@ main(int argc, char **argv)
 			stops_seen = stops;
 		}
 
-		now = lx_now();
-		if (st.conn == NULL && now >= st.reconnect_at)
+		if (st.conn == NULL && lx_now() >= st.reconnect_at)
 			connect_db();
 		take_notifies();
 		if (st.conn)
 			report_results();
 		if (st.conn && st.want_reconcile)
 			reconcile();
+		/* Before claiming: a part's keeper learns the lease it must not outlive. */
+		if (st.conn && lx_now() >= st.next_heartbeat)
+			heartbeat();
 		if (st.conn && !st.stopping && (st.want_claim || lx_now() >= st.next_poll))
 		{
 			claim();
 			st.next_poll = lx_now() + cfg.poll_s;
 		}
-		if (st.conn && lx_now() >= st.next_heartbeat)
-			heartbeat();
-		lx_escalate(cfg.grace_s);
-
-		if (st.stopping && lx_nlive() == 0)
-		{
-			if (lx_nchildren() == 0)
-				break;
-			if (lx_now() >= st.stop_deadline)
-			{
-				lx_log("could not report %d results; their leases will expire", lx_nchildren());
-				break;
-			}
-		}
-		if (st.stopping && lx_now() >= st.stop_deadline + cfg.grace_s + 10)
-		{
-			lx_log("%d jobs did not exit; leaving", lx_nlive());
+		if (stop_done())
 			break;
-		}
 
 		/* Queries may have read notices off the socket: poll() would not see them. */
 		take_notifies();
-		fds[0].fd = sigfd;
-		fds[0].events = POLLIN;
-		if (st.conn)
-		{
-			fds[1].fd = PQsocket(st.conn);
-			fds[1].events = POLLIN;
-			nfds = 2;
-		}
-		if (poll(fds, nfds, next_timeout_ms()) < 0 && errno != EINTR)
-		{
-			lx_log("poll: %s", strerror(errno));
-			sleep(1);
-		}
+		wait_for_events(sigfd);
 	}
 
 	if (st.conn)

@@ -1,134 +1,35 @@
 /*
- * proc.c — running job parts: keeper, command, reaping, stopping.
+ * proc.c — starting, adopting, stopping and hearing from job parts' keepers.
  */
+#define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
+#include "account.h"
+#include "keeper.h"
 #include "log.h"
 #include "proc.h"
 #include "signals.h"
+#include "tree.h"
 
 static lx_child *children = NULL;
 static int	nchildren = 0;
 static int	cap = 0;
 
-static int
-exit_code_of(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 255;
-}
-
-/* In the command's process, after fork: environment, files, exec. */
-static void
-exec_command(const lx_job *job, const char *output_dir)
-{
-	sigset_t	none;
-	int			i,
-				fd;
-
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-
-	/* The launcher's database password is not the job's business. */
-	unsetenv("PGPASSWORD");
-	for (i = 0; i < job->nenv; i++)
-		setenv(job->env[i].key, job->env[i].value, 1);
-
-	fd = open("/dev/null", O_RDONLY);
-	if (fd >= 0)
-	{
-		dup2(fd, STDIN_FILENO);
-		if (fd != STDIN_FILENO)
-			close(fd);
-	}
-	if (output_dir != NULL)
-	{
-		char		path[4096];
-
-		snprintf(path, sizeof(path), "%s/job-%lld-%d-rank%d.log",
-				 output_dir, job->job_id, job->attempt, job->node_rank);
-		fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-		if (fd >= 0)
-		{
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-			if (fd > STDERR_FILENO)
-				close(fd);
-		}
-	}
-	execl("/bin/sh", "sh", "-c", job->command, (char *) NULL);
-	_exit(127);
-}
-
-/*
- * The keeper: leads the part's process group, runs the command in it and
- * exits with its code. Group signals from the launcher (SIGTERM, SIGINT)
- * reach the command too; the keeper only waits for it. If the launcher
- * dies, the keeper kills the group.
- */
-static void
-run_keeper(const lx_job *job, const char *output_dir, pid_t launcher)
-{
-	sigset_t	wait_set;
-	pid_t		cmd;
-
-	sigemptyset(&wait_set);
-	sigaddset(&wait_set, SIGCHLD);
-	sigaddset(&wait_set, SIGTERM);
-	sigaddset(&wait_set, SIGINT);
-	sigaddset(&wait_set, SIGHUP);
-	sigaddset(&wait_set, SIGQUIT);
-	sigaddset(&wait_set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &wait_set, NULL);
-
-#ifdef __linux__
-	prctl(PR_SET_PDEATHSIG, SIGUSR1);
-	prctl(PR_SET_NAME, "mixdnn-keeper");
-#endif
-	if (getppid() != launcher)
-		kill(-getpid(), SIGKILL);
-
-	cmd = fork();
-	if (cmd < 0)
-		_exit(127);
-	if (cmd == 0)
-		exec_command(job, output_dir);
-
-	for (;;)
-	{
-		siginfo_t	info;
-		int			status;
-		int			sig = sigwaitinfo(&wait_set, &info);
-
-		if (sig == SIGCHLD)
-		{
-			if (waitpid(cmd, &status, WNOHANG) == cmd)
-				_exit(exit_code_of(status));
-		}
-		else if (sig == SIGUSR1 || (sig < 0 && getppid() != launcher))
-			kill(-getpid(), SIGKILL);
-		/* SIGTERM and the like: the command got them as well. */
-	}
-}
-
 static lx_child *
-new_slot(void)
+new_slot(long long job_id, int attempt)
 {
+	lx_child   *c;
+
 	if (nchildren == cap)
 	{
 		int			ncap = cap ? cap * 2 : 16;
@@ -142,113 +43,401 @@ new_slot(void)
 		children = n;
 		cap = ncap;
 	}
-	memset(&children[nchildren], 0, sizeof(lx_child));
-	return &children[nchildren++];
+	c = &children[nchildren++];
+	memset(c, 0, sizeof(*c));
+	c->job_id = job_id;
+	c->attempt = attempt;
+	c->fd = -1;
+	c->started = lx_now();
+	return c;
 }
 
-lx_child *
-lx_spawn(const lx_job *job, const char *output_dir, int close_fd)
+static void
+exited_now(lx_child *c, int code, const char *why)
 {
-	lx_child   *c = new_slot();
-	pid_t		launcher = getpid();
-	pid_t		pid;
+	c->exited = true;
+	c->code = code;
+	snprintf(c->why, sizeof(c->why), "%s", why ? why : "");
+}
 
-	c->job_id = job->job_id;
-	c->attempt = job->attempt;
-	c->started = lx_now();
+static void
+socket_name(char *buf, size_t size, long long job_id, int attempt)
+{
+	snprintf(buf, size, "j%lld-a%d.sock", job_id, attempt);
+}
 
-	if (job->command == NULL)
+static int
+unix_socket(const char *name, struct sockaddr_un *addr)
+{
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	snprintf(addr->sun_path, sizeof(addr->sun_path), "%s", name);
+	return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+}
+
+static int
+connect_keeper(const char *name)
+{
+	struct sockaddr_un addr;
+	int			fd = unix_socket(name, &addr);
+
+	if (fd >= 0 && connect(fd, (struct sockaddr *) &addr, sizeof(addr)) != 0)
 	{
-		lx_log("job %lld attempt %d has no command; reporting exit code 127", job->job_id, job->attempt);
-		c->exited = true;
-		c->code = 127;
+		close(fd);
+		return -1;
+	}
+	if (fd >= 0)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	return fd;
+}
+
+static void
+output_path(char *buf, size_t size, const lx_job *job, const lx_spawn_ctx *ctx)
+{
+	snprintf(buf, size, "%s/%s-j%lld-a%d-%s-r%d.log", ctx->output_dir, ctx->output_prefix,
+			 job->job_id, job->attempt, ctx->node, job->node_rank);
+}
+
+/* The keeper, in the fork: nothing of the launcher but the listening socket. */
+static void __attribute__((noreturn))
+become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const lx_account *acct,
+			  const char *sock, int listen_fd)
+{
+	char		out[PATH_MAX + 256];
+	char		part[128];
+	lx_keeper_args a;
+
+	lx_signals_forget();
+	if (listen_fd > 3)
+		close_range(3, listen_fd - 1, 0);
+	close_range(listen_fd + 1, ~0U, 0);
+	if (ctx->output_dir)
+		output_path(out, sizeof(out), job, ctx);
+	snprintf(part, sizeof(part), "mixdnn-%s-%s-j%lld-a%d", ctx->output_prefix, ctx->node, job->job_id, job->attempt);
+	a.job = job;
+	a.account = acct;
+	a.cgroup_base = ctx->cgroup_base;
+	a.part_name = part;
+	a.socket_path = sock;
+	a.output = ctx->output_dir ? out : NULL;
+	a.grace_s = ctx->grace_s;
+	a.adopt_s = ctx->adopt_s;
+	a.listen_fd = listen_fd;
+	lx_keeper_main(&a);
+}
+
+/* Whether two CUDA_VISIBLE_DEVICES lists share an index. */
+static bool
+gpus_overlap(const char *a, const char *b)
+{
+	const char *p;
+
+	for (p = a; *p;)
+	{
+		char	   *end;
+		long		g = strtol(p, &end, 10);
+		const char *q;
+
+		if (end == p)
+			break;
+		for (q = b; *q;)
+		{
+			char	   *qend;
+			long		h = strtol(q, &qend, 10);
+
+			if (qend == q)
+				break;
+			if (g == h)
+				return true;
+			q = *qend == ',' ? qend + 1 : qend;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	return false;
+}
+
+/* The live part (other than self) holding one of these GPUs, if any. */
+static lx_child *
+gpu_holder(const char *gpus, const lx_child *self)
+{
+	int			i;
+
+	for (i = 0; gpus != NULL && i < nchildren; i++)
+	{
+		lx_child   *o = &children[i];
+
+		if (o != self && !o->exited && o->waiting == NULL && gpus_overlap(gpus, o->gpus))
+			return o;
+	}
+	return NULL;
+}
+
+static void start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx);
+
+lx_child *
+lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx)
+{
+	lx_child   *c = new_slot(job->job_id, job->attempt);
+	lx_child   *holder;
+
+	snprintf(c->gpus, sizeof(c->gpus), "%s", job->gpus ? job->gpus : "");
+	holder = gpu_holder(c->gpus, c);
+	if (holder != NULL)
+	{
+		lx_log("job %lld attempt %d waits: GPUs %s still run processes of job %lld attempt %d",
+			   job->job_id, job->attempt, c->gpus, holder->job_id, holder->attempt);
+		c->waiting = lx_job_copy(job);
 		return c;
 	}
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-	{
-		lx_log("job %lld attempt %d: fork failed: %s; reporting exit code 127",
-			   job->job_id, job->attempt, strerror(errno));
-		c->exited = true;
-		c->code = 127;
-		return c;
-	}
-	if (pid == 0)
-	{
-		/* A copy of the launcher: it must leave the launcher's connection alone. */
-		if (close_fd >= 0)
-			close(close_fd);
-		lx_signals_forget();
-		setpgid(0, 0);
-		run_keeper(job, output_dir, launcher);
-		_exit(127);
-	}
-	/* Both sides set the group, so that it exists before either goes on. */
-	if (setpgid(pid, pid) != 0 && errno != EACCES && errno != ESRCH)
-		lx_log("setpgid(%d): %s", (int) pid, strerror(errno));
-	c->pid = pid;
-	lx_log("job %lld attempt %d started: pid %d, rank %d, CUDA_VISIBLE_DEVICES=%s, world %d GPUs (%s)",
-		   job->job_id, job->attempt, (int) pid, job->node_rank, job->gpus ? job->gpus : "",
-		   job->world_gpus, job->name ? job->name : "");
+	start_part(c, job, ctx);
 	return c;
 }
 
 void
-lx_reap(void)
+lx_start_waiting(const lx_spawn_ctx *ctx)
 {
-	int			status;
-	pid_t		pid;
-
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
-	{
-		int			i;
-
-		for (i = 0; i < nchildren; i++)
-		{
-			lx_child   *c = &children[i];
-
-			if (c->pid != pid || c->exited)
-				continue;
-			c->exited = true;
-			c->code = exit_code_of(status);
-			/* Whatever the command left in its group must not hold the GPUs. */
-			kill(-pid, SIGKILL);
-			lx_log("job %lld attempt %d exited with code %d after %.1f s",
-				   c->job_id, c->attempt, c->code, lx_now() - c->started);
-			break;
-		}
-	}
-}
-
-void
-lx_stop(lx_child *c, const char *why)
-{
-	if (c->exited || c->term_sent > 0 || c->pid <= 0)
-		return;
-	lx_log("job %lld attempt %d: stopping process group %d (%s)", c->job_id, c->attempt, (int) c->pid, why);
-	kill(-c->pid, SIGTERM);
-	c->term_sent = lx_now();
-}
-
-void
-lx_escalate(double grace)
-{
-	double		now = lx_now();
 	int			i;
 
 	for (i = 0; i < nchildren; i++)
 	{
 		lx_child   *c = &children[i];
+		lx_job	   *job = c->waiting;
 
-		if (c->exited || c->term_sent == 0 || c->kill_sent || now < c->term_sent + grace)
+		if (job == NULL || gpu_holder(c->gpus, c) != NULL)
 			continue;
-		lx_log("job %lld attempt %d: still running %.1f s after SIGTERM; sending SIGKILL",
-			   c->job_id, c->attempt, now - c->term_sent);
-		kill(-c->pid, SIGKILL);
-		c->kill_sent = true;
+		c->waiting = NULL;
+		c->started = lx_now();
+		start_part(c, job, ctx);
+		lx_job_free(job);
+		free(job);
 	}
+}
+
+static void
+start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
+{
+	lx_account	acct;
+	char		why[512],
+				sock[64];
+	struct sockaddr_un addr;
+	int			lfd;
+	pid_t		pid;
+
+	if (job->command == NULL)
+	{
+		lx_log("job %lld attempt %d has no command; reporting exit code 127", job->job_id, job->attempt);
+		exited_now(c, 127, "the job has no command");
+		return;
+	}
+	if (lx_account_for(job->owner ? job->owner : "", ctx->allow_root, &acct, why, sizeof(why)) != 0)
+	{
+		lx_log("job %lld attempt %d: %s; reporting exit code 126", job->job_id, job->attempt, why);
+		exited_now(c, 126, why);
+		return;
+	}
+	socket_name(sock, sizeof(sock), job->job_id, job->attempt);
+	unlink(sock);
+	lfd = unix_socket(sock, &addr);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *) &addr, sizeof(addr)) != 0 || listen(lfd, 4) != 0)
+	{
+		snprintf(why, sizeof(why), "cannot create the keeper's socket %s: %s", sock, strerror(errno));
+		lx_log("job %lld attempt %d: %s", job->job_id, job->attempt, why);
+		if (lfd >= 0)
+			close(lfd);
+		exited_now(c, 126, why);
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		become_keeper(job, ctx, &acct, sock, lfd);
+	close(lfd);
+	if (pid < 0 || (c->fd = connect_keeper(sock)) < 0)
+	{
+		snprintf(why, sizeof(why), "cannot start the keeper: %s", strerror(errno));
+		lx_log("job %lld attempt %d: %s", job->job_id, job->attempt, why);
+		exited_now(c, 126, why);
+		return;
+	}
+	c->pid = pid;
+	lx_log("job %lld attempt %d started: keeper %d, user %s, rank %d, CUDA_VISIBLE_DEVICES=%s, world %d GPUs (%s)",
+		   job->job_id, job->attempt, (int) pid, acct.name, job->node_rank, job->gpus ? job->gpus : "",
+		   job->world_gpus, job->name ? job->name : "");
+	return;
+}
+
+int
+lx_adopt(void)
+{
+	DIR		   *d = opendir(".");
+	struct dirent *e;
+	int			n = 0;
+
+	if (d == NULL)
+		return 0;
+	while ((e = readdir(d)) != NULL)
+	{
+		long long	job_id;
+		int			attempt,
+					fd,
+					end = 0;
+		lx_child   *c;
+
+		if (sscanf(e->d_name, "j%lld-a%d.sock%n", &job_id, &attempt, &end) != 2
+			|| e->d_name[end] != '\0' || lx_find(job_id, attempt) != NULL)
+			continue;
+		fd = connect_keeper(e->d_name);
+		if (fd < 0)
+		{
+			/* Its keeper is gone (it unlinks its socket unless killed). */
+			unlink(e->d_name);
+			continue;
+		}
+		c = new_slot(job_id, attempt);
+		c->fd = fd;
+		lx_log("job %lld attempt %d: adopted its keeper", job_id, attempt);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * The keeper is gone without saying how the part ended (killed, or it
+ * crashed): end the part through its cgroup if it has one. Without one,
+ * what the part left running cannot be found; say so.
+ */
+static void
+keeper_lost(lx_child *c)
+{
+	lx_tree		t;
+
+	memset(&t, 0, sizeof(t));
+	snprintf(t.cgroup, sizeof(t.cgroup), "%s", c->cgroup);
+	if (c->cgroup[0] != '\0')
+	{
+		int			i;
+
+		lx_tree_signal(&t, SIGKILL);
+		for (i = 0; i < 100 && !lx_tree_empty(&t); i++)
+			usleep(20000);
+		lx_tree_remove(&t);
+	}
+	else
+		lx_log("job %lld attempt %d: its keeper died and it had no cgroup: processes it left cannot be found",
+			   c->job_id, c->attempt);
+	lx_log("job %lld attempt %d: its keeper %d died; reporting exit code 137", c->job_id, c->attempt, (int) c->pid);
+	exited_now(c, 137, "its keeper process died");
+}
+
+static void
+keeper_line(lx_child *c, const char *line)
+{
+	int			pid,
+				code,
+				n = 0;
+	char		path[PATH_MAX];
+
+	if (sscanf(line, "H %d %4095s", &pid, path) == 2)
+	{
+		c->pid = pid;
+		snprintf(c->cgroup, sizeof(c->cgroup), "%s", strcmp(path, "-") == 0 ? "" : path);
+	}
+	else if (sscanf(line, "X %d %n", &code, &n) == 1 && !c->exited)
+	{
+		exited_now(c, code, line + n);
+		lx_log("job %lld attempt %d exited with code %d after %.1f s%s%s", c->job_id, c->attempt, code,
+			   lx_now() - c->started, c->why[0] ? ": " : "", c->why);
+	}
+}
+
+static void
+read_keeper(lx_child *c)
+{
+	for (;;)
+	{
+		ssize_t		n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - 1 - c->inlen, 0);
+		char	   *nl;
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0)
+		{
+			close(c->fd);
+			c->fd = -1;
+			if (!c->exited)
+				keeper_lost(c);
+			return;
+		}
+		c->inlen += (int) n;
+		c->in[c->inlen] = '\0';
+		while ((nl = strchr(c->in, '\n')) != NULL)
+		{
+			*nl = '\0';
+			keeper_line(c, c->in);
+			c->inlen -= (int) (nl + 1 - c->in);
+			memmove(c->in, nl + 1, c->inlen + 1);
+		}
+		if (c->inlen >= (int) sizeof(c->in) - 1)
+			c->inlen = 0;
+	}
+}
+
+void
+lx_read_keepers(void)
+{
+	int			i,
+				status;
+
+	/* The launcher's own keepers become zombies when they exit. */
+	while (waitpid(-1, &status, WNOHANG) > 0)
+		;
+	for (i = 0; i < nchildren; i++)
+		if (children[i].fd >= 0)
+			read_keeper(&children[i]);
+}
+
+int
+lx_keeper_fds(struct pollfd *fds, int max)
+{
+	int			i,
+				n = 0;
+
+	for (i = 0; i < nchildren && n < max; i++)
+	{
+		if (children[i].fd < 0)
+			continue;
+		fds[n].fd = children[i].fd;
+		fds[n].events = POLLIN;
+		fds[n++].revents = 0;
+	}
+	return n;
+}
+
+static void
+tell(lx_child *c, char what)
+{
+	if (c->fd >= 0 && send(c->fd, &what, 1, MSG_NOSIGNAL) != 1)
+		lx_log("job %lld attempt %d: cannot reach its keeper: %s", c->job_id, c->attempt, strerror(errno));
+}
+
+void
+lx_stop(lx_child *c, const char *why)
+{
+	if (c->exited || c->stop_sent)
+		return;
+	if (c->waiting != NULL)
+	{
+		lx_log("job %lld attempt %d: never started (%s)", c->job_id, c->attempt, why);
+		lx_job_free(c->waiting);
+		free(c->waiting);
+		c->waiting = NULL;
+		exited_now(c, 143, "stopped before it started");
+		return;
+	}
+	lx_log("job %lld attempt %d: stopping all its processes (%s)", c->job_id, c->attempt, why);
+	tell(c, 'T');
+	c->stop_sent = true;
 }
 
 void
@@ -260,30 +449,40 @@ lx_kill_all(void)
 	{
 		lx_child   *c = &children[i];
 
-		if (c->exited || c->pid <= 0 || c->kill_sent)
+		if (c->exited || c->kill_sent)
 			continue;
-		lx_log("job %lld attempt %d: sending SIGKILL", c->job_id, c->attempt);
-		kill(-c->pid, SIGKILL);
+		if (c->waiting != NULL)
+		{
+			lx_stop(c, "killing every part");
+			continue;
+		}
+		lx_log("job %lld attempt %d: killing all its processes", c->job_id, c->attempt);
+		tell(c, 'K');
 		c->kill_sent = true;
 	}
 }
 
-double
-lx_next_escalation(double grace)
+void
+lx_detach_all(void)
 {
-	double		next = 0;
 	int			i;
 
 	for (i = 0; i < nchildren; i++)
-	{
-		lx_child   *c = &children[i];
+		tell(&children[i], 'D');
+}
 
-		if (c->exited || c->term_sent == 0 || c->kill_sent)
-			continue;
-		if (next == 0 || c->term_sent + grace < next)
-			next = c->term_sent + grace;
-	}
-	return next;
+void
+lx_forget(lx_child *c)
+{
+	int			i = (int) (c - children);
+
+	if (i < 0 || i >= nchildren)
+		return;
+	tell(c, 'A');
+	if (c->fd >= 0)
+		close(c->fd);
+	children[i] = children[nchildren - 1];
+	nchildren--;
 }
 
 int
@@ -307,17 +506,6 @@ lx_find(long long job_id, int attempt)
 		if (children[i].job_id == job_id && children[i].attempt == attempt)
 			return &children[i];
 	return NULL;
-}
-
-void
-lx_forget(lx_child *c)
-{
-	int			i = (int) (c - children);
-
-	if (i < 0 || i >= nchildren)
-		return;
-	children[i] = children[nchildren - 1];
-	nchildren--;
 }
 
 int

@@ -1,58 +1,79 @@
 /*
- * proc.h — the commands the launcher runs, one process group each.
- *
- * Each job part runs under a small keeper process (a fork of the launcher)
- * that leads the part's process group: it runs the command with /bin/sh -c
- * in that group, exits with the command's exit code (128 + signal when the
- * command was killed), and kills the whole group if the launcher dies, so a
- * lost launcher never leaves processes on GPUs the scheduler gives away.
+ * proc.h — the launcher's side of its job parts: each runs under a keeper
+ * (keeper.h) that the launcher talks to over a Unix socket in its state
+ * directory, so that a launcher restarted with SIGUSR2 can adopt the parts
+ * of the one before.
  */
 #ifndef LX_PROC_H
 #define LX_PROC_H
 
+#include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
 #include "job.h"
 
+typedef struct lx_spawn_ctx
+{
+	const char *cgroup_base;	/* "" = no cgroups: subreaper keepers only */
+	const char *output_dir;		/* NULL: parts inherit the launcher's stderr */
+	const char *output_prefix;	/* file name prefix: database and installation */
+	const char *node;
+	bool		allow_root;
+	double		grace_s;
+	double		adopt_s;		/* how long a detached keeper waits for a launcher */
+} lx_spawn_ctx;
+
 typedef struct lx_child
 {
-	pid_t		pid;			/* the keeper, also the process group id */
 	long long	job_id;
 	int			attempt;
-	double		started;		/* lx_now() at start */
-	double		term_sent;		/* lx_now() of the SIGTERM, 0 if none */
+	pid_t		pid;			/* the keeper, from its hello; 0 until then */
+	int			fd;				/* connection to the keeper, -1 once gone */
+	char		in[1024];		/* unread bytes of the keeper's lines */
+	int			inlen;
+	double		started;
+	bool		stop_sent;
 	bool		kill_sent;
-	bool		exited;
+	bool		exited;			/* no process of the part is alive */
 	int			code;			/* exit code to report, once exited */
-	int			report_errors;	/* failed reports (SQL errors) so far */
-	double		report_after;	/* lx_now() before which not to retry */
+	char		why[512];		/* why it failed, when the launcher knows */
+	char		cgroup[PATH_MAX];	/* the part's cgroup, from the hello */
+	int			report_errors;
+	double		report_after;
+	char		gpus[256];		/* CUDA_VISIBLE_DEVICES of the part */
+	lx_job	   *waiting;		/* not started yet: a GPU of it still has another part's processes */
 } lx_child;
 
 /*
- * Starts a job part; if that fails the part is recorded as exited with 127.
- * close_fd is the database socket, which the keeper must never touch.
+ * Starts a job part in the current directory (the state directory); a part
+ * that cannot start is recorded as exited (126/127) with the reason. A part
+ * that needs a GPU on which a stopped part's processes are still ending
+ * waits for them: two jobs never share a GPU, whatever the database says.
  */
-lx_child   *lx_spawn(const lx_job *job, const char *output_dir, int close_fd);
+lx_child   *lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx);
 
-/* Reaps exited keepers and kills what they left in their groups. */
-void		lx_reap(void);
+/* Starts the waiting parts whose GPUs are free now. */
+void		lx_start_waiting(const lx_spawn_ctx *ctx);
 
-/* SIGTERM to the part's group; SIGKILL once grace seconds have passed. */
+/* Connects to the keepers left in the current directory; returns how many. */
+int			lx_adopt(void);
+
+/* Reads what keepers said; reaps the launcher's own exited keepers. */
+void		lx_read_keepers(void);
+int			lx_keeper_fds(struct pollfd *fds, int max);
+
 void		lx_stop(lx_child *c, const char *why);
-void		lx_escalate(double grace);
-
-/* SIGKILL to every part's group at once. */
 void		lx_kill_all(void);
+/* Tells every keeper the launcher leaves on purpose (SIGUSR2). */
+void		lx_detach_all(void);
+/* The part's exit code was reported: the keeper may go. */
+void		lx_forget(lx_child *c);
 
-/* Earliest time lx_escalate() has something to do, or 0. */
-double		lx_next_escalation(double grace);
-
-/* The table of parts, live and exited-but-unreported. */
 int			lx_nchildren(void);
 lx_child   *lx_child_at(int i);
 lx_child   *lx_find(long long job_id, int attempt);
-void		lx_forget(lx_child *c);
 int			lx_nlive(void);
 
 #endif

@@ -1,10 +1,11 @@
 /*
- * signals.c — SIGCHLD, SIGTERM and SIGINT write a byte to a pipe that the
+ * signals.c — SIGCHLD, SIGTERM, SIGINT and SIGUSR2 write a byte to a pipe that the
  * main loop polls along with the database socket; handlers do nothing else.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 
 static int	pipe_fds[2] = {-1, -1};
 static volatile sig_atomic_t stop_requests = 0;
+static volatile sig_atomic_t detach_requests = 0;
 
 static void
 on_signal(int sig)
@@ -20,6 +22,8 @@ on_signal(int sig)
 
 	if (sig == SIGTERM || sig == SIGINT)
 		stop_requests++;
+	else if (sig == SIGUSR2)
+		detach_requests++;
 	/* A full pipe already wakes the loop: the byte may be dropped. */
 	(void) !write(pipe_fds[1], "x", 1);
 	errno = saved;
@@ -46,6 +50,7 @@ lx_signals_init(void)
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
@@ -63,6 +68,12 @@ lx_signals_drain(void)
 	return (int) stop_requests;
 }
 
+bool
+lx_signals_detach(void)
+{
+	return detach_requests > 0;
+}
+
 void
 lx_signals_forget(void)
 {
@@ -74,6 +85,7 @@ lx_signals_forget(void)
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	close(pipe_fds[0]);

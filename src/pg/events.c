@@ -6,7 +6,7 @@
 #include "events.h"
 
 static const char *const event_names[] = {
-	"arrival", "completion", "cancel", "requeue", "update", "delete", "node", "profile", "retry"
+	"arrival", "completion", "cancel", "requeue", "update", "delete", "node", "profile", "retry", "restore"
 };
 
 void

@@ -66,6 +66,10 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, const c
 			return pstrdup("it would fit, but the round's plan has more total utility");
 		case MX_BLOCK_CLUSTER:
 			return pstrdup(reason[0] ? reason : "no configuration fits the up nodes");
+		case MX_BLOCK_HORIZON:
+			return psprintf("queued: position %lld in queue order, behind the planning horizon of the "
+							"first %d waiting jobs; it is planned once it moves within it",
+							(long long) pv->queue_rank, pv->horizon);
 		case MX_BLOCK_QUOTA:
 			return psprintf("%d %s GPUs would take the job's owner beyond its quota (mixdnn.quotas)",
 							c->gpus, s->types[c->type].name);
@@ -116,13 +120,10 @@ explain_plan(const mx_preview *pv, void *arg)
 	explain_call *call = arg;
 	mx_explanation e;
 	const char *reason;
-	int			ji,
+	int			ji = pv->ji,
 				i;
 
-	for (ji = 0; ji < pv->d.snap.njobs; ji++)
-		if (pv->d.snap.jobs[ji].job_id == call->job_id)
-			break;
-	if (ji == pv->d.snap.njobs)
+	if (ji < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("job %lld is no longer waiting", (long long) call->job_id)));
@@ -130,7 +131,8 @@ explain_plan(const mx_preview *pv, void *arg)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory in the mixdnn planner")));
-	reason = pv->plan.a[ji].reason;
+	reason = pv->behind_horizon ? (pv->d.snap.jobs[ji].refuse ? pv->d.snap.jobs[ji].refuse : "")
+		: pv->plan.a[ji].reason;
 	PG_TRY();
 	{
 		for (i = 0; i < e.n; i++)
@@ -187,6 +189,6 @@ mixdnn_explain(PG_FUNCTION_ARGS)
 				 errmsg("job %lld is %s; mixdnn.explain covers waiting jobs (pending or planned)",
 						(long long) call.job_id, status),
 				 errhint("Its plan and its run are in mixdnn.queue and mixdnn.schedule.")));
-	mx_preview_run(NULL, explain_plan, &call);
+	mx_preview_job(call.job_id, explain_plan, &call);
 	return (Datum) 0;
 }

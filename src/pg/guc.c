@@ -3,6 +3,8 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/timestamp.h"
@@ -10,10 +12,12 @@
 #include "guc.h"
 
 /* Values come from mx_guc_init(); the planner's from mx_options_default(). */
-char	   *mx_guc_database;
 int			mx_guc_plan_mode;
 int			mx_guc_policy;
 bool		mx_guc_use_milp;
+bool		mx_guc_launch_worker;
+bool		mx_guc_force_drop;
+int			mx_guc_history_retention_s;
 int			mx_guc_time_limit_ms;
 double		mx_guc_mip_gap;
 int			mx_guc_window_jobs;
@@ -25,6 +29,8 @@ double		mx_guc_starve_factor;
 double		mx_guc_critical_margin;
 double		mx_guc_drain_margin;
 bool		mx_guc_reserve_all;
+bool		mx_guc_lp_configs;
+int			mx_guc_lp_window;
 int			mx_guc_lease_timeout_s;
 int			mx_guc_max_retries;
 int			mx_guc_lock_timeout_ms;
@@ -49,6 +55,10 @@ static const struct config_enum_entry policy_options[] = {
 	{"k8s", MX_POLICY_K8S, false},
 	{"static", MX_POLICY_STATIC, false},
 	{"backfill", MX_POLICY_BACKFILL, false},
+	{"sjf", MX_POLICY_SJF, false},
+	{"hgreedy", MX_POLICY_HGREEDY, false},
+	{"hsjf", MX_POLICY_HSJF, false},
+	{"k8s-any", MX_POLICY_K8S_ANY, false},
 	{NULL, 0, false}
 };
 
@@ -110,10 +120,23 @@ mx_guc_init(void)
 	/* Boot values are the core's defaults, justified in docs/model.md. */
 	mx_options_default(&d);
 
-	DefineCustomStringVariable("mixdnn.database",
-							   "Database the MixDNN background worker serves.",
-							   NULL, &mx_guc_database, "postgres",
-							   PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("mixdnn.launch_worker",
+							 "Whether the launch worker serves this database; off for ALTER DATABASE ... SET.",
+							 "With it off, rounds still run at commit and mixdnn.launch_due() launches when called.",
+							 &mx_guc_launch_worker, true,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("mixdnn.force_drop",
+							 "Lets DROP EXTENSION mixdnn go ahead while jobs are launching or running.",
+							 "The launchers are then told to stop those jobs.",
+							 &mx_guc_force_drop, false,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.history_retention",
+							"Rounds, plan revisions and events of jobs finished longer ago are purged; 0 keeps them.",
+							"The launch worker runs mixdnn.purge_history() hourly (docs/operations.md).",
+							&mx_guc_history_retention_s, 90 * 86400, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
 
 	DefineCustomStringVariable("mixdnn.virtual_now",
 							   "Pins the scheduler clock mixdnn.now() to this timestamp; empty uses the real clock.",
@@ -229,6 +252,17 @@ mx_guc_init(void)
 							NULL, &mx_guc_fair_share_half_life_s, 86400, 60, 365 * 86400,
 							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("mixdnn.lp_configs",
+							 "A GLPK LP over the waiting jobs chooses their GPU types and counts.",
+							 "Off: the start-now MILP instead (docs/model.md, \"Configuration LP\"); for comparison.",
+							 &mx_guc_lp_configs, d.lp_configs != 0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.lp_window",
+							"Waiting jobs inside the configuration LP.",
+							NULL, &mx_guc_lp_window, d.lp_window, 1, 10000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+
 	DefineCustomIntVariable("mixdnn.lease_timeout",
 							"A launcher silent for longer loses its jobs.",
 							NULL, &mx_guc_lease_timeout_s, 60, 1, 86400,
@@ -273,4 +307,6 @@ mx_guc_options(mx_options *o)
 	o->reserve_all = mx_guc_reserve_all;
 	o->fair_share = mx_guc_fair_share;
 	o->fair_share_half_life_s = mx_guc_fair_share_half_life_s;
+	o->lp_configs = mx_guc_lp_configs;
+	o->lp_window = mx_guc_lp_window;
 }

@@ -15,10 +15,12 @@ typedef enum mx_plan_mode
 	MX_PLAN_MODE_WORKER			/* the background worker plans for many commits at once */
 } mx_plan_mode;
 
-extern char *mx_guc_database;
 extern int	mx_guc_plan_mode;
 extern int	mx_guc_policy;
 extern bool mx_guc_use_milp;
+extern bool mx_guc_launch_worker;
+extern bool mx_guc_force_drop;
+extern int	mx_guc_history_retention_s;
 extern int	mx_guc_time_limit_ms;
 extern double mx_guc_mip_gap;
 extern int	mx_guc_window_jobs;

@@ -6,7 +6,10 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
+#include "dbguard.h"
 #include "guc.h"
+#include "registry.h"
+#include "supervisor.h"
 #include "triggers.h"
 #include "worker.h"
 
@@ -19,7 +22,13 @@ _PG_init(void)
 {
 	mx_guc_init();
 	mx_triggers_init();
+	/* What needs shared memory or runs in every backend comes only with preload. */
 	if (process_shared_preload_libraries_in_progress)
+	{
+		mx_registry_init();
 		mx_worker_init();
+		mx_supervisor_init();
+		mx_dbguard_init();
+	}
 	mx_guc_reserve_prefix();
 }

@@ -14,6 +14,7 @@
 #include "utils/lsyscache.h"
 
 #include "clock.h"
+#include "profile_read.h"
 #include "snapshot_read.h"
 #include "spi_cache.h"
 
@@ -280,17 +281,21 @@ allowed_mask(const mx_snapshot *s, HeapTuple t, int c, const char **refuse)
  * the index jobs_queue_idx). A round fetches only the first `horizon` of
  * them, so it costs the same whatever the queue behind them.
  */
-static const char *const waiting_sql =
-	"SELECT job_id, model_class, gpu_type, gpus, min_gpus, max_gpus, allowed_types, "
-	"       extract(epoch FROM duration)::float8, priority, submitted_at, model, "
-	"       status, planned_gpu_type, planned_gpus, planned_start, planned_end, reason, "
-	"       CASE WHEN attempt > 0 THEN "
-	"         (SELECT e.reason FROM mixdnn.job_events e WHERE e.job_id = j.job_id "
-	"            AND e.new_status = 'planned' AND e.old_status IN ('launching', 'running') "
-	"          ORDER BY e.event_id DESC LIMIT 1) END, "
-	"       owner::text "
+#define WAITING_COLUMNS \
+	"SELECT job_id, model_class, gpu_type, gpus, min_gpus, max_gpus, allowed_types, " \
+	"       extract(epoch FROM duration)::float8, priority, submitted_at, model, " \
+	"       status, planned_gpu_type, planned_gpus, planned_start, planned_end, reason, " \
+	"       CASE WHEN attempt > 0 THEN " \
+	"         (SELECT e.reason FROM mixdnn.job_events e WHERE e.job_id = j.job_id " \
+	"            AND e.new_status = 'planned' AND e.old_status IN ('launching', 'running') " \
+	"          ORDER BY e.event_id DESC LIMIT 1) END, " \
+	"       owner::text " \
 	"FROM mixdnn.jobs j WHERE status IN ('pending', 'planned') "
-	"ORDER BY priority DESC, submitted_at, job_id";
+
+static const char *const waiting_sql =
+	WAITING_COLUMNS "ORDER BY priority DESC, submitted_at, job_id";
+
+static const char *const waiting_job_sql = WAITING_COLUMNS "AND job_id = $1";
 
 static void
 read_job(mx_snapshot *s, HeapTuple t, mx_job *j, mx_job_row *r)
@@ -405,4 +410,28 @@ mx_read_snapshot(mx_db_snapshot *d, TimestampTz now, int horizon)
 	for (i = 0; i < (uint64) s->njobs; i++)
 		if (d->rows[i].model)
 			s->jobs[i].profile = mx_profile_index(s, d->rows[i].model);
+}
+
+int
+mx_read_waiting_job(mx_db_snapshot *d, int64 job_id)
+{
+	mx_snapshot *s = &d->snap;
+	mx_job	   *j;
+	mx_job_row *r;
+
+	if (mx_spi_execute(waiting_job_sql, 1, (Oid[]) {INT8OID}, (Datum[]) {Int64GetDatum(job_id)},
+					   NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "mixdnn: could not read job %lld", (long long) job_id);
+	if (SPI_processed != 1)
+		return -1;
+	s->jobs = repalloc(s->jobs, sizeof(mx_job) * (s->njobs + 1));
+	d->rows = repalloc(d->rows, sizeof(mx_job_row) * (s->njobs + 1));
+	j = &s->jobs[s->njobs];
+	r = &d->rows[s->njobs];
+	memset(j, 0, sizeof(*j));
+	memset(r, 0, sizeof(*r));
+	read_job(s, SPI_tuptable->vals[0], j, r);
+	if (r->model)
+		j->profile = mx_read_model_profile(s, r->model);
+	return s->njobs++;
 }

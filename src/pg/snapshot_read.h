@@ -39,4 +39,11 @@ void		mx_read_cluster(mx_snapshot *s, TimestampTz now);
 /* Everything a round needs, with the first `horizon` waiting jobs in queue order. */
 void		mx_read_snapshot(mx_db_snapshot *d, TimestampTz now, int horizon);
 
+/*
+ * Append waiting job job_id to d after mx_read_snapshot() left it out (it
+ * waits behind the horizon), with its model's profile; its index in
+ * d->snap.jobs, or -1 when it is not waiting.
+ */
+int			mx_read_waiting_job(mx_db_snapshot *d, int64 job_id);
+
 #endif

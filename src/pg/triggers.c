@@ -24,6 +24,7 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "utils/array.h"
+#include "nodes/pg_list.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
@@ -248,6 +249,15 @@ mixdnn_round_at_commit(PG_FUNCTION_ARGS)
 	return PointerGetDatum(NULL);
 }
 
+/*
+ * pending_events at the start of each open subtransaction, innermost first.
+ * A statement that fails after its rows were noted (a CHECK constraint
+ * fires after the BEFORE triggers) is rolled back to its savepoint; its
+ * events must go with it, or the next write of the transaction would run a
+ * round for a job that was never stored.
+ */
+static List *saved_events = NIL;
+
 static void
 reset_at_xact_end(XactEvent event, void *arg)
 {
@@ -259,6 +269,36 @@ reset_at_xact_end(XactEvent event, void *arg)
 		new_jobs = NULL;
 		nnew_jobs = 0;
 		new_jobs_cap = 0;
+		saved_events = NIL;		/* it lived in TopTransactionContext */
+	}
+}
+
+static void
+restore_at_subxact_abort(SubXactEvent event, SubTransactionId mySubid,
+						 SubTransactionId parentSubid, void *arg)
+{
+	MemoryContext old;
+
+	switch (event)
+	{
+		case SUBXACT_EVENT_START_SUB:
+			old = MemoryContextSwitchTo(TopTransactionContext);
+			saved_events = lcons_int(pending_events, saved_events);
+			MemoryContextSwitchTo(old);
+			break;
+		case SUBXACT_EVENT_COMMIT_SUB:
+			if (saved_events != NIL)
+				saved_events = list_delete_first(saved_events);
+			break;
+		case SUBXACT_EVENT_ABORT_SUB:
+			if (saved_events != NIL)
+			{
+				pending_events = linitial_int(saved_events);
+				saved_events = list_delete_first(saved_events);
+			}
+			break;
+		default:
+			break;
 	}
 }
 
@@ -266,4 +306,5 @@ void
 mx_triggers_init(void)
 {
 	RegisterXactCallback(reset_at_xact_end, NULL);
+	RegisterSubXactCallback(restore_at_subxact_abort, NULL);
 }

@@ -1,13 +1,16 @@
 /*
  * what_if.c — mixdnn._what_if(), the core of mixdnn.what_if(): when and on
  * what a job would run if it were submitted now, from a plan made exactly
- * as a round makes it, with the job added. Nothing is written. The SQL
- * wrapper (sql/install/70_surface.sql) validates the arguments and applies
- * the submission defaults first.
+ * as a round makes it, with the job added; or why it would not be planned
+ * (behind the planning horizon) or not accepted (mixdnn.max_waiting_jobs).
+ * Nothing is written. The SQL wrapper (sql/install/70_surface.sql)
+ * validates the arguments and applies the submission defaults first.
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/array.h"
@@ -17,37 +20,116 @@
 
 #include "clock.h"
 #include "explain.h"
+#include "guc.h"
 #include "preview.h"
+#include "spi_cache.h"
+#include "writeback.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_what_if);
 
-#define WHAT_IF_COLS 7
+#define WHAT_IF_COLS 8
 
+/* One result row; NULL plan columns unless planned, NULL position unless given. */
 static void
-what_if_plan(const mx_preview *pv, void *arg)
+put_row(ReturnSetInfo *rsinfo, const mx_preview *pv, int64 position, const char *reason, const char *cause)
 {
-	ReturnSetInfo *rsinfo = arg;
-	const mx_assignment *a = &pv->plan.a[pv->extra];
 	const mx_snapshot *s = &pv->d.snap;
-	Datum		v[WHAT_IF_COLS];
-	bool		n[WHAT_IF_COLS] = {false};
-	int			i;
+	const mx_assignment *a = pv->ji >= 0 && !pv->behind_horizon ? &pv->plan.a[pv->ji] : NULL;
+	Datum		v[WHAT_IF_COLS] = {0};
+	bool		n[WHAT_IF_COLS] = {true, true, true, true, true, true, true, true};
 
-	if (a->status == MX_PLANNED)
+	if (a && a->status == MX_PLANNED)
 	{
 		v[0] = CStringGetTextDatum(s->types[a->type].name);
 		v[1] = Int32GetDatum(a->gpus);
 		v[2] = TimestampTzGetDatum(mx_epoch_to_ts(a->start));
 		v[3] = TimestampTzGetDatum(mx_epoch_to_ts(a->end));
 		v[4] = DirectFunctionCall2(timestamp_mi, v[2], TimestampTzGetDatum(mx_epoch_to_ts(s->now)));
-		v[5] = Int32GetDatum(mx_plan_position(&pv->plan, pv->extra));
+		n[0] = n[1] = n[2] = n[3] = n[4] = false;
 	}
-	else
-		for (i = 0; i < 6; i++)
-			n[i] = true;
-	n[6] = a->reason[0] == '\0';
-	v[6] = n[6] ? (Datum) 0 : CStringGetTextDatum(a->reason);
+	n[5] = position <= 0;
+	v[5] = Int32GetDatum((int32) Min(position, PG_INT32_MAX));
+	n[6] = reason == NULL || reason[0] == '\0';
+	v[6] = n[6] ? (Datum) 0 : CStringGetTextDatum(reason);
+	n[7] = cause == NULL;
+	v[7] = n[7] ? (Datum) 0 : CStringGetTextDatum(cause);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
+}
+
+static void
+what_if_plan(const mx_preview *pv, void *arg)
+{
+	ReturnSetInfo *rsinfo = arg;
+	const mx_assignment *a;
+
+	if (pv->behind_horizon)
+	{
+		put_row(rsinfo, pv, pv->queue_rank, mx_queued_reason(pv->horizon),
+				mx_block_cause_name(MX_BLOCK_HORIZON));
+		return;
+	}
+	a = &pv->plan.a[pv->ji];
+	if (a->status == MX_PLANNED)
+		put_row(rsinfo, pv, mx_plan_position(&pv->plan, pv->ji), a->reason, NULL);
+	else
+		put_row(rsinfo, pv, 0, a->reason, mx_block_cause_name(MX_BLOCK_CLUSTER));
+}
+
+/*
+ * The caller's waiting jobs, as the submission trigger counts them
+ * (mixdnn._jobs_waiting_limit); -1 when the caller is not limited. As the
+ * caller: row-level security and owner = current_user select their jobs.
+ */
+static int64
+waiting_jobs_over_limit(void)
+{
+	int64		waiting;
+	bool		isnull;
+
+	if (mx_guc_max_waiting_jobs <= 0 || superuser())
+		return -1;
+	if (mx_spi_execute("SELECT pg_catalog.count(*) FROM (SELECT FROM mixdnn.jobs j "
+					   "WHERE j.owner = CURRENT_USER AND j.status IN ('pending', 'planned') LIMIT $1) w",
+					   1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(mx_guc_max_waiting_jobs)},
+					   NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "mixdnn: could not count the caller's waiting jobs");
+	waiting = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	return waiting >= mx_guc_max_waiting_jobs ? waiting : -1;
+}
+
+/* A submission over mixdnn.max_waiting_jobs would fail: say so, plan nothing. */
+static bool
+refused_by_limit(ReturnSetInfo *rsinfo)
+{
+	mx_preview	none;
+	int64		waiting;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "mixdnn: SPI_connect failed");
+	waiting = waiting_jobs_over_limit();
+	SPI_finish();
+	if (waiting < 0)
+		return false;
+	memset(&none, 0, sizeof(none));
+	none.ji = -1;
+	put_row(rsinfo, &none, 0,
+			psprintf("refused: role %s has %lld waiting jobs, the most mixdnn.max_waiting_jobs allows",
+					 GetUserNameFromId(GetUserId(), false), (long long) waiting),
+			"limit");
+	return true;
+}
+
+/* What mixdnn.what_if() checks, checked again: mixdnn._what_if is callable by itself. */
+static void
+check_arguments(const mx_hypothetical *h)
+{
+	if (h->gpus < 1 || h->gpus > 4096 || h->min_gpus < 1 || h->max_gpus > 4096 ||
+		h->min_gpus > h->max_gpus || !(h->duration > 0) || h->duration > 366 * 86400.0 ||
+		h->priority < -100 || h->priority > 100 || (h->hard && h->gpu_type == NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mixdnn._what_if needs the arguments mixdnn.what_if checks"),
+				 errhint("Call mixdnn.what_if().")));
 }
 
 static int
@@ -74,7 +156,10 @@ mixdnn_what_if(PG_FUNCTION_ARGS)
 
 	for (i = 0; i < 9; i++)
 		if (PG_ARGISNULL(i) && i != 1 && i != 5 && i != 8)
-			elog(ERROR, "mixdnn._what_if: argument %d is NULL", i + 1);
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("mixdnn._what_if needs the arguments mixdnn.what_if checks"),
+					 errhint("Call mixdnn.what_if().")));
 	memset(&h, 0, sizeof(h));
 	h.hard = PG_GETARG_BOOL(0);
 	h.gpu_type = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
@@ -85,10 +170,10 @@ mixdnn_what_if(PG_FUNCTION_ARGS)
 	h.duration = PG_GETARG_FLOAT8(6);
 	h.priority = PG_GETARG_INT32(7);
 	h.model = PG_ARGISNULL(8) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(8));
-	if (h.gpus < 1 || h.min_gpus < 1 || h.max_gpus < h.min_gpus || !(h.duration > 0))
-		elog(ERROR, "mixdnn._what_if: arguments not validated");
+	check_arguments(&h);
 
 	InitMaterializedSRF(fcinfo, 0);
-	mx_preview_run(&h, what_if_plan, fcinfo->resultinfo);
+	if (!refused_by_limit((ReturnSetInfo *) fcinfo->resultinfo))
+		mx_preview_run(&h, what_if_plan, fcinfo->resultinfo);
 	return (Datum) 0;
 }

@@ -1,18 +1,21 @@
 /*
  * worker.c — the launch background worker (SPEC §5, docs/launcher.md).
  *
- * One worker serves the database named by mixdnn.database. It sleeps on its
+ * One worker per database that has the extension, started by the
+ * supervisor (supervisor.c; they find each other through registry.c). A
+ * worker that finds no extension, or mixdnn.launch_worker off, exits at
+ * once; one whose extension is dropped exits at its next cycle. It sleeps on its
  * latch until a transaction that ran a round commits
  * (mx_worker_wake_at_commit), the next planned start or lease end comes, or
  * the poll interval passes. Each cycle, in short transactions of its own, it
  * expires lost leases (mixdnn.expire_leases(); the re-queue runs a round at
  * commit), runs the round that plan_mode worker leaves to it for every event
  * committed since its last, and launches the due jobs (mx_launch_due()).
- * At start-up it
- * repairs what a crash may have left half-done (mixdnn._repair()).
+ * At start-up, and after a data load (restore.c), it repairs what a crash
+ * or the load may have left half-done (mixdnn._repair()).
  *
  * An error in a cycle is logged and the cycle is retried after a delay: the
- * worker never takes the server down, and the postmaster restarts it if it
+ * worker never takes the server down, and the supervisor restarts it if it
  * exits.
  */
 #include "postgres.h"
@@ -30,9 +33,7 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
-#include "storage/shmem.h"
-#include "port/atomics.h"
-#include "storage/spin.h"
+#include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
@@ -43,13 +44,12 @@
 #include "guc.h"
 #include "events.h"
 #include "launch.h"
+#include "registry.h"
+#include "restore.h"
 #include "round.h"
 #include "worker.h"
 
 PGDLLEXPORT void mixdnn_worker_main(Datum main_arg);
-
-/* Restart delay after the worker exits with an error (seconds). */
-#define WORKER_RESTART_S 5
 
 /* How long to wait before retrying a cycle that failed, at most. */
 #define RETRY_DELAY_MS 5000
@@ -60,20 +60,6 @@ PGDLLEXPORT void mixdnn_worker_main(Datum main_arg);
  * at "now" again from spinning the worker.
  */
 #define PAST_DUE_DELAY_MS 1000
-
-/* Shared state: how backends find the worker's latch, and what to plan for. */
-typedef struct mx_worker_shared
-{
-	slock_t		mutex;
-	Latch	   *latch;			/* the running worker's, else NULL */
-	pid_t		pid;
-	pg_atomic_uint32 events;	/* plan_mode worker: events committed and not yet planned */
-} mx_worker_shared;
-
-static mx_worker_shared *worker_shared = NULL;
-
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
 static int	worker_poll_interval_s = 10;
 
@@ -86,55 +72,16 @@ static uint32 events_in_flight = 0;
 
 /* Whether this process is the worker; there, a round of the current transaction skipped locked rows. */
 static bool in_worker = false;
+
+/* In the worker: the name of its database, for messages. */
+static char database_name[NAMEDATALEN];
+
+/* In the worker: DROP EXTENSION removed what it served. */
+static bool extension_gone = false;
 static uint32 retry_events = 0;
 static bool xact_callback_registered = false;
 
-/* ---------- shared memory ---------- */
-
-static void
-worker_shmem_request(void)
-{
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(MAXALIGN(sizeof(mx_worker_shared)));
-}
-
-static void
-worker_shmem_startup(void)
-{
-	bool		found;
-
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	worker_shared = ShmemInitStruct("mixdnn worker", sizeof(mx_worker_shared), &found);
-	if (!found)
-	{
-		SpinLockInit(&worker_shared->mutex);
-		worker_shared->latch = NULL;
-		worker_shared->pid = 0;
-		pg_atomic_init_u32(&worker_shared->events, 0);
-	}
-	LWLockRelease(AddinShmemInitLock);
-}
-
 /* ---------- waking the worker ---------- */
-
-static void
-wake_worker(void)
-{
-	Latch	   *latch;
-
-	if (worker_shared == NULL)
-		return;
-	SpinLockAcquire(&worker_shared->mutex);
-	latch = worker_shared->latch;
-	SpinLockRelease(&worker_shared->mutex);
-	/* A latch set just after the worker exited only wakes its successor early. */
-	if (latch != NULL)
-		SetLatch(latch);
-}
 
 /* After commit, so that the worker's next snapshot sees what was committed. */
 static void
@@ -146,9 +93,9 @@ worker_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_COMMIT:
 			/* Published only now: the worker must find the rows committed. */
 			if (requested_events != 0)
-				pg_atomic_fetch_or_u32(&worker_shared->events, requested_events);
+				mx_registry_add_events(MyDatabaseId, requested_events);
 			if (wake_requested)
-				wake_worker();
+				mx_registry_wake(MyDatabaseId);
 			wake_requested = false;
 			requested_events = 0;
 			break;
@@ -160,7 +107,7 @@ worker_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PREPARE:
 			/* A prepared transaction's events are planned at its COMMIT PREPARED's next event or poll. */
 			if (requested_events != 0)
-				pg_atomic_fetch_or_u32(&worker_shared->events, requested_events);
+				mx_registry_add_events(MyDatabaseId, requested_events);
 			wake_requested = false;
 			requested_events = 0;
 			break;
@@ -182,23 +129,35 @@ mx_worker_wake_at_commit(void)
 
 /*
  * The worker plans for this backend only if it is loaded and serves this
- * database; both are fixed for the backend's life. (A worker that is
- * restarting still counts: the events wait for it in shared memory.)
+ * database. The answer holds for a whole transaction: one that skipped the
+ * scheduler lock because the worker plans must not run a round at commit.
+ * (A worker that is restarting still counts: the events wait for it in
+ * shared memory.)
  */
 bool
 mx_worker_plans_here(void)
 {
-	static int	serves_here = -1;
+	static LocalTransactionId cached_lxid = InvalidLocalTransactionId;
+	static bool serves_here = false;
 
-	if (worker_shared == NULL)
+	if (!mx_registry_loaded())
 		return false;
-	if (serves_here < 0)
+	if (cached_lxid != MyProc->lxid)
 	{
-		char	   *db = get_database_name(MyDatabaseId);
-
-		serves_here = db != NULL && mx_guc_database != NULL && strcmp(db, mx_guc_database) == 0;
+		serves_here = mx_registry_serves(MyDatabaseId);
+		cached_lxid = MyProc->lxid;
 	}
-	return serves_here == 1;
+	return serves_here;
+}
+
+const char *
+mx_worker_missing(void)
+{
+	/* A database opted out with mixdnn.launch_worker = off chose so; no word needed. */
+	if (!mx_registry_loaded())
+		return "no launch worker runs: mixdnn is not in shared_preload_libraries, "
+			"so the job starts only when mixdnn.launch_due() is called";
+	return NULL;
 }
 
 void
@@ -225,56 +184,15 @@ mx_worker_request_round(int events)
 void
 mx_worker_init(void)
 {
-	BackgroundWorker w;
-
 	DefineCustomIntVariable("mixdnn.worker_poll_interval",
 							"Longest sleep of the launch worker between two looks at the tables.",
 							"The worker also wakes when a round commits, at the next planned start "
 							"and at the next lease end.",
 							&worker_poll_interval_s, 10, 1, 3600,
 							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
-
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = worker_shmem_request;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = worker_shmem_startup;
-
-	memset(&w, 0, sizeof(w));
-	w.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	w.bgw_start_time = BgWorkerStart_RecoveryFinished;
-	w.bgw_restart_time = WORKER_RESTART_S;
-	snprintf(w.bgw_library_name, BGW_MAXLEN, "mixdnn");
-	snprintf(w.bgw_function_name, BGW_MAXLEN, "mixdnn_worker_main");
-	snprintf(w.bgw_name, BGW_MAXLEN, "mixdnn launch worker");
-	snprintf(w.bgw_type, BGW_MAXLEN, "mixdnn launch worker");
-	w.bgw_main_arg = (Datum) 0;
-	w.bgw_notify_pid = 0;
-	RegisterBackgroundWorker(&w);
 }
 
 /* ---------- the worker ---------- */
-
-static void
-unpublish_latch(int code, Datum arg)
-{
-	SpinLockAcquire(&worker_shared->mutex);
-	if (worker_shared->pid == MyProcPid)
-	{
-		worker_shared->latch = NULL;
-		worker_shared->pid = 0;
-	}
-	SpinLockRelease(&worker_shared->mutex);
-}
-
-static void
-publish_latch(void)
-{
-	SpinLockAcquire(&worker_shared->mutex);
-	worker_shared->latch = MyLatch;
-	worker_shared->pid = MyProcPid;
-	SpinLockRelease(&worker_shared->mutex);
-	on_shmem_exit(unpublish_latch, (Datum) 0);
-}
 
 /* Runs sql, which returns one value of type int or timestamptz, or NULL. */
 static Datum
@@ -302,10 +220,90 @@ typedef enum cycle_step
 	STEP_REPAIR,
 	STEP_EXPIRE,
 	STEP_PLAN,
-	STEP_LAUNCH
+	STEP_LAUNCH,
+	STEP_PURGE
 } cycle_step;
 
-static const char *const step_names[] = {"repair", "lease expiry", "plan", "launch"};
+static const char *const step_names[] = {"repair", "lease expiry", "plan", "launch", "purge"};
+
+/* How often the worker purges history older than mixdnn.history_retention. */
+#define PURGE_INTERVAL_MS (3600 * 1000)
+
+static void
+step_repair(void)
+{
+	int			fixed = spi_int("SELECT mixdnn._repair()");
+
+	if (fixed > 0)
+		ereport(LOG,
+				(errmsg("mixdnn worker repaired %d half-done launch records", fixed)));
+}
+
+static void
+step_expire(void)
+{
+	/* The unlocked look first: most cycles have nothing to expire. */
+	int			lost = spi_int("SELECT CASE WHEN EXISTS (SELECT FROM mixdnn.job_parts p "
+							   "WHERE p.state IN ('launching', 'running') "
+							   "AND p.lease_until < mixdnn.now()) "
+							   "THEN mixdnn.expire_leases() ELSE 0 END");
+
+	if (lost > 0)
+		ereport(LOG,
+				(errmsg("mixdnn worker found %d jobs whose launcher lease expired", lost)));
+}
+
+/* Every event committed since the last round, in one round. */
+static void
+step_plan(void)
+{
+	events_in_flight = mx_registry_take_events(MyDatabaseId);
+	if (events_in_flight != 0)
+	{
+		char		event[128];
+
+		mx_events_name((int) events_in_flight, event, sizeof(event));
+		(void) mx_run_round(event);
+	}
+}
+
+/* Launches what is due and lowers *wait_ms to the next planned start or lease end. */
+static void
+step_launch(long *wait_ms)
+{
+	bool		isnull;
+	Datum		next;
+	TimestampTz now,
+				at;
+	long		ms;
+
+	(void) mx_launch_due();
+	next = spi_value("SELECT mixdnn._next_wakeup()", &isnull);
+	if (isnull)
+		return;
+	now = mx_clock_now();
+	at = DatumGetTimestampTz(next);
+	/* Rounded up, so the worker never wakes just before the time. */
+	if (at <= now)
+		ms = PAST_DUE_DELAY_MS;
+	else if (at - now >= (TimestampTz) *wait_ms * 1000)
+		ms = *wait_ms;
+	else
+		ms = (long) ((at - now + 999) / 1000) + 1;
+	*wait_ms = Min(*wait_ms, ms);
+}
+
+static void
+step_purge(void)
+{
+	int			purged = spi_int("SELECT (rounds + plan_revisions + events)::int "
+								 "FROM mixdnn.purge_history()");
+
+	if (purged > 0)
+		ereport(LOG,
+				(errmsg("mixdnn worker purged %d history rows older than mixdnn.history_retention",
+						purged)));
+}
 
 /*
  * One step in a transaction of its own; nothing to do until CREATE EXTENSION
@@ -323,6 +321,7 @@ run_step(cycle_step step, long *wait_ms)
 	pgstat_report_activity(STATE_RUNNING, step_names[step]);
 
 	installed = OidIsValid(get_extension_oid("mixdnn", true));
+	extension_gone = !installed;
 	if (installed)
 	{
 		if (SPI_connect() != SPI_OK_CONNECT)
@@ -331,64 +330,20 @@ run_step(cycle_step step, long *wait_ms)
 		switch (step)
 		{
 			case STEP_REPAIR:
-				{
-					int			fixed = spi_int("SELECT mixdnn._repair()");
-
-					if (fixed > 0)
-						ereport(LOG,
-								(errmsg("mixdnn worker repaired %d half-done launch records", fixed)));
-					break;
-				}
+				step_repair();
+				break;
 			case STEP_EXPIRE:
-				{
-					/* The unlocked look first: most cycles have nothing to expire. */
-					int			lost = spi_int("SELECT CASE WHEN EXISTS (SELECT FROM mixdnn.job_parts p "
-											   "WHERE p.state IN ('launching', 'running') "
-											   "AND p.lease_until < mixdnn.now()) "
-											   "THEN mixdnn.expire_leases() ELSE 0 END");
-
-					if (lost > 0)
-						ereport(LOG,
-								(errmsg("mixdnn worker found %d jobs whose launcher lease expired", lost)));
-					break;
-				}
+				step_expire();
+				break;
 			case STEP_PLAN:
-				{
-					/* Every event committed since the last round, in one round. */
-					events_in_flight = pg_atomic_exchange_u32(&worker_shared->events, 0);
-					if (events_in_flight != 0)
-					{
-						char		event[128];
-
-						mx_events_name((int) events_in_flight, event, sizeof(event));
-						(void) mx_run_round(event);
-					}
-					break;
-				}
+				step_plan();
+				break;
 			case STEP_LAUNCH:
-				{
-					bool		isnull;
-					Datum		next;
-
-					(void) mx_launch_due();
-					next = spi_value("SELECT mixdnn._next_wakeup()", &isnull);
-					if (!isnull)
-					{
-						TimestampTz now = mx_clock_now();
-						TimestampTz at = DatumGetTimestampTz(next);
-						long		ms;
-
-						/* Rounded up, so the worker never wakes just before the time. */
-						if (at <= now)
-							ms = PAST_DUE_DELAY_MS;
-						else if (at - now >= (TimestampTz) *wait_ms * 1000)
-							ms = *wait_ms;
-						else
-							ms = (long) ((at - now + 999) / 1000) + 1;
-						*wait_ms = Min(*wait_ms, ms);
-					}
-					break;
-				}
+				step_launch(wait_ms);
+				break;
+			case STEP_PURGE:
+				step_purge();
+				break;
 		}
 		SPI_finish();
 	}
@@ -399,7 +354,7 @@ run_step(cycle_step step, long *wait_ms)
 	/* Not at once: the locker may hold its rows a while, and its commit is an event anyway. */
 	if (retry_events != 0)
 	{
-		pg_atomic_fetch_or_u32(&worker_shared->events, retry_events);
+		mx_registry_add_events(MyDatabaseId, retry_events);
 		retry_events = 0;
 		*wait_ms = Min(*wait_ms, PAST_DUE_DELAY_MS);
 	}
@@ -431,7 +386,7 @@ run_step_protected(cycle_step step, long *wait_ms, MemoryContext cxt)
 		pgstat_report_activity(STATE_IDLE, NULL);
 		/* The events of a failed round are planned by the retry. */
 		if (events_in_flight != 0)
-			pg_atomic_fetch_or_u32(&worker_shared->events, events_in_flight);
+			mx_registry_add_events(MyDatabaseId, events_in_flight);
 		events_in_flight = 0;
 		retry_events = 0;
 		ereport(WARNING,
@@ -447,27 +402,97 @@ run_step_protected(cycle_step step, long *wait_ms, MemoryContext cxt)
 	return ok;
 }
 
+/*
+ * Whether the database has something to serve: the extension, and
+ * mixdnn.launch_worker not turned off for it (ALTER DATABASE ... SET).
+ */
+static bool
+database_served(bool *opted_out)
+{
+	bool		installed;
+	char	   *name;
+
+	StartTransactionCommand();
+	installed = OidIsValid(get_extension_oid("mixdnn", true));
+	name = get_database_name(MyDatabaseId);
+	strlcpy(database_name, name ? name : "?", sizeof(database_name));
+	CommitTransactionCommand();
+	*opted_out = !mx_guc_launch_worker;
+	return installed && !*opted_out;
+}
+
+/* Nothing to serve: the supervisor looks again when someone asks. */
+static void
+exit_idle(bool opted_out)
+{
+	mx_registry_set_idle(MyDatabaseId, opted_out);
+	proc_exit(0);
+}
+
+/*
+ * One cycle. A data load (pg_restore, psql -f of a dump) in progress holds
+ * the tables half-written: the worker waits for it to end, then repairs
+ * and plans as after a start.
+ */
+static void
+run_cycle(bool *repaired, bool *loading, long *wait_ms, MemoryContext cxt)
+{
+	static TimestampTz last_purge = 0;
+
+	if (!mx_restore_begin_cycle())
+	{
+		if (!*loading)
+			ereport(LOG,
+					(errmsg("mixdnn launch worker waits for a data load into database \"%s\" to end",
+							database_name)));
+		*loading = true;
+		*repaired = false;
+		return;
+	}
+	if (*loading)
+		mx_registry_add_events(MyDatabaseId, MX_EV_RESTORE);
+	*loading = false;
+	if (!*repaired)
+		*repaired = run_step_protected(STEP_REPAIR, wait_ms, cxt);
+	if (*repaired)
+	{
+		(void) run_step_protected(STEP_EXPIRE, wait_ms, cxt);
+		(void) run_step_protected(STEP_PLAN, wait_ms, cxt);
+		(void) run_step_protected(STEP_LAUNCH, wait_ms, cxt);
+		if (TimestampDifferenceExceeds(last_purge, GetCurrentTimestamp(), PURGE_INTERVAL_MS))
+		{
+			(void) run_step_protected(STEP_PURGE, wait_ms, cxt);
+			last_purge = GetCurrentTimestamp();
+		}
+	}
+	mx_restore_end_cycle();
+}
+
 void
 mixdnn_worker_main(Datum main_arg)
 {
 	MemoryContext cxt;
 	bool		repaired = false;
+	bool		loading = false;
+	bool		opted_out;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 
-	BackgroundWorkerInitializeConnection(mx_guc_database, NULL, 0);
+	BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(main_arg), InvalidOid, 0);
+	mx_registry_attach(MyDatabaseId);
 	/* It runs as a superuser: no database or role setting may choose the names its queries use. */
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 	in_worker = true;
 	pgstat_report_appname("mixdnn launch worker");
-	publish_latch();
+	if (!database_served(&opted_out))
+		exit_idle(opted_out);
 
 	cxt = AllocSetContextCreate(TopMemoryContext, "mixdnn worker", ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(cxt);
 	ereport(LOG,
-			(errmsg("mixdnn launch worker started for database \"%s\"", mx_guc_database)));
+			(errmsg("mixdnn launch worker started for database \"%s\"", database_name)));
 
 	for (;;)
 	{
@@ -481,17 +506,12 @@ mixdnn_worker_main(Datum main_arg)
 			wait_ms = (long) worker_poll_interval_s * 1000;
 		}
 
-		/* A standby's tables are read-only; its worker waits for promotion. */
+		/* Workers start only after recovery; this guards a later demotion. */
 		if (!RecoveryInProgress())
 		{
-			if (!repaired)
-				repaired = run_step_protected(STEP_REPAIR, &wait_ms, cxt);
-			if (repaired)
-			{
-				(void) run_step_protected(STEP_EXPIRE, &wait_ms, cxt);
-				(void) run_step_protected(STEP_PLAN, &wait_ms, cxt);
-				(void) run_step_protected(STEP_LAUNCH, &wait_ms, cxt);
-			}
+			if (extension_gone)
+				exit_idle(false);
+			run_cycle(&repaired, &loading, &wait_ms, cxt);
 		}
 		MemoryContextReset(cxt);
 

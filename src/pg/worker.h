@@ -4,7 +4,7 @@
 #ifndef MIXDNN_WORKER_H
 #define MIXDNN_WORKER_H
 
-/* From _PG_init, only when loaded through shared_preload_libraries. */
+/* From _PG_init, only when loaded through shared_preload_libraries: its settings. */
 void		mx_worker_init(void);
 
 /*
@@ -30,5 +30,11 @@ void		mx_worker_retry_round(void);
 
 /* Whether the worker plans for this backend's database. */
 bool		mx_worker_plans_here(void);
+
+/*
+ * Why no worker will launch this database's planned jobs, in plain words
+ * for a job's reason; NULL when one will.
+ */
+const char *mx_worker_missing(void);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "clock.h"
 #include "spi_cache.h"
+#include "worker.h"
 #include "writeback.h"
 
 /* A column being collected for unnest(). */
@@ -148,6 +149,9 @@ decide_row(const mx_snapshot *s, const mx_assignment *a, const mx_job_row *r, ne
 	/* A re-queued job keeps saying why (SPEC §3), before why it waits. */
 	if (r->requeue_reason)
 		nr->reason = nr->reason ? psprintf("%s; %s", r->requeue_reason, nr->reason) : r->requeue_reason;
+	/* A plan nobody will carry out says so. */
+	if (nr->planned && mx_worker_missing() != NULL)
+		nr->reason = nr->reason ? psprintf("%s; %s", nr->reason, mx_worker_missing()) : mx_worker_missing();
 }
 
 /*
@@ -268,9 +272,8 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double 
 	return (int) SPI_processed;
 }
 
-/* Why a job beyond the planning horizon waits (docs/design.md, "The waiting queue"). */
-static char *
-queued_reason(int horizon)
+char *
+mx_queued_reason(int horizon)
 {
 	return psprintf("queued: beyond the planning horizon of the first %d waiting jobs "
 					"(by priority, then submission time)", horizon);
@@ -291,7 +294,7 @@ mx_write_queue(const mx_db_snapshot *d, int64 round_id, int horizon)
 	for (i = 0; i < s->njobs; i++)
 		ids[i] = Int64GetDatum(s->jobs[i].job_id);
 	values[0] = PointerGetDatum(construct_array(ids, s->njobs, INT8OID, 8, true, TYPALIGN_DOUBLE));
-	values[1] = CStringGetTextDatum(queued_reason(horizon));
+	values[1] = CStringGetTextDatum(mx_queued_reason(horizon));
 	values[2] = Int64GetDatum(round_id);
 
 	/*

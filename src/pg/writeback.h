@@ -31,4 +31,7 @@ int			mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, d
  */
 int			mx_write_queue(const mx_db_snapshot *d, int64 round_id, int horizon);
 
+/* Why a job beyond the planning horizon waits (docs/design.md, "The waiting queue"). */
+char	   *mx_queued_reason(int horizon);
+
 #endif

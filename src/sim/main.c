@@ -21,7 +21,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 			"usage: mixdnn-sim --types TYPES.csv --nodes NODES.csv [--profiles PROFILES.csv]\n"
-			"                  --trace TRACE.csv --policy mixdnn|k8s|static|backfill\n"
+			"                  --trace TRACE.csv --policy mixdnn|k8s|static|backfill|sjf|hgreedy|hsjf|k8s-any\n"
 			"                  [--json] [--out JOBS.csv] [options]\n"
 			"\n"
 			"options:\n"
@@ -43,6 +43,8 @@ usage(FILE *f)
 			"  --critical-margin MU   mixdnn: slack share at which a long job is critical (<0: never)\n"
 			"  --drain-margin NU      mixdnn: slack share below which a critical job reserves (<0: never)\n"
 			"  --reserve-all          mixdnn: every job reserves in its turn (the planner before the guards)\n"
+			"  --start-now-milp       mixdnn: the start-now MILP instead of the configuration LP (ablation)\n"
+			"  --lp-window N          mixdnn: waiting jobs inside the configuration LP (default 60)\n"
 			"  --overrun-s S          assumed extra time of a job past its expected end\n"
 			"  --epoch T              epoch seconds of trace time 0 (default %.0f)\n"
 			"  --max-rounds N         stop after N rounds (unfinished jobs are reported)\n"
@@ -144,7 +146,8 @@ enum
 	OPT_UTIL_OUT, OPT_ROUNDS_OUT, OPT_SOFT_SHARE, OPT_SEED, OPT_NO_MILP, OPT_TIME_LIMIT,
 	OPT_WINDOW, OPT_GAP, OPT_GRID, OPT_ALPHA, OPT_AGING, OPT_OVERRUN, OPT_STARVE, OPT_CRITICAL, OPT_RESERVE_ALL, OPT_DRAIN, OPT_EPOCH,
 	OPT_MAX_ROUNDS, OPT_QUIET, OPT_HELP, OPT_WATCH,
-	OPT_SHARES, OPT_QUOTAS, OPT_FAIR_SHARE, OPT_HALF_LIFE
+	OPT_SHARES, OPT_QUOTAS, OPT_FAIR_SHARE, OPT_HALF_LIFE,
+	OPT_START_NOW_MILP, OPT_LP_WINDOW
 };
 
 int
@@ -183,6 +186,8 @@ main(int argc, char **argv)
 		{"fair-share", no_argument, NULL, OPT_FAIR_SHARE},
 		{"fair-share-half-life-s", required_argument, NULL, OPT_HALF_LIFE},
 		{"help", no_argument, NULL, OPT_HELP},
+		{"start-now-milp", no_argument, NULL, OPT_START_NOW_MILP},
+		{"lp-window", required_argument, NULL, OPT_LP_WINDOW},
 		{NULL, 0, NULL, 0}
 	};
 	const char *types = NULL,
@@ -298,6 +303,14 @@ main(int argc, char **argv)
 			case OPT_RESERVE_ALL:
 				o.planner.reserve_all = 1;
 				break;
+			case OPT_START_NOW_MILP:
+				o.planner.lp_configs = 0;
+				break;
+			case OPT_LP_WINDOW:
+				if (parse_num("--lp-window", optarg, 1, 100000, &d) < 0)
+					return 2;
+				o.planner.lp_window = (int) d;
+				break;
 			case OPT_EPOCH:
 				if (parse_num("--epoch", optarg, 0, 1e11, &o.epoch) < 0)
 					return 2;
@@ -347,9 +360,9 @@ main(int argc, char **argv)
 	if (!trace)
 		return bad("%s", "--trace TRACE.csv is required");
 	if (!policy)
-		return bad("%s", "--policy mixdnn|k8s|static|backfill is required");
+		return bad("%s", "--policy mixdnn|k8s|static|backfill|sjf|hgreedy|hsjf|k8s-any is required");
 	if (mx_policy_parse(policy, &o.planner.policy) < 0)
-		return bad("unknown policy \"%s\" (mixdnn, k8s, static or backfill)", policy);
+		return bad("unknown policy \"%s\" (mixdnn, k8s, static, backfill, sjf, hgreedy, hsjf or k8s-any)", policy);
 
 	if (sim_load_types(&w, types, err, sizeof(err)) < 0 ||
 		sim_load_nodes(&w, nodes, err, sizeof(err)) < 0 ||

@@ -41,7 +41,8 @@ typedef struct sim_job
 	char		model[MX_NAME_LEN];
 	int			line;			/* trace line, for messages */
 	double		submit;			/* seconds from trace start */
-	mx_job		job;			/* submitted = epoch + submit; prev_* = last plan */
+	double		true_duration;	/* duration_s: how long it really runs on the reference configuration */
+	mx_job		job;			/* duration = estimate_s (what every policy plans with); submitted = epoch + submit; prev_* = last plan */
 
 	/* simulation state */
 	sim_job_state state;
@@ -50,6 +51,7 @@ typedef struct sim_job
 	double		utility;
 	double		start;			/* seconds from trace start */
 	double		finish;
+	double		expected_finish;	/* start + run time under the estimate: what the planner is told */
 	double		first_planned_start;	/* first round's planned start (NAN if none) */
 	int			replans;		/* rounds in which it waited */
 	int			nparts;
@@ -117,6 +119,16 @@ typedef struct sim_result
 	double		solve_ms_max;
 	double		solve_ms_total;
 	double		avg_utility;	/* mean utility of the configurations jobs ran on */
+	int			hard_finished;
+	double		avg_jct_hard;	/* over the finished hard jobs */
+	/*
+	 * Finish-time fairness: a job's JCT over its run time alone on its
+	 * requested configuration (duration_s); mean, p99 and max over jobs.
+	 */
+	double		ftf_mean;
+	double		ftf_p99;
+	double		ftf_max;
+	int			overran;		/* jobs that ran longer than their estimate */
 	int			moved;			/* jobs run on another configuration than requested */
 	int			soft_jobs;
 	int			place_failures;	/* due jobs the nodes could not hold (should be 0) */

@@ -348,6 +348,7 @@ sim_load_trace(sim_world *w, const char *path, char *err, size_t errlen)
 				callowed,
 				cprio,
 				cowner,
+				cest,
 				rc,
 				cap = 0;
 	mx_snapshot *s = &w->cluster;
@@ -362,6 +363,7 @@ sim_load_trace(sim_world *w, const char *path, char *err, size_t errlen)
 	callowed = csv_col(&r, "allowed_types");
 	cprio = csv_col(&r, "priority");
 	cowner = csv_col(&r, "owner");
+	cest = csv_col(&r, "estimate_s");
 	while ((rc = csv_next(&r)) > 0)
 	{
 		sim_job		j;
@@ -430,6 +432,15 @@ sim_load_trace(sim_world *w, const char *path, char *err, size_t errlen)
 		if (csv_parse_double(v, &mj->duration) < 0 || !(mj->duration > 0))
 		{
 			fail(err, errlen, "%s:%d: duration_s \"%s\" must be a positive number", path, r.line, v);
+			goto bad;
+		}
+		/* every policy plans with the estimate; the job runs for duration_s */
+		j.true_duration = mj->duration;
+		v = csv_get(&r, cest);
+		if (v[0] != '\0' && (csv_parse_double(v, &mj->duration) < 0 || !(mj->duration > 0) ||
+							 !isfinite(mj->duration)))
+		{
+			fail(err, errlen, "%s:%d: estimate_s \"%s\" must be a positive number", path, r.line, v);
 			goto bad;
 		}
 		if (mj->cls == MX_HARD)

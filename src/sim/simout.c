@@ -59,7 +59,7 @@ sim_write_jobs_csv(const sim_world *w, FILE *f)
 
 	fprintf(f, "name,job_id,submit_s,start_s,finish_s,gpu_type,gpus,wait_s,jct_s,runtime_s,utility,"
 			"model,model_class,ref_type,ref_gpus,min_gpus,max_gpus,duration_s,first_planned_start_s,"
-			"rounds_waited,nodes,status,reason\n");
+			"rounds_waited,nodes,status,reason,estimate_s\n");
 	for (i = 0; i < w->njobs; i++)
 	{
 		const sim_job *j = &w->jobs[i];
@@ -100,7 +100,7 @@ sim_write_jobs_csv(const sim_world *w, FILE *f)
 		if (j->job.ref_type >= 0)
 			csv_field(f, w->cluster.types[j->job.ref_type].name);
 		fprintf(f, ",%d,%d,%d,", j->job.ref_gpus, j->job.min_gpus, j->job.max_gpus);
-		csv_num(f, j->job.duration);
+		csv_num(f, j->true_duration);
 		fputc(',', f);
 		csv_num(f, j->first_planned_start);
 		fprintf(f, ",%d,", j->replans);
@@ -111,6 +111,8 @@ sim_write_jobs_csv(const sim_world *w, FILE *f)
 		csv_field(f, nodes);
 		fprintf(f, ",%s,", state_name(j->state));
 		csv_field(f, ran ? "" : j->reason);
+		fputc(',', f);
+		csv_num(f, j->job.duration);
 		fputc('\n', f);
 	}
 }
@@ -186,6 +188,12 @@ sim_print_json(const sim_result *r, const sim_options *o, FILE *f)
 			r->rounds, r->events, r->milp_rounds, r->fallback_rounds);
 	fprintf(f, "\"soft_jobs\": %d, \"moved\": %d, ", r->soft_jobs, r->moved);
 	json_num(f, "avg_utility", r->avg_utility, 0);
+	fprintf(f, "\"hard_finished\": %d, ", r->hard_finished);
+	json_num(f, "avg_jct_hard_s", r->avg_jct_hard, 0);
+	json_num(f, "ftf_mean", r->ftf_mean, 0);
+	json_num(f, "ftf_p99", r->ftf_p99, 0);
+	json_num(f, "ftf_max", r->ftf_max, 0);
+	fprintf(f, "\"overran\": %d, ", r->overran);
 	fprintf(f, "\"place_failures\": %d, ", r->place_failures);
 	fprintf(f, "\"use_milp\": %s, ", o->planner.use_milp ? "true" : "false");
 	json_num(f, "time_limit_ms", o->planner.time_limit_ms, 0);

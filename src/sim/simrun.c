@@ -7,7 +7,8 @@
  *   1. every running job whose finish <= now completes and frees its GPUs;
  *   2. every job whose submit <= now arrives (joins the waiting jobs);
  *   3. one round: a snapshot of the cluster (up nodes with busy masks,
- *      running parts with expected_end = start + planned run time, waiting
+ *      running parts with expected_end = start + run time under the job's
+ *      estimate (a job may outlive it: it runs its true duration), waiting
  *      jobs in submit order with their previous plan) goes to mx_plan_round;
  *   4. every waiting job planned to start at or before now is placed
  *      (mx_place / mx_place_commit) in order of planned start, then submit
@@ -169,7 +170,7 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 		j->type = -1;
 		j->gpus = 0;
 		j->utility = 0;
-		j->start = j->finish = NAN;
+		j->start = j->finish = j->expected_finish = NAN;
 		j->first_planned_start = NAN;
 		j->replans = 0;
 		j->nparts = 0;
@@ -275,7 +276,7 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 					parts[np].job_id = j->job.job_id;
 					parts[np].node = j->parts[i].node;
 					parts[np].gpus = j->parts[i].gpus;
-					parts[np].expected_end = o->epoch + j->finish;
+					parts[np].expected_end = o->epoch + j->expected_finish;
 					parts[np].owner = j->job.owner;
 					np++;
 				}
@@ -376,7 +377,8 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 					sim_job    *j = &w->jobs[launches[k].ji];
 					int			npart;
 					double		util = a->utility,
-								run;
+								run,
+								est;
 
 					npart = mx_place(nodes, w->cluster.nnodes, a->type, a->gpus, j->parts, SIM_MAX_PARTS);
 					if (npart <= 0)
@@ -392,16 +394,19 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 					}
 					mx_place_commit(nodes, j->parts, npart);
 					j->nparts = npart;
+					/* planned with the estimate, runs its true duration on that configuration */
 					if (!(util > 0) || !isfinite(util))
-						run = (a->end > a->start) ? a->end - a->start : j->job.duration;
+						est = (a->end > a->start) ? a->end - a->start : j->job.duration;
 					else
-						run = j->job.duration / util;
+						est = j->job.duration / util;
+					run = est * (j->true_duration / j->job.duration);
 					j->state = SJ_RUNNING;
 					j->type = a->type;
 					j->gpus = a->gpus;
-					j->utility = (util > 0 && isfinite(util)) ? util : j->job.duration / run;
+					j->utility = (util > 0 && isfinite(util)) ? util : j->job.duration / est;
 					j->start = now;
 					j->finish = now + run;
+					j->expected_finish = now + est;
 					running[nrunning++] = launches[k].ji;
 					nwaiting--;
 					launched++;
@@ -442,6 +447,9 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 	{
 		double	   *jct = malloc((size_t) w->njobs * sizeof(double) + 1);
 		double	   *wait = malloc((size_t) w->njobs * sizeof(double) + 1);
+		double	   *ftf = malloc((size_t) w->njobs * sizeof(double) + 1);
+		double		sum_ftf = 0,
+					sum_hard = 0;
 		double		first_submit = INFINITY,
 					last_finish = -INFINITY,
 					sum_jct = 0,
@@ -449,10 +457,11 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 					sum_util = 0;
 		int			n = 0;
 
-		if (jct == NULL || wait == NULL)
+		if (jct == NULL || wait == NULL || ftf == NULL)
 		{
 			free(jct);
 			free(wait);
+			free(ftf);
 			snprintf(err, errlen, "out of memory");
 			rc = -1;
 			goto out;
@@ -481,6 +490,15 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 			sum_jct += jct[n];
 			sum_wait += wait[n];
 			sum_util += j->utility;
+			ftf[n] = jct[n] / j->true_duration;
+			sum_ftf += ftf[n];
+			if (j->job.cls == MX_HARD)
+			{
+				r->hard_finished++;
+				sum_hard += jct[n];
+			}
+			if (j->finish > j->expected_finish + SIM_EPS)
+				r->overran++;
 			r->gpu_seconds += (double) j->gpus * (j->finish - j->start);
 			if (j->type != j->job.ref_type || j->gpus != j->job.ref_gpus)
 				r->moved++;
@@ -498,12 +516,18 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 			r->avg_wait = sum_wait / n;
 			r->p99_wait = percentile(wait, n, 0.99);
 			r->avg_utility = sum_util / n;
+			qsort(ftf, n, sizeof(double), cmp_double);
+			r->ftf_mean = sum_ftf / n;
+			r->ftf_p99 = percentile(ftf, n, 0.99);
+			r->ftf_max = ftf[n - 1];
+			r->avg_jct_hard = r->hard_finished > 0 ? sum_hard / r->hard_finished : NAN;
 			r->makespan = last_finish - first_submit;
 			if (r->makespan > 0 && total_gpus > 0)
 				r->gpu_util = r->gpu_seconds / ((double) total_gpus * r->makespan);
 		}
 		free(jct);
 		free(wait);
+		free(ftf);
 		if (nsolve > 0)
 		{
 			for (i = 0; i < nsolve; i++)

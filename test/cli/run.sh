@@ -37,9 +37,10 @@ as() {
 	PGUSER=$who PGDATABASE=$DB "$M" "$@"
 }
 
-$PSQL -d postgres -c "CREATE DATABASE $DB" -c "CREATE ROLE $A LOGIN IN ROLE mixdnn_user" \
-	-c "CREATE ROLE $B LOGIN IN ROLE mixdnn_user" >/dev/null || exit 2
+# The extension first: it creates the roles mixdnn_user and the others.
+$PSQL -d postgres -c "CREATE DATABASE $DB" >/dev/null || exit 2
 $PSQL -d "$DB" -c "SET client_min_messages = warning" -c "CREATE EXTENSION mixdnn" \
+	-c "CREATE ROLE $A LOGIN IN ROLE mixdnn_user" -c "CREATE ROLE $B LOGIN IN ROLE mixdnn_user" \
 	-c "INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0)" \
 	-c "INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 2)" || exit 2
 

@@ -9,7 +9,8 @@ code=${3:-0}
 tag="$MIXDNN_JOB_ID-$MIXDNN_ATTEMPT-$NODE_RANK"
 start=$(date +%s.%N)
 {
-	env | grep -E '^(MIXDNN_[A-Z_]*|CUDA_VISIBLE_DEVICES|WORLD_SIZE|NODE_RANK|MASTER_ADDR|MASTER_PORT)=' | sort
+	env | grep -E '^(MIXDNN_[A-Z_]*|CUDA_VISIBLE_DEVICES|WORLD_SIZE|NODE_RANK|RANK|LOCAL_RANK|MASTER_ADDR|MASTER_PORT|HOME|PWD|E2E_[A-Z_]*)=' | sort
+	echo "WHOAMI=$(id -un)"
 	echo "PID=$$"
 	echo "START=$start"
 } >"$out/$tag.env.tmp"

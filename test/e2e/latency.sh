@@ -30,7 +30,10 @@ INSERT INTO mixdnn.gpu_types (gpu_type) VALUES ('gpu');
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('lat', 'gpu', 1);
 SQL
 
-"$LAUNCHER" --node lat 2>"$WORK/launcher.log" &
+# Jobs run as their owner's OS account (postgres) under a root launcher.
+SAME_USER=
+[ "$(id -u)" = 0 ] || SAME_USER=--allow-same-user
+"$LAUNCHER" --node lat --state-dir "$WORK/state" $SAME_USER 2>"$WORK/launcher.log" &
 LPID=$!
 sleep 0.5
 

@@ -3,7 +3,7 @@
 #
 # Environment (test/e2e/run.sh sets it up):
 #   PGHOST, PGPORT, PGDATABASE, PGUSER   a server with shared_preload_libraries = 'mixdnn'
-#                                        whose mixdnn.database is PGDATABASE
+#                                        (its launch worker serves PGDATABASE)
 #   MIXDNN_LAUNCHER                      path of bin/mixdnn-launcher
 #   MIXDNN_E2E_PGDATA                    its data directory, for tests that restart it
 #                                        (they are skipped without it)
@@ -83,7 +83,8 @@ q() {	# q SQL: one value or rows, unaligned, no headers
 # DROP EXTENSION.
 reset_cluster() {
 	psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<-SQL
-		SET client_min_messages = warning;
+		SET client_min_messages = error;
+		SET mixdnn.force_drop = on;
 		DROP EXTENSION IF EXISTS mixdnn CASCADE;
 		CREATE EXTENSION mixdnn;
 		DO \$\$ BEGIN
@@ -133,7 +134,8 @@ status_of() {
 start_launcher() {	# start_launcher NODE [OPTIONS...]
 	local node=$1
 	shift
-	PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node "$node" --poll-interval 2 --kill-grace 2 "$@" \
+	PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node "$node" --poll-interval 2 --kill-grace 2 \
+		--state-dir "$T/state-$node" "$@" \
 		>>"$T/launcher-$node.log" 2>&1 &
 	echo $! >"$T/launcher-$node.pid"
 }

@@ -11,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(24);
+SELECT plan(25);
 
 -- k80 is slow, v100 is the reference, a100 is fast (scaling model: speed x n^alpha).
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('k80', 0.5), ('v100', 1.0), ('a100', 2.0);
@@ -101,8 +101,11 @@ SELECT ok((SELECT count(DISTINCT planned_gpu_type) = 3 FROM mixdnn.jobs WHERE na
 SELECT is_empty($$SELECT * FROM pg_temp.plan_overbooking()$$, 'the mixed plan respects every type''s capacity');
 
 -- Move time forward and launch repeatedly: hard jobs get exactly their configuration.
+-- The jobs planned for t0 fit together, and come first among the due jobs:
+-- each of them must start.
+CREATE TEMP TABLE first AS SELECT job_id, model_class FROM mixdnn.jobs WHERE status = 'planned' AND planned_start = pg_temp.t0();
 SELECT pg_temp.set_now(pg_temp.t0() + interval '4 hours');
-SELECT mixdnn.launch_due();
+SELECT cmp_ok(mixdnn.launch_due(), '>=', (SELECT count(*)::int FROM first), 'launch_due starts at least the jobs planned for t0');
 :commit
 SELECT pg_temp.set_now(pg_temp.t0() + interval '6 hours');
 UPDATE mixdnn.jobs SET status = 'completed' WHERE status IN ('launching', 'running')
@@ -110,8 +113,10 @@ UPDATE mixdnn.jobs SET status = 'completed' WHERE status IN ('launching', 'runni
 :commit
 SELECT mixdnn.launch_due();
 :commit
-SELECT ok((SELECT count(*) > 0 FROM mixdnn.jobs WHERE name LIKE 'hard-%' AND status IN ('launching', 'completed')),
-	'some hard jobs were launched');
+SELECT results_eq($$SELECT count(*), count(*) FILTER (WHERE j.status IN ('launching', 'completed'))
+					 FROM first f JOIN mixdnn.jobs j USING (job_id) WHERE f.model_class = 'hard'$$,
+	$$SELECT count(*), count(*) FROM first WHERE model_class = 'hard' HAVING count(*) >= 3$$,
+	'every hard job planned for t0 (3 of them) was launched');
 SELECT is_empty($$SELECT j.job_id, j.gpu_type, j.gpus, n.gpu_type, count(*) FROM mixdnn.jobs j
 				  JOIN mixdnn.job_parts p ON p.job_id = j.job_id AND p.attempt = j.attempt
 				  JOIN mixdnn.gpu_nodes n ON n.node = p.node

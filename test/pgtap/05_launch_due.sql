@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(27);
+SELECT plan(32);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4);
@@ -88,18 +88,29 @@ SELECT throws_ok($$INSERT INTO mixdnn.gpu_holds (node, gpu_index, job_id)
 				   SELECT 'n1', 7, job_id FROM mixdnn.jobs WHERE name = 'd'$$,
 	'23503', NULL, 'holding a GPU index the node does not have is refused (23503)');
 
--- Gang: a 6-GPU job on two 4-GPU nodes, one of them with only 2 GPUs free
--- in its plan's time: it waits until 6 GPUs are free at once.
+-- Gang: a 6-GPU job while c and d hold n1 and n2 and n3's 4 GPUs are free:
+-- the round plans it for when c or d ends; a stale plan that says "now" makes it
+-- due with only 4 of its 6 GPUs free, and launch_due must not start it.
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n2', 'v100', 4);
+:commit
+SELECT is(mixdnn.launch_due(), 1, 'd starts at once on the new node n2');
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n3', 'v100', 4);
 :commit
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('g', 'hard', 'v100', 6, '1h');
 :commit
-SELECT ok((SELECT planned_start >= (SELECT planned_end FROM mixdnn.jobs WHERE name = 'c')
+SELECT ok((SELECT planned_start >= (SELECT min(planned_end) FROM mixdnn.jobs WHERE name IN ('c', 'd'))
 		   FROM mixdnn.jobs WHERE name = 'g'),
-	'a 6-GPU gang job is not planned while only 4 of 8 GPUs are free');
-SELECT mixdnn.launch_due();
+	'a 6-GPU gang job is not planned while only 4 of 12 GPUs are free');
+UPDATE mixdnn.jobs SET planned_start = mixdnn.now(), planned_end = mixdnn.now() + duration WHERE name = 'g';
+:commit
+SELECT is((SELECT count(*) FROM mixdnn.jobs WHERE name = 'g' AND status = 'planned' AND planned_start <= mixdnn.now()),
+	1::bigint, '(setup) g is due now, with 4 of its 6 GPUs free');
+SELECT is(mixdnn.launch_due(), 0, 'launch_due starts nothing');
 SELECT is((SELECT count(*) FROM mixdnn.gpu_holds WHERE job_id = pg_temp.jid('g')), 0::bigint,
-	'launch_due does not start a gang job partially');
+	'launch_due does not start a gang job partially: g holds no GPU');
+SELECT is((SELECT count(*) FROM mixdnn.job_parts WHERE job_id = pg_temp.jid('g')), 0::bigint, '... and has no part');
+SELECT ok((SELECT status = 'planned' AND planned_start > mixdnn.now() FROM mixdnn.jobs WHERE name = 'g'),
+	'g is re-planned for later');
 
 SELECT * FROM finish();
 ROLLBACK;

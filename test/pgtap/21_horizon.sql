@@ -24,7 +24,8 @@ CREATE FUNCTION pg_temp.said(n text) RETURNS text LANGUAGE sql AS
 	$$ SELECT status || ': ' || coalesce(reason, '') FROM mixdnn.jobs WHERE name = n $$;
 CREATE FUNCTION pg_temp.last_round() RETURNS mixdnn.rounds LANGUAGE sql AS
 	$$ SELECT * FROM mixdnn.rounds ORDER BY round_id DESC LIMIT 1 $$;
--- The queue position docs/design.md documents: rank in queue order.
+-- Rank in queue order (docs/design.md, "The waiting queue"; behind the
+-- horizon it is the job's queue position).
 CREATE FUNCTION pg_temp.position(n text) RETURNS bigint LANGUAGE sql AS $$
 	SELECT q.pos FROM (SELECT name, row_number() OVER (ORDER BY priority DESC, submitted_at, job_id) AS pos
 					   FROM mixdnn.jobs WHERE status IN ('pending', 'planned')) q WHERE q.name = n $$;

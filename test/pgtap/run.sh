@@ -24,7 +24,8 @@ else
 fi
 
 psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "SET client_min_messages = warning" \
-	-c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" || exit 2
+	-c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" \
+	-c "ALTER DATABASE $db SET mixdnn.launch_worker = off" || exit 2
 cleanup() {
 	if [ "${KEEP_DB:-0}" != 1 ]; then
 		psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1

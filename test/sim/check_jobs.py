@@ -4,7 +4,8 @@
   check_jobs.py capacity NODES.csv JOBS.csv   no node ever holds more GPUs than it has
   check_jobs.py fifo JOBS.csv                 starts non-decreasing in submit order
   check_jobs.py json FILE KEY...              last line is a JSON object with these keys
-Exit 0 when the invariant holds, 1 with a message when not.
+Exit 0 when the invariant holds, 1 with a message when not or when the file
+has no completed job (an invariant of nothing is no test).
 """
 import csv
 import json
@@ -27,6 +28,8 @@ def capacity(nodes_path, jobs_path):
             ev.append((float(j["start_s"]), 1, n, int(g)))
         if float(j["start_s"]) < float(j["submit_s"]) - 1e-6:
             return "job %s starts before its submission" % j["name"]
+    if not ev:
+        return "no completed job to check"
     ev.sort()
     used = {n: 0 for n in gpus}
     for t, _, n, d in ev:
@@ -38,6 +41,8 @@ def capacity(nodes_path, jobs_path):
 
 def fifo(jobs_path):
     rows = [j for j in csv.DictReader(open(jobs_path)) if j["status"] == "completed"]
+    if not rows:
+        return "no completed job to check"
     rows.sort(key=lambda j: (float(j["submit_s"]), int(j["job_id"])))
     last = -1.0
     for j in rows:

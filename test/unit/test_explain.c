@@ -165,6 +165,41 @@ test_round_plan(void)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * A job appended after planning (behind the planning horizon): no chosen
+ * row, every candidate "horizon", its earliest start after the plan of the
+ * job within the horizon (job 1, 30 min on 2 b).
+ */
+static void
+test_behind_horizon(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	mx_explanation e;
+	int			na,
+				nb,
+				i,
+				horizon = 1;
+
+	setup(&s, &na, &nb);
+	fx_hard(&s, 2, 1, 4, 3600);	/* 4 b, 1 h, read after job 1 is planned on b */
+	mx_options_default(&o);
+	s.njobs = 1;
+	CHECK(mx_plan_round(&s, &o, &p) == 0 && p.n == 1, "plan the horizon of one job");
+	s.njobs = 2;
+	CHECK(mx_explain_job(&s, &o, &p, horizon, &e) == 0 && e.n >= 1, "explain the job behind it");
+	for (i = 0; i < e.n; i++)
+		CHECK(!e.c[i].chosen && e.c[i].blocked_by == MX_BLOCK_HORIZON && isfinite(e.c[i].start),
+			  "candidate %d: not chosen, horizon, an earliest start", i);
+	CHECK(e.n == 1 && row(&e, 1) != NULL && p.a[0].type == 1 && p.a[0].start == NOW &&
+		  row(&e, 1)->start == p.a[0].end, "its earliest start on b is when the planned job frees b");
+	CHECK(strcmp(mx_block_cause_name(MX_BLOCK_HORIZON), "horizon") == 0, "cause name");
+	mx_explanation_free(&e);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
 static void
 test_position(void)
 {
@@ -189,6 +224,7 @@ main(void)
 	test_causes();
 	test_cluster_and_names();
 	test_round_plan();
+	test_behind_horizon();
 	test_position();
 	return unit_done("test_explain");
 }

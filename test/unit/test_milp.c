@@ -29,6 +29,7 @@ test_beats_greedy(void)
 	fx_hard(&s, 2, a, 4, 100);
 	fx_hard(&s, 3, b, 4, 1000);
 	mx_options_default(&o);
+	o.lp_configs = 0;		/* the start-now MILP (the configuration LP: test_typelp) */
 	o.scaling_alpha = 0.5;		/* 4 GPUs: runtime 60 * sqrt 2 = 84.9 */
 	o.time_limit_ms = 2000;
 	rc = mx_plan_round(&s, &o, &p);
@@ -70,6 +71,7 @@ test_random(void)
 
 		fx_random(&s, 1000 + seed, 6 + seed % 10, 5 + seed % 25);
 		mx_options_default(&o);
+		o.lp_configs = 0;		/* the start-now MILP (the configuration LP: test_typelp) */
 		o.time_limit_ms = 500;
 		rc = mx_plan_round(&s, &o, &p);
 		if (rc != 0)
@@ -142,6 +144,7 @@ test_window_direct(void)
 
 		fx_random(&s, 500 + seed, 10, 12);
 		mx_options_default(&o);
+		o.lp_configs = 0;		/* the start-now MILP (the configuration LP: test_typelp) */
 		o.reserve_all = 1;		/* the time-grid model: every planned start counts */
 		o.time_limit_ms = 1000;
 		o.value_horizon_s = 200000;
@@ -210,6 +213,7 @@ test_window_start_now(void)
 
 		fx_random(&s, 700 + seed, 10, 14);
 		mx_options_default(&o);
+		o.lp_configs = 0;		/* the start-now MILP (the configuration LP: test_typelp) */
 		o.starve_factor = 0;		/* no holds: the window is everything */
 		o.critical_margin = -1;
 		o.time_limit_ms = 1000;
@@ -276,6 +280,7 @@ test_grid_keeps_hold_starts(void)
 
 		fx_random(&s, 3000 + seed, 6 + seed % 10, 5 + seed % 25);
 		mx_options_default(&o);
+		o.lp_configs = 0;		/* the start-now MILP (the configuration LP: test_typelp) */
 		o.time_limit_ms = 500;
 		o.grid_points = 3;
 		mx_plan_round(&s, &o, &p);
@@ -298,6 +303,7 @@ test_time_limit_and_error(void)
 
 	fx_random(&s, 4242, 30, 120);
 	mx_options_default(&o);
+	o.lp_configs = 0;		/* the start-now MILP (the configuration LP: test_typelp) */
 	o.use_milp = 0;
 	rc = mx_plan_round(&s, &o, &h);
 	CHECK(rc == 0, "heuristic reference plan");

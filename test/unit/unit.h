@@ -1,7 +1,8 @@
 /*
  * unit.h — a minimal TAP producer for the core's unit tests.
- * Each test binary prints TAP ("ok N - ..."), then "N passed, N failed"
- * and exits non-zero when anything failed.
+ * Each test binary prints TAP ("ok N - ..."), then "N passed, N failed,
+ * N skipped" and exits non-zero when anything failed. A skipped test is
+ * "ok N # SKIP why" and counts as skipped, never as passed.
  */
 #ifndef MIXDNN_UNIT_H
 #define MIXDNN_UNIT_H
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <math.h>
 
-static int	unit_n, unit_failed;
+static int	unit_n, unit_failed, unit_skipped;
 
 /* The condition is evaluated once, so it may have side effects. */
 #define CHECK(cond, ...) do { \
@@ -25,11 +26,19 @@ static int	unit_n, unit_failed;
 
 #define CHECK_NEAR(a, b, eps, ...) CHECK(fabs((double) (a) - (double) (b)) <= (eps), __VA_ARGS__)
 
+/* A test that cannot run here (its data is missing): says why. */
+#define SKIP(why) do { \
+	unit_n++; \
+	unit_skipped++; \
+	printf("ok %d # SKIP %s\n", unit_n, (why)); \
+} while (0)
+
 static inline int
 unit_done(const char *name)
 {
 	printf("1..%d\n", unit_n);
-	printf("%s: %d passed, %d failed\n", name, unit_n - unit_failed, unit_failed);
+	printf("%s: %d passed, %d failed, %d skipped\n", name, unit_n - unit_failed - unit_skipped, unit_failed,
+		   unit_skipped);
 	return unit_failed ? 1 : 0;
 }
 

@@ -23,9 +23,12 @@ failed=0
 ok() {
 	n=$((n + 1))
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+	[ "$1" = 0 ]	# so that "ok $? ... || cat LOG" shows the log of a failure
 }
 fresh_db() {
-	$PSQL -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null 2>&1
+	# The launch worker (real clock) stays out of the test's virtual time.
+	$PSQL -d postgres -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" \
+		-c "ALTER DATABASE $1 SET mixdnn.launch_worker = off" >/dev/null 2>&1
 }
 describe() {
 	$PSQL -d "$1" -f test/upgrade/catalog.sql 2>&1 | sed 's/^psql:[^ ]* NOTICE: *//'
@@ -37,6 +40,10 @@ ok $? "a fresh install of $current"
 describe mx_up_fresh >"$OUT/fresh.txt"
 [ -s "$OUT/fresh.txt" ] && grep -q '^member|table mixdnn.jobs$' "$OUT/fresh.txt"
 ok $? "the catalog description of $current lists the extension's objects"
+
+meta=$(python3 -c 'import json; print(json.load(open("META.json"))["version"])' 2>/dev/null)
+[ "$meta" = "$current" ] && grep -q "^EXTVERSION *= *$current\$" Makefile
+ok $? "META.json ($meta) and the Makefile release the control file's $current"
 
 versions=$(ls sql/versions/ | sed -n 's/^mixdnn--\([0-9.]*\)\.sql$/\1/p' | grep -vx "$current")
 [ -n "$versions" ]

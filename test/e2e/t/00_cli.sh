@@ -13,11 +13,46 @@ ok "$(grep -q 'invalid --poll-interval "soon"' <<<"$err"; echo $?)" "and says wh
 "$MIXDNN_LAUNCHER" --node n1 --no-such-option >/dev/null 2>&1
 is "$?" 2 "an unknown option exits with 2"
 
-# An unregistered node: the launcher keeps retrying, logs why, and stops on SIGTERM.
+# Configuration errors end the launcher at once with status 2 and a reason.
 reset_cluster
-start_launcher nowhere
-wait_until 5 "grep -q 'unknown node \"nowhere\"' '$T/launcher-nowhere.log'"
-ok $? "a launcher for an unregistered node logs the error and retries"
-stop_launcher nowhere
-ok "$(grep -q 'stopped$' "$T/launcher-nowhere.log"; echo $?)" "and stops on SIGTERM"
+config_error() {	# config_error DESCRIPTION PATTERN LAUNCHER-ARGS...: exits 2 within 5 s, log matches
+	local what=$1 pattern=$2 rc start
+	shift 2
+	start=$(date +%s)
+	timeout 20 "$@" >"$T/cfg.log" 2>&1
+	rc=$?
+	is "$rc" 2 "$what: exits with 2"
+	ok "$([ $(($(date +%s) - start)) -le 5 ]; echo $?)" "$what: within 5 s"
+	ok "$(grep -q -- "$pattern" "$T/cfg.log"; echo $?)" "$what: says why" || diag "$(cat "$T/cfg.log")"
+}
+L=("$MIXDNN_LAUNCHER" --state-dir "$T/state")
+config_error "an unregistered node" 'unknown node "nowhere"' env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node nowhere
+q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'mxe2e_norights') THEN
+	CREATE ROLE mxe2e_norights LOGIN; END IF; END \$\$" >/dev/null
+config_error "a role without mixdnn_launcher" 'SQLSTATE 42501' env PGUSER=mxe2e_norights "${L[@]}" --node n1
+config_error "a missing --output-dir" 'output-dir "/nonexistent/out" is not a directory' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --output-dir /nonexistent/out
+mkdir -p "$T/ro"
+chmod 755 "$T/ro"
+config_error "an --output-dir it cannot write" 'is not writable' \
+	runuser -u nobody -- env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --allow-same-user \
+	--state-dir "$T/nobody-state" --output-dir "$T/ro"
+config_error "a launcher that is not root, without --allow-same-user" 'could read its credentials' \
+	runuser -u nobody -- env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --state-dir "$T/nobody-state"
+config_error "PGPASSWORD" 'PGPASSWORD is set' env PGPASSWORD=secret PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1
+config_error "a password in --dsn" '--dsn holds a password' "${L[@]}" --node n1 --dsn "user=$E2E_LAUNCHER_ROLE password=secret"
+echo secret >"$T/pw"
+chmod 644 "$T/pw"
+config_error "a --password-file others can read" 'no one else can read' "${L[@]}" --node n1 --password-file "$T/pw"
+
+# A transient error (the server is not there yet) keeps the retry loop.
+PGHOST=/nonexistent PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 >"$T/launcher-retry.log" 2>&1 &
+pid=$!
+wait_until 5 "grep -q 'retrying in' '$T/launcher-retry.log'"
+ok $? "a server it cannot reach: it logs the error and retries"
+alive "$pid"
+ok $? "and keeps running"
+kill -TERM "$pid"
+wait "$pid"
+is "$?" 0 "and stops on SIGTERM with 0"
 done_testing

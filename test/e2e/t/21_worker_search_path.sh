@@ -31,9 +31,15 @@ SQL
 ok $? "(setup) a user's schema with an operator = that makes her superuser when a superuser runs it"
 
 q "ALTER DATABASE \"$PGDATABASE\" SET search_path = e2e_evil, pg_catalog" >/dev/null
-old_pid=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'mixdnn launch worker'")
-q "SELECT pg_terminate_backend($old_pid)" >/dev/null
-wait_until 20 "[ -n \"\$(q \"SELECT pid FROM pg_stat_activity WHERE backend_type = 'mixdnn launch worker' AND pid <> $old_pid\")\" ]"
+# This database's launch worker; the supervisor may still be starting it
+# after the extension was re-created.
+worker_pid() {
+	q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'mixdnn launch worker' AND datname = current_database() ${1:-}"
+}
+wait_until 40 '[ -n "$(worker_pid)" ]'
+old_pid=$(worker_pid)
+q "SELECT pg_terminate_backend(${old_pid:-0})" >/dev/null
+wait_until 40 "[ -n \"\$(worker_pid 'AND pid <> ${old_pid:-0}')\" ]"
 ok $? "the worker restarted under the database's hostile search_path"
 
 # A job makes the worker run a whole cycle (lease expiry, plan, launch); a
@@ -49,7 +55,7 @@ is "$(q "SELECT rolsuper FROM pg_roles WHERE rolname = 'e2e_mallory'")" f \
 	"the worker's queries did not run the user's operator"
 
 q "ALTER DATABASE \"$PGDATABASE\" RESET search_path" >/dev/null
-q "DROP EXTENSION mixdnn CASCADE" >/dev/null
+q "SET mixdnn.force_drop = on; DROP EXTENSION mixdnn CASCADE" >/dev/null
 q "DROP SCHEMA e2e_evil CASCADE" >/dev/null
 q "DROP ROLE e2e_mallory" >/dev/null
 done_testing

@@ -1,0 +1,60 @@
+-- A job's working directory and extra environment (jobs.workdir, jobs.env;
+-- docs/launcher.md): checked when written, so that a launcher never meets a
+-- value it cannot use. The launcher's own variables are refused rather than
+-- overridden: a job that sets RANK or CUDA_VISIBLE_DEVICES would otherwise
+-- join the wrong rendezvous or take GPUs it does not hold.
+
+CREATE FUNCTION mixdnn._job_check_env() RETURNS trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	k		text;
+	v		jsonb;
+BEGIN
+	IF NEW.workdir IS NOT NULL
+	   AND (NEW.workdir OPERATOR(pg_catalog.!~) '^/' OR pg_catalog.length(NEW.workdir) OPERATOR(pg_catalog.>) 4096) THEN
+		RAISE EXCEPTION 'workdir must be an absolute path (starting with /) of at most 4096 characters, not "%"',
+				pg_catalog.left(NEW.workdir, 200)
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF NEW.env IS NULL THEN
+		RETURN NEW;
+	END IF;
+	IF pg_catalog.jsonb_typeof(NEW.env) OPERATOR(pg_catalog.<>) 'object' THEN
+		RAISE EXCEPTION 'env must be a JSON object of strings, such as {"NCCL_DEBUG": "INFO"}, not a JSON %',
+				pg_catalog.jsonb_typeof(NEW.env)
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF pg_catalog.octet_length(NEW.env::text) OPERATOR(pg_catalog.>) 65536 THEN
+		RAISE EXCEPTION 'env must be at most 64 kB of JSON'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	FOR k, v IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(NEW.env) e LOOP
+		IF k OPERATOR(pg_catalog.!~) '^[A-Za-z_][A-Za-z0-9_]{0,127}$' THEN
+			RAISE EXCEPTION 'env key "%" is not an environment variable name', pg_catalog.left(k, 200)
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'Names are letters, digits and _, not starting with a digit, at most 128 characters.';
+		END IF;
+		IF k OPERATOR(pg_catalog.=) ANY (ARRAY['CUDA_VISIBLE_DEVICES', 'MASTER_ADDR', 'MASTER_PORT', 'RANK',
+					'LOCAL_RANK', 'NODE_RANK', 'WORLD_SIZE']) OR k OPERATOR(pg_catalog.~) '^MIXDNN_' THEN
+			RAISE EXCEPTION 'env key "%" is set by the launcher and cannot be given', k
+				USING ERRCODE = 'invalid_parameter_value',
+					  HINT = 'The launcher sets CUDA_VISIBLE_DEVICES, MASTER_ADDR, MASTER_PORT, RANK, LOCAL_RANK, NODE_RANK, WORLD_SIZE and every MIXDNN_* variable.';
+		END IF;
+		IF pg_catalog.jsonb_typeof(v) OPERATOR(pg_catalog.<>) 'string' THEN
+			RAISE EXCEPTION 'env value of "%" must be a JSON string, not a JSON %', k, pg_catalog.jsonb_typeof(v)
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+	END LOOP;
+	RETURN NEW;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._job_check_env() IS 'internal: refuses a job whose workdir is not absolute or whose env is not a JSON object of strings with free variable names';
+
+CREATE TRIGGER jobs_check_env
+	BEFORE INSERT OR UPDATE OF workdir, env ON mixdnn.jobs
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._job_check_env();
+REVOKE ALL ON FUNCTION mixdnn._job_check_env() FROM PUBLIC;
+-- Users give both when they submit.
+GRANT INSERT (workdir, env) ON mixdnn.jobs TO mixdnn_user;

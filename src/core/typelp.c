@@ -1,0 +1,409 @@
+/*
+ * typelp.c — the configuration LP (typelp.h). See docs/model.md,
+ * "Configuration LP".
+ *
+ * Variables x[j,c,s] >= 0: the share of window job j that runs on
+ * configuration c and starts in slot s. Slots are geometric in time after
+ * now (short slots first, where the decisions of this round matter), plus
+ * a catch-all slot without capacity so that the LP is always feasible.
+ *
+ *   min  sum w_j (mid_s + p_c) x[j,c,s]
+ *   s.t. sum_{c,s} x[j,c,s] = 1                                for every job
+ *        sum_{s' <= s} g_c min(p_c, b_{s+1} - b_{s'}) x[j,c,s']
+ *             <= free GPU-seconds of type k on [now, now + b_{s+1}]   for every type k, slot s
+ *
+ * The capacity rows are cumulative: a job started in slot s' has done at
+ * most min(p, b_{s+1} - b_{s'}) of its run by the end of slot s. mid_s +
+ * p_c is the job's completion if it starts mid-slot (the mean busy time
+ * mid_s + p_c / 2 measured 0.4 points worse, docs/model.md).
+ *
+ * This runs inside the PostgreSQL server: GLPK must never print, exit or
+ * abort, so it is hosted as in milp.c (terminal off, an error hook that
+ * longjmp()s back, the environment freed after every solve), and only
+ * GLPK calls happen between setjmp() and the end of the protected region.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glpk.h>
+
+#include "glpkhost.h"
+#include "typelp.h"
+#include "heuristic.h"
+#include "stopwatch.h"
+
+#define TLP_SLOTS 16			/* finite slots; one catch-all slot follows */
+#define TLP_MIN_SLOT_S 60.0		/* the first slot is at least this long */
+#define TLP_MAX_COLS 40000		/* the window is cut before a job that would exceed this */
+#define TLP_ITER_PER_ROW 40		/* simplex iteration limit per row (determinism, docs/model.md) */
+
+int			mx_typelp_test_force_error = 0;
+
+typedef struct tlp_col
+{
+	int			job;			/* window position */
+	int			cfg;			/* index into cf[] */
+	int			slot;
+} tlp_col;
+
+/* The model's state: slots, configurations, columns and the sparse matrix. */
+typedef struct tlp_model
+{
+	int			n,				/* window jobs in the model (may be cut) */
+				K,				/* GPU types */
+				S;				/* slots, the last one the catch-all */
+	double		b[TLP_SLOTS + 2];	/* slot s = [b[s], b[s+1]) seconds after now */
+	double	   *capk;			/* free GPU-seconds of type k on [0, b[s+1]): capk[k * (S - 1) + s] */
+	int		   *cfoff;			/* configs of job i: cf[cfoff[i] .. cfoff[i + 1]) */
+	mx_config  *cf;
+	double	   *w;				/* weight of job i */
+	int			ncol,
+				nrow,
+				nnz;
+	tlp_col    *col;			/* 1-based */
+	double	   *obj;			/* 1-based */
+	int		   *ia,
+			   *ja;
+	double	   *ar;				/* 1-based */
+	double	   *x;				/* LP solution, 1-based */
+	int			iterations;
+	double		lp_obj;
+} tlp_model;
+
+static void
+tlp_free(tlp_model *m)
+{
+	free(m->capk);
+	free(m->cfoff);
+	free(m->cf);
+	free(m->w);
+	free(m->col);
+	free(m->obj);
+	free(m->ia);
+	free(m->ja);
+	free(m->ar);
+	free(m->x);
+}
+
+/* Free GPU-seconds of type k on [now, now + len) in cap. */
+static double
+free_gpu_seconds(const mx_capacity *cap, int k, double now, double len)
+{
+	double		sum = 0,
+				end = now + len;
+	int			i;
+
+	for (i = 0; i < cap->nsteps[k]; i++)
+	{
+		double		a = cap->steps[k][i].t,
+					z = i + 1 < cap->nsteps[k] ? cap->steps[k][i + 1].t : INFINITY;
+
+		if (a < now)
+			a = now;
+		if (z > end)
+			z = end;
+		if (z > a)
+			sum += cap->steps[k][i].free * (z - a);
+	}
+	return sum;
+}
+
+/*
+ * Configurations and weights of the window jobs; the window is cut before
+ * the job that would take the model past TLP_MAX_COLS columns.
+ */
+static int
+load_configs(tlp_model *m, const mx_snapshot *s, const mx_options *o, const int *window, int n)
+{
+	int			tot = 0,
+				i,
+				cols = 0;
+
+	for (i = 0; i < n; i++)
+		tot += mx_job_configs_max(s, &s->jobs[window[i]]);
+	m->cfoff = malloc(((size_t) n + 1) * sizeof(int));
+	m->cf = malloc((size_t) (tot > 0 ? tot : 1) * sizeof(mx_config));
+	m->w = malloc(((size_t) n + 1) * sizeof(double));
+	if (!m->cfoff || !m->cf || !m->w)
+		return -1;
+	m->cfoff[0] = 0;
+	for (i = 0; i < n; i++)
+	{
+		const mx_job *j = &s->jobs[window[i]];
+		int			nc = mx_job_configs(s, j, o->scaling_alpha, m->cf + m->cfoff[i],
+										mx_job_configs_max(s, j));
+
+		if (cols + nc * m->S > TLP_MAX_COLS)
+			break;
+		cols += nc * m->S;
+		m->w[i] = mx_job_weight(s, j, o);
+		m->cfoff[i + 1] = m->cfoff[i] + nc;
+	}
+	m->n = i;
+	return 0;
+}
+
+/*
+ * Slot boundaries: geometric from the first slot's length d0 (a quarter of
+ * the shortest best run time, at least TLP_MIN_SLOT_S) to D, twice the
+ * longest of the running parts' last end, the longest best run time and
+ * the window's least GPU-seconds spread over every GPU — a span in which
+ * the window can finish.
+ */
+static void
+set_slots(tlp_model *m, const mx_snapshot *s, const mx_capacity *cap)
+{
+	double		shortest = INFINITY,
+				longest = 0,
+				work = 0,
+				last = 0,
+				d0,
+				D,
+				r;
+	int			i,
+				c,
+				k,
+				gpus = 0;
+
+	for (i = 0; i < m->n; i++)
+	{
+		double		best = INFINITY,
+					least = INFINITY;
+
+		for (c = m->cfoff[i]; c < m->cfoff[i + 1]; c++)
+		{
+			best = fmin(best, m->cf[c].runtime);
+			least = fmin(least, m->cf[c].runtime * m->cf[c].gpus);
+		}
+		if (!isfinite(best))
+			continue;
+		shortest = fmin(shortest, best);
+		longest = fmax(longest, best);
+		work += least;
+	}
+	for (k = 0; k < m->K; k++)
+	{
+		gpus += cap->total[k];
+		if (cap->nsteps[k] > 0)
+			last = fmax(last, cap->steps[k][cap->nsteps[k] - 1].t - s->now);
+	}
+	d0 = fmax(TLP_MIN_SLOT_S, isfinite(shortest) ? shortest / 4.0 : TLP_MIN_SLOT_S);
+	D = 2.0 * fmax(fmax(last, longest), gpus > 0 ? work / gpus : 0);
+	if (!(D > d0 * 2))
+		D = d0 * 2;
+	r = pow(D / d0, 1.0 / (TLP_SLOTS - 1));
+	m->b[0] = 0;
+	for (i = 1; i <= TLP_SLOTS; i++)
+		m->b[i] = d0 * pow(r, i - 1);
+	/* the catch-all slot: twice as far again, no capacity row */
+	m->b[TLP_SLOTS + 1] = 3.0 * m->b[TLP_SLOTS];
+}
+
+/* Cumulative free GPU-seconds per type and finite slot. */
+static int
+set_capacity(tlp_model *m, const mx_snapshot *s, const mx_capacity *cap)
+{
+	int			k,
+				sl;
+
+	m->capk = malloc((size_t) m->K * (m->S - 1) * sizeof(double));
+	if (!m->capk)
+		return -1;
+	for (k = 0; k < m->K; k++)
+		for (sl = 0; sl < m->S - 1; sl++)
+			m->capk[k * (m->S - 1) + sl] = free_gpu_seconds(cap, k, s->now, m->b[sl + 1]);
+	return 0;
+}
+
+/* Capacity row (1-based) of type k and finite slot sl. */
+static int
+cap_row(const tlp_model *m, int k, int sl)
+{
+	return m->n + 1 + k * (m->S - 1) + sl;
+}
+
+/* Columns, objective and the constraint matrix. */
+static int
+build_matrix(tlp_model *m)
+{
+	int			i,
+				c,
+				sl,
+				s2,
+				nz = 0;
+	size_t		maxcol = 0;
+
+	for (i = 0; i < m->n; i++)
+		maxcol += (size_t) (m->cfoff[i + 1] - m->cfoff[i]) * m->S;
+	m->col = malloc((maxcol + 1) * sizeof(tlp_col));
+	m->obj = malloc((maxcol + 1) * sizeof(double));
+	m->x = calloc(maxcol + 1, sizeof(double));
+	/* each column: its job row and at most S - 1 capacity rows */
+	m->ia = malloc((maxcol * m->S + 1) * sizeof(int));
+	m->ja = malloc((maxcol * m->S + 1) * sizeof(int));
+	m->ar = malloc((maxcol * m->S + 1) * sizeof(double));
+	if (!m->col || !m->obj || !m->x || !m->ia || !m->ja || !m->ar)
+		return -1;
+	m->ncol = 0;
+	for (i = 0; i < m->n; i++)
+		for (c = m->cfoff[i]; c < m->cfoff[i + 1]; c++)
+			for (sl = 0; sl < m->S; sl++)
+			{
+				const mx_config *cf = &m->cf[c];
+				int			j = ++m->ncol;
+				double		mid = 0.5 * (m->b[sl] + m->b[sl + 1]);
+
+				m->col[j].job = i;
+				m->col[j].cfg = c;
+				m->col[j].slot = sl;
+				m->obj[j] = m->w[i] * (mid + cf->runtime);
+				nz++;
+				m->ia[nz] = i + 1;
+				m->ja[nz] = j;
+				m->ar[nz] = 1.0;
+				for (s2 = sl; s2 < m->S - 1; s2++)
+				{
+					nz++;
+					m->ia[nz] = cap_row(m, cf->type, s2);
+					m->ja[nz] = j;
+					m->ar[nz] = cf->gpus * fmin(cf->runtime, m->b[s2 + 1] - m->b[sl]);
+				}
+			}
+	m->nnz = nz;
+	m->nrow = m->n + m->K * (m->S - 1);
+	return 0;
+}
+
+/*
+ * Solve the LP. Returns MX_TYPELP_OK with m->x filled, MX_TYPELP_LIMIT, or
+ * MX_TYPELP_ERROR when GLPK reported an error; the GLPK environment is
+ * freed in every case. Only GLPK calls and writes through m happen after
+ * setjmp(), so no local variable is live across the longjmp().
+ */
+static mx_typelp_result
+solve(tlp_model *m, double deadline_ms)
+{
+	jmp_buf		jb;
+	glp_prob   *volatile P = NULL;
+	glp_smcp	sm;
+	int			i,
+				st;
+
+	mx_glpk_reset();
+	if (setjmp(jb) != 0)
+	{
+		glp_free_env();
+		return MX_TYPELP_ERROR;
+	}
+	mx_glpk_enter(&jb);
+	P = glp_create_prob();
+	glp_set_obj_dir(P, GLP_MIN);
+	glp_add_rows(P, m->nrow);
+	for (i = 1; i <= m->n; i++)
+		if (m->cfoff[i] > m->cfoff[i - 1])
+			glp_set_row_bnds(P, i, GLP_FX, 1.0, 1.0);
+	for (i = m->n + 1; i <= m->nrow; i++)
+		glp_set_row_bnds(P, i, GLP_UP, 0.0, m->capk[i - m->n - 1]);
+	glp_add_cols(P, m->ncol);
+	for (i = 1; i <= m->ncol; i++)
+	{
+		glp_set_col_bnds(P, i, GLP_LO, 0.0, 0.0);
+		glp_set_obj_coef(P, i, m->obj[i]);
+	}
+	if (mx_typelp_test_force_error)
+		glp_set_obj_coef(P, m->ncol + 7, 1.0);	/* invalid: GLPK calls the error hook */
+	glp_load_matrix(P, m->nnz, m->ia, m->ja, m->ar);
+	glp_init_smcp(&sm);
+	sm.msg_lev = GLP_MSG_OFF;
+	sm.presolve = GLP_OFF;
+	sm.it_lim = TLP_ITER_PER_ROW * m->nrow;
+	sm.tm_lim = (int) fmax(1.0, deadline_ms - mx_wall_ms());
+	glp_simplex(P, &sm);
+	st = glp_get_status(P);
+	m->iterations = glp_get_it_cnt(P);
+	if (st == GLP_OPT || st == GLP_FEAS)
+	{
+		m->lp_obj = glp_get_obj_val(P);
+		for (i = 1; i <= m->ncol; i++)
+			m->x[i] = glp_get_col_prim(P, i);
+	}
+	glp_delete_prob(P);
+	P = NULL;
+	glp_free_env();
+	return (st == GLP_OPT || st == GLP_FEAS) ? MX_TYPELP_OK : MX_TYPELP_LIMIT;
+}
+
+/* Each job's configuration with the largest LP mass (ties: lower index). */
+static void
+majority(const tlp_model *m, mx_config *choice, int n)
+{
+	double	   *mass = calloc((size_t) (m->cfoff[m->n] > 0 ? m->cfoff[m->n] : 1), sizeof(double));
+	int			i,
+				c,
+				j;
+
+	for (i = 0; i < n; i++)
+		choice[i].type = -1;
+	if (mass == NULL)
+		return;
+	for (j = 1; j <= m->ncol; j++)
+		mass[m->col[j].cfg] += m->x[j];
+	for (i = 0; i < m->n; i++)
+	{
+		int			bestc = -1;
+
+		for (c = m->cfoff[i]; c < m->cfoff[i + 1]; c++)
+			if (bestc < 0 || mass[c] > mass[bestc] + 1e-9)
+				bestc = c;
+		if (bestc >= 0 && m->cfoff[i + 1] - m->cfoff[i] > 1)
+			choice[i] = m->cf[bestc];
+	}
+	free(mass);
+}
+
+mx_typelp_result
+mx_typelp_configs(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
+				  const int *window, int n, double deadline_ms,
+				  mx_config *choice, mx_typelp_stats *st)
+{
+	tlp_model	m;
+	mx_typelp_result r = MX_TYPELP_NOTHING;
+	int			i,
+				multi = 0;
+
+	memset(&m, 0, sizeof(m));
+	memset(st, 0, sizeof(*st));
+	for (i = 0; i < n; i++)
+		choice[i].type = -1;
+	m.K = s->ntypes;
+	m.S = TLP_SLOTS + 1;
+	if (n <= 0 || m.K <= 0)
+		return MX_TYPELP_NOTHING;
+	if (load_configs(&m, s, o, window, n) < 0)
+	{
+		tlp_free(&m);
+		return MX_TYPELP_ERROR;
+	}
+	for (i = 0; i < m.n; i++)
+		multi += m.cfoff[i + 1] - m.cfoff[i] > 1;
+	if (multi == 0)
+	{
+		tlp_free(&m);
+		return MX_TYPELP_NOTHING;
+	}
+	set_slots(&m, s, cap);
+	if (set_capacity(&m, s, cap) < 0 || build_matrix(&m) < 0)
+		r = MX_TYPELP_ERROR;
+	else
+		r = solve(&m, deadline_ms);
+	st->ncols = m.ncol;
+	st->nrows = m.nrow;
+	st->iterations = m.iterations;
+	st->lp_obj = m.lp_obj;
+	if (r == MX_TYPELP_OK)
+		majority(&m, choice, n);
+	tlp_free(&m);
+	return r;
+}

@@ -1,0 +1,50 @@
+/*
+ * typelp.h — the time-indexed LP that chooses each waiting job's
+ * configuration (GPU type and count) from the queued demand per type.
+ *
+ * The LP relaxation (GLPK, inside the round) spreads the first lp_window
+ * waiting jobs over geometric time slots and configurations under per-type
+ * GPU-second capacity; each job then takes the configuration that carries
+ * most of its LP mass. The heuristic's list scheduling places the jobs
+ * with those configurations (docs/model.md, "Configuration LP").
+ */
+#ifndef MIXDNN_TYPELP_H
+#define MIXDNN_TYPELP_H
+
+#include "snapshot.h"
+#include "planner.h"
+#include "capacity.h"
+#include "utility.h"
+
+typedef enum mx_typelp_result
+{
+	MX_TYPELP_OK = 0,			/* choice[] filled from an optimal (or iteration-limited feasible) LP */
+	MX_TYPELP_NOTHING,			/* no job with a choice between configurations */
+	MX_TYPELP_LIMIT,			/* stopped before a feasible solution (iteration or time limit) */
+	MX_TYPELP_ERROR				/* GLPK error caught, or out of memory */
+} mx_typelp_result;
+
+typedef struct mx_typelp_stats
+{
+	int			ncols;			/* LP columns built */
+	int			nrows;
+	int			iterations;		/* simplex iterations used */
+	double		lp_obj;			/* LP objective (weighted completion-time estimate, s) */
+} mx_typelp_stats;
+
+/* Tests only: make a deliberately invalid GLPK call (the error-hook path). */
+extern int	mx_typelp_test_force_error;
+
+/*
+ * Choose a configuration for each of the jobs window[0..n) of s against cap
+ * (running jobs and the round's holds). On MX_TYPELP_OK, choice[i] is the
+ * chosen configuration of window[i] (type -1: keep the heuristic's choice).
+ * deadline_ms (mx_wall_ms() scale) is a safety stop only; the simplex
+ * iteration limit decides where a round's search ends, so the same input
+ * gives the same choice on a busy machine.
+ */
+mx_typelp_result mx_typelp_configs(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
+								   const int *window, int n, double deadline_ms,
+								   mx_config *choice, mx_typelp_stats *st);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * typeplan.h — a round's plan with the configurations the configuration LP
+ * chose (typelp.h), placed by the heuristic's guarded list scheduling.
+ */
+#ifndef MIXDNN_TYPEPLAN_H
+#define MIXDNN_TYPEPLAN_H
+
+#include "snapshot.h"
+#include "plan.h"
+#include "planner.h"
+#include "capacity.h"
+#include "typelp.h"
+
+/*
+ * Re-plan the jobs order[0..np) of s into a copy of cap (running jobs only)
+ * by the heuristic's passes, with the jobs window[0..nw) pinned to the
+ * configuration the LP over holdcap (running jobs and the round's holds)
+ * chose for them; guard and best are mx_job_guards()'s. On MX_TYPELP_OK p
+ * holds the new plan; otherwise p is unchanged. deadline_ms (mx_wall_ms()
+ * scale) is the LP's safety stop.
+ */
+mx_typelp_result mx_typeplan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
+							 const mx_capacity *holdcap, const int *order, int np,
+							 const int *window, int nw, const unsigned char *guard,
+							 const double *best, double deadline_ms, mx_plan *p,
+							 mx_typelp_stats *st);
+
+#endif

@@ -1,0 +1,144 @@
+/*
+ * account.c — mapping job owners to OS accounts and becoming them.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "account.h"
+
+typedef struct map_entry
+{
+	char	   *role;
+	char	   *user;
+} map_entry;
+
+static map_entry *map = NULL;
+static int	nmap = 0;
+
+int
+lx_usermap_load(const char *path, char *why, size_t why_size)
+{
+	FILE	   *f = fopen(path, "re");
+	char		line[1024];
+	int			lineno = 0;
+
+	if (f == NULL)
+	{
+		snprintf(why, why_size, "cannot read user map \"%s\": %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f))
+	{
+		char		role[256],
+					user[256],
+					extra[2];
+		int			n;
+		map_entry  *m;
+
+		lineno++;
+		line[strcspn(line, "#\n")] = '\0';
+		n = sscanf(line, "%255s %255s %1s", role, user, extra);
+		if (n <= 0)
+			continue;
+		if (n != 2)
+		{
+			snprintf(why, why_size, "user map \"%s\" line %d: \"ROLE OS_USER\" expected", path, lineno);
+			fclose(f);
+			return -1;
+		}
+		m = realloc(map, (nmap + 1) * sizeof(map_entry));
+		if (m == NULL || (m[nmap].role = strdup(role)) == NULL || (m[nmap].user = strdup(user)) == NULL)
+		{
+			snprintf(why, why_size, "out of memory");
+			fclose(f);
+			return -1;
+		}
+		map = m;
+		nmap++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static const char *
+mapped_user(const char *owner)
+{
+	int			i;
+
+	for (i = 0; i < nmap; i++)
+		if (strcmp(map[i].role, owner) == 0)
+			return map[i].user;
+	return owner;
+}
+
+static void
+copy_account(const struct passwd *pw, lx_account *a)
+{
+	a->uid = pw->pw_uid;
+	a->gid = pw->pw_gid;
+	snprintf(a->name, sizeof(a->name), "%s", pw->pw_name);
+	snprintf(a->home, sizeof(a->home), "%s", pw->pw_dir && pw->pw_dir[0] ? pw->pw_dir : "/");
+	snprintf(a->shell, sizeof(a->shell), "%s", pw->pw_shell && pw->pw_shell[0] ? pw->pw_shell : "/bin/sh");
+}
+
+int
+lx_account_for(const char *owner, bool allow_root, lx_account *a, char *why, size_t why_size)
+{
+	struct passwd *pw;
+	const char *user;
+
+	if (geteuid() != 0)
+	{
+		pw = getpwuid(geteuid());
+		if (pw == NULL)
+		{
+			snprintf(why, why_size, "the launcher's own uid %d has no passwd entry", (int) geteuid());
+			return -1;
+		}
+		copy_account(pw, a);
+		return 0;
+	}
+	user = mapped_user(owner);
+	errno = 0;
+	pw = getpwnam(user);
+	if (pw == NULL)
+	{
+		if (strcmp(user, owner) == 0)
+			snprintf(why, why_size, "role \"%s\" has no OS account of that name on this node (map it with --user-map)", owner);
+		else
+			snprintf(why, why_size, "role \"%s\" is mapped to OS user \"%s\", which does not exist on this node", owner, user);
+		return -1;
+	}
+	if (pw->pw_uid == 0 && !allow_root)
+	{
+		snprintf(why, why_size, "role \"%s\" maps to OS user \"%s\" (uid 0): jobs do not run as root without --allow-root-jobs",
+				 owner, user);
+		return -1;
+	}
+	copy_account(pw, a);
+	return 0;
+}
+
+int
+lx_account_become(const lx_account *a, char *why, size_t why_size)
+{
+	if (geteuid() != 0)
+		return 0;
+	if (initgroups(a->name, a->gid) != 0 || setgid(a->gid) != 0 || setuid(a->uid) != 0)
+	{
+		snprintf(why, why_size, "cannot become OS user \"%s\": %s", a->name, strerror(errno));
+		return -1;
+	}
+	/* A process that could regain root would make all of this pointless. */
+	if (a->uid != 0 && (setuid(0) == 0 || geteuid() == 0))
+	{
+		snprintf(why, why_size, "OS user \"%s\" could regain root", a->name);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,146 @@
+/*
+ * command.c — from the keeper's fork to the job's /bin/sh -c COMMAND.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "command.h"
+
+#define ENV_BASE 7
+
+static void __attribute__((noreturn))
+fail(const lx_command *c, const char *fmt, const char *arg)
+{
+	char		why[512];
+	int			n = snprintf(why, sizeof(why), fmt, arg, strerror(errno));
+
+	if (n > 0)
+		(void) !write(c->error_fd, why, n < (int) sizeof(why) ? n : (int) sizeof(why) - 1);
+	_exit(126);
+}
+
+/*
+ * The output file is created by root and handed to the job's user. A name
+ * someone planted before (a symbolic or hard link, another user's file) is
+ * refused: handing it over would give away whatever it points to.
+ */
+static void
+open_output(const lx_command *c)
+{
+	struct stat st;
+	const int	flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC;
+	bool		created = true;
+	int			fd = open(c->output, flags | O_CREAT | O_EXCL, 0640);
+
+	if (fd < 0 && errno == EEXIST)
+	{
+		created = false;
+		fd = open(c->output, flags);
+	}
+	if (fd < 0)
+		fail(c, "cannot open output file %s: %s", c->output);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1
+		|| (!created && st.st_uid != c->account->uid))
+	{
+		errno = EPERM;
+		fail(c, "output file %s exists and is not the job user's own: %s", c->output);
+	}
+	if (created && geteuid() == 0 && fchown(fd, c->account->uid, c->account->gid) != 0)
+		fail(c, "cannot give output file %s to the job's user: %s", c->output);
+	if (dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
+		fail(c, "cannot redirect output to %s: %s", c->output);
+	close(fd);
+}
+
+static char *
+env_pair(const char *key, const char *value)
+{
+	size_t		n = strlen(key) + strlen(value) + 2;
+	char	   *s = malloc(n);
+
+	if (s != NULL)
+		snprintf(s, n, "%s=%s", key, value);
+	return s;
+}
+
+/* What a login sets, then the job's variables (the launcher's included). */
+static char **
+build_env(const lx_command *c, const char *dir)
+{
+	const lx_account *a = c->account;
+	char	  **env = calloc(ENV_BASE + c->job->nenv + 1, sizeof(char *));
+	int			n = 0,
+				i;
+
+	if (env == NULL)
+		return NULL;
+	env[n++] = env_pair("HOME", a->home);
+	env[n++] = env_pair("USER", a->name);
+	env[n++] = env_pair("LOGNAME", a->name);
+	env[n++] = env_pair("SHELL", a->shell);
+	env[n++] = env_pair("PATH", a->uid == 0
+						? "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+						: "/usr/local/bin:/usr/bin:/bin");
+	env[n++] = env_pair("PWD", dir);
+	for (i = 0; i < c->job->nenv; i++)
+		env[n++] = env_pair(c->job->env[i].key, c->job->env[i].value);
+	for (i = 0; i < n; i++)
+		if (env[i] == NULL)
+			return NULL;
+	return env;
+}
+
+void
+lx_command_exec(const lx_command *c)
+{
+	char		why[512];
+	const char *dir = c->job->workdir ? c->job->workdir : c->account->home;
+	char	  **env;
+	sigset_t	none;
+	int			fd;
+
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Ignored signals stay ignored across exec: the keeper's must not. */
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	setpgid(0, 0);
+	errno = c->in_cgroup ? 0 : lx_tree_enter(c->tree);
+	if (errno != 0)
+		fail(c, "cannot join the part's cgroup %s: %s", c->tree->cgroup);
+
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0 || dup2(fd, STDIN_FILENO) < 0)
+		fail(c, "cannot open %s: %s", "/dev/null");
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (c->output != NULL)
+		open_output(c);
+
+	if (lx_account_become(c->account, why, sizeof(why)) != 0)
+	{
+		errno = 0;
+		fail(c, "%s%.0s", why);
+	}
+	/* Like login: an account without a home directory starts in /. */
+	if (chdir(dir) != 0 && (c->job->workdir != NULL || chdir(dir = "/") != 0))
+		fail(c, "cannot change to working directory %s: %s", dir);
+	env = build_env(c, dir);
+	if (env == NULL)
+		fail(c, "%s: %s", "building the environment");
+
+	/* Nothing of the launcher's (its database socket, other parts) goes along. */
+	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	execve("/bin/sh", (char *const[]) {"sh", "-c", c->job->command, NULL}, env);
+	fail(c, "cannot run %s: %s", "/bin/sh");
+}

@@ -1,0 +1,28 @@
+/*
+ * command.h — the process that becomes a job part's command: its cgroup,
+ * output file, OS account, directory and an environment built from scratch
+ * (nothing of the launcher's, so no credential passes down).
+ */
+#ifndef LX_COMMAND_H
+#define LX_COMMAND_H
+
+#include <stdbool.h>
+
+#include "account.h"
+#include "job.h"
+#include "tree.h"
+
+typedef struct lx_command
+{
+	const lx_job *job;
+	const lx_account *account;
+	const lx_tree *tree;
+	const char *output;			/* file for stdout and stderr; NULL: inherit */
+	int			error_fd;		/* close-on-exec pipe: why the exec did not happen */
+	bool		in_cgroup;		/* born in the part's cgroup already */
+} lx_command;
+
+/* Never returns: execs /bin/sh -c COMMAND, or writes why to error_fd and exits 126. */
+void		lx_command_exec(const lx_command *c) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,283 @@
+/*
+ * keeper.c — one job part's supervisor: runs it, ends all of it, and tells
+ * whichever launcher is connected how it ended.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "command.h"
+#include "keeper.h"
+#include "log.h"
+#include "tree.h"
+
+/* How long a new keeper waits for its launcher's first connection. */
+#define FIRST_CONNECT_S 10.0
+
+typedef struct keeper
+{
+	const lx_keeper_args *args;
+	lx_tree		tree;
+	pid_t		cmd;
+	int			sigfd;
+	int			listen_fd;		/* where launchers connect; -1 once none may */
+	int			conn;			/* the launcher's connection, -1 if none */
+	bool		cmd_done;		/* the command exited */
+	bool		part_done;		/* ... and nothing of the part is alive */
+	bool		killing;		/* SIGKILL sent to the part */
+	bool		leaving;		/* no launcher: exit once the part is done */
+	int			code;
+	char		why[512];
+	double		term_at;		/* when 'T' came, 0 if not */
+	double		orphan_until;	/* no launcher: kill the part then; 0 if connected */
+} keeper;
+
+static void
+send_line(keeper *k, const char *line)
+{
+	if (k->conn >= 0 && send(k->conn, line, strlen(line), MSG_NOSIGNAL) < 0)
+	{
+		close(k->conn);
+		k->conn = -1;
+	}
+}
+
+static void
+send_state(keeper *k)
+{
+	char		line[PATH_MAX + 600];
+
+	snprintf(line, sizeof(line), "H %d %s\n", (int) getpid(), k->tree.cgroup[0] ? k->tree.cgroup : "-");
+	send_line(k, line);
+	if (k->part_done)
+	{
+		snprintf(line, sizeof(line), "X %d %s\n", k->code, k->why);
+		send_line(k, line);
+	}
+}
+
+static void
+kill_part(keeper *k)
+{
+	k->killing = true;
+	lx_tree_signal(&k->tree, SIGKILL);
+}
+
+static void __attribute__((noreturn))
+finish(keeper *k)
+{
+	unlink(k->args->socket_path);
+	lx_tree_remove(&k->tree);
+	_exit(0);
+}
+
+/* Forks the command; its setup errors come back through a pipe. */
+static void
+start_command(keeper *k)
+{
+	const lx_keeper_args *a = k->args;
+	lx_command	c = {a->job, a->account, &k->tree, a->output, -1, false};
+	int			p[2];
+	ssize_t		n;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+	{
+		k->cmd_done = true;
+		k->code = 126;
+		snprintf(k->why, sizeof(k->why), "cannot create a pipe: %s", strerror(errno));
+		return;
+	}
+	c.error_fd = p[1];
+	k->cmd = lx_tree_fork(&k->tree, &c.in_cgroup);
+	if (k->cmd == 0)
+	{
+		close(p[0]);
+		lx_command_exec(&c);
+	}
+	close(p[1]);
+	if (k->cmd < 0)
+	{
+		k->cmd_done = true;
+		k->code = 126;
+		snprintf(k->why, sizeof(k->why), "cannot fork: %s", strerror(errno));
+	}
+	else if ((n = read(p[0], k->why, sizeof(k->why) - 1)) > 0)
+		k->why[n] = '\0';
+	close(p[0]);
+}
+
+static int
+exit_code_of(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 255;
+}
+
+/* Reaps the command and every orphan of the part that came to the keeper. */
+static void
+reap(keeper *k)
+{
+	struct signalfd_siginfo si;
+	int			status;
+	pid_t		pid;
+
+	while (read(k->sigfd, &si, sizeof(si)) > 0)
+		;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+	{
+		if (pid != k->cmd)
+			continue;
+		k->cmd_done = true;
+		k->code = exit_code_of(status);
+	}
+}
+
+/* The launcher's bytes; false once the connection is gone. */
+static bool
+read_launcher(keeper *k)
+{
+	char		buf[64];
+	ssize_t		n = recv(k->conn, buf, sizeof(buf), 0);
+	bool		detached = false;
+	ssize_t		i;
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	for (i = 0; i < n; i++)
+	{
+		if (buf[i] == 'T' && k->term_at == 0)
+		{
+			k->term_at = lx_now();
+			lx_tree_signal(&k->tree, SIGTERM);
+		}
+		else if (buf[i] == 'K')
+			kill_part(k);
+		else if (buf[i] == 'D')
+			detached = true;
+		else if (buf[i] == 'A' && k->part_done)
+			finish(k);
+	}
+	if (n > 0 && !detached)
+		return true;
+	close(k->conn);
+	k->conn = -1;
+	if (detached)
+		k->orphan_until = lx_now() + k->args->adopt_s;
+	else
+	{
+		/*
+		 * The launcher died: nobody renews the lease any more. A new launcher
+		 * must not adopt this part: it gives it up to be re-queued.
+		 */
+		if (!k->part_done)
+			kill_part(k);
+		k->leaving = true;
+		unlink(k->args->socket_path);
+		close(k->listen_fd);
+		k->listen_fd = -1;
+	}
+	return false;
+}
+
+static void
+accept_launcher(keeper *k)
+{
+	int			fd = accept4(k->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (k->conn >= 0)
+		close(k->conn);
+	k->conn = fd;
+	k->orphan_until = 0;
+	k->leaving = false;
+	send_state(k);
+}
+
+/* Timers: SIGKILL after the grace period, an orphan's deadline, the part's end. */
+static void
+check_part(keeper *k)
+{
+	double		now = lx_now();
+
+	if (k->term_at > 0 && !k->killing && now >= k->term_at + k->args->grace_s)
+		kill_part(k);
+	if (k->orphan_until > 0 && now >= k->orphan_until && !k->killing)
+	{
+		kill_part(k);
+		k->leaving = true;
+	}
+	/* Whatever the command left behind must not hold the GPUs. */
+	if (k->cmd_done && !k->killing)
+		kill_part(k);
+	if (k->cmd_done && !k->part_done && lx_tree_empty(&k->tree))
+	{
+		k->part_done = true;
+		send_state(k);
+	}
+	if (k->part_done && k->leaving)
+		finish(k);
+}
+
+static int
+poll_timeout(const keeper *k)
+{
+	if (k->killing && !k->part_done)
+		return 50;
+	if (k->term_at > 0 || k->orphan_until > 0)
+		return 100;
+	return k->cmd_done ? 50 : 1000;
+}
+
+void
+lx_keeper_main(const lx_keeper_args *a)
+{
+	keeper		k;
+	sigset_t	set;
+
+	memset(&k, 0, sizeof(k));
+	k.args = a;
+	k.conn = -1;
+	k.listen_fd = a->listen_fd;
+	k.orphan_until = lx_now() + FIRST_CONNECT_S;
+	setsid();
+	prctl(PR_SET_NAME, "mixdnn-keeper");
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	k.sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	lx_tree_init(&k.tree, a->cgroup_base, a->part_name);
+	start_command(&k);
+
+	for (;;)
+	{
+		struct pollfd fds[3] = {{k.sigfd, POLLIN, 0}, {k.listen_fd, POLLIN, 0}, {k.conn, POLLIN, 0}};
+
+		reap(&k);
+		check_part(&k);
+		if (poll(fds, k.conn >= 0 ? 3 : 2, poll_timeout(&k)) < 0 && errno != EINTR)
+			_exit(1);
+		if (k.listen_fd >= 0 && (fds[1].revents & POLLIN))
+			accept_launcher(&k);
+		else if (k.conn >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
+			read_launcher(&k);
+	}
+}

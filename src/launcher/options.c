@@ -1,0 +1,258 @@
+/*
+ * options.c — command line, credentials, directories and accounts, checked
+ * before the first connection.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libpq-fe.h>
+
+#include "account.h"
+#include "log.h"
+#include "options.h"
+#include "tree.h"
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+			"Usage: mixdnn-launcher --node NAME [OPTION]...\n"
+			"Runs the MixDNN jobs placed on GPU node NAME (see docs/launcher.md).\n"
+			"\n"
+			"  --node NAME               node name as registered in mixdnn.gpu_nodes (required)\n"
+			"  --dsn CONNINFO            libpq connection string or URI, without a password;\n"
+			"                            PGHOST, PGPORT, PGDATABASE, PGUSER, ... apply to what it leaves out\n"
+			"  --password-file FILE      the role's password, in a file only this account can read\n"
+			"                            (or use a libpq passfile, PGPASSFILE)\n"
+			"  --poll-interval S         claim even without a notification every S seconds (5)\n"
+			"  --heartbeat-interval S    heartbeat every S seconds (a third of\n"
+			"                            mixdnn.lease_timeout, at most 10)\n"
+			"  --kill-grace S            SIGKILL a stopped job's processes S seconds after\n"
+			"                            SIGTERM (10)\n"
+			"  --output-dir DIR          write each job part's stdout and stderr to a file of\n"
+			"                            its own in DIR, owned by the job's user (default: inherit)\n"
+			"  --state-dir DIR           the keepers' sockets (default /run/mixdnn-launcher/NODE,\n"
+			"                            or /tmp/mixdnn-launcher-UID/NODE when not root)\n"
+			"  --user-map FILE           lines \"ROLE OS_USER\": the OS account of a role's jobs\n"
+			"                            (default: the account named like the role)\n"
+			"  --allow-root-jobs         run jobs whose role maps to uid 0 (refused by default)\n"
+			"  --allow-same-user         not root: run jobs as the launcher's own account,\n"
+			"                            accepting that they can read its credentials\n"
+			"  --no-cgroups              track job processes as a child subreaper only, even\n"
+			"                            where a cgroup per job part could be created\n"
+			"  --help                    show this help and exit\n"
+			"\n"
+			"SIGTERM or SIGINT: stop every job's processes, report, exit; a second one kills them.\n"
+			"SIGUSR2: exit and leave the jobs running for the next launcher of the node.\n");
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+config_error(const char *fmt,...)
+{
+	char		msg[2048];
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	lx_log("configuration error: %s", msg);
+	exit(2);
+}
+
+static double
+seconds_arg(const char *name, const char *value, double min)
+{
+	char	   *end;
+	double		v = strtod(value, &end);
+
+	if (end == value || *end != '\0' || !isfinite(v) || v < min || v > 86400)
+		config_error("invalid %s \"%s\": seconds between %g and 86400 expected", name, value, min);
+	return v;
+}
+
+static void
+parse_args(lx_config *cfg, int argc, char **argv, const char **pwfile)
+{
+	static const struct option opts[] = {
+		{"node", required_argument, NULL, 'n'}, {"dsn", required_argument, NULL, 'd'},
+		{"poll-interval", required_argument, NULL, 'p'}, {"heartbeat-interval", required_argument, NULL, 'b'},
+		{"kill-grace", required_argument, NULL, 'g'}, {"output-dir", required_argument, NULL, 'o'},
+		{"state-dir", required_argument, NULL, 's'}, {"password-file", required_argument, NULL, 'w'},
+		{"user-map", required_argument, NULL, 'u'}, {"allow-root-jobs", no_argument, NULL, 'r'},
+		{"allow-same-user", no_argument, NULL, 'S'}, {"no-cgroups", no_argument, NULL, 'C'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}
+	};
+	int			c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
+	{
+		switch (c)
+		{
+			case 'n': cfg->node = optarg; break;
+			case 'd': cfg->dsn = optarg; break;
+			case 'p': cfg->poll_s = seconds_arg("--poll-interval", optarg, 0.05); break;
+			case 'b': cfg->heartbeat_s = seconds_arg("--heartbeat-interval", optarg, 0.05); break;
+			case 'g': cfg->grace_s = seconds_arg("--kill-grace", optarg, 0); break;
+			case 'o': cfg->output_dir = optarg; break;
+			case 's': cfg->state_dir = optarg; break;
+			case 'w': *pwfile = optarg; break;
+			case 'u': cfg->user_map = optarg; break;
+			case 'r': cfg->allow_root_jobs = true; break;
+			case 'S': cfg->allow_same_user = true; break;
+			case 'C': cfg->no_cgroups = true; break;
+			case 'h': usage(stdout); exit(0);
+			default: usage(stderr); exit(2);
+		}
+	}
+	if (optind < argc)
+		config_error("unexpected argument \"%s\" (see --help)", argv[optind]);
+	if (cfg->node == NULL || cfg->node[0] == '\0')
+		config_error("--node is required (see --help)");
+}
+
+/* Like libpq's passfile rule: a secret others can read is refused. */
+static char *
+read_password(const char *path)
+{
+	struct stat st;
+	char		buf[1024];
+	FILE	   *f = fopen(path, "re");
+	size_t		n;
+
+	if (f == NULL)
+		config_error("cannot read --password-file \"%s\": %s", path, strerror(errno));
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()
+		|| (st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+		config_error("--password-file \"%s\" must be a regular file of this account (uid %d) "
+					 "that no one else can read (chmod 600)", path, (int) geteuid());
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	return strdup(buf);
+}
+
+/* A password on the command line or in the environment is readable by others. */
+static void
+refuse_exposed_password(const char *dsn)
+{
+	PQconninfoOption *opts,
+			   *o;
+
+	if (getenv("PGPASSWORD") != NULL)
+		config_error("PGPASSWORD is set: the environment of a process can be read by its jobs and "
+					 "stays in /proc; use --password-file or a passfile (PGPASSFILE) instead");
+	if (dsn == NULL)
+		return;
+	opts = PQconninfoParse(dsn, NULL);
+	if (opts == NULL)
+		config_error("--dsn is not a valid connection string");
+	for (o = opts; o->keyword != NULL; o++)
+		if (strcmp(o->keyword, "password") == 0 && o->val != NULL && o->val[0] != '\0')
+			config_error("--dsn holds a password, which anyone on the node can read in the command line; "
+						 "use --password-file or a passfile (PGPASSFILE) instead");
+	PQconninfoFree(opts);
+}
+
+static char *
+absolute_dir(const char *what, const char *dir, bool create)
+{
+	char		path[PATH_MAX];
+	struct stat st;
+
+	if (create && mkdir(dir, 0700) != 0 && errno != EEXIST)
+		config_error("cannot create %s \"%s\": %s", what, dir, strerror(errno));
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		config_error("%s \"%s\" is not a directory", what, dir);
+	if (realpath(dir, path) == NULL)
+		config_error("%s \"%s\": %s", what, dir, strerror(errno));
+	return strdup(path);
+}
+
+/* Output and state directories exist and take files. */
+static void
+check_dirs(lx_config *cfg)
+{
+	char		probe[PATH_MAX + 64];
+	char		def[PATH_MAX];
+	int			fd;
+
+	if (cfg->output_dir != NULL)
+	{
+		cfg->output_dir = absolute_dir("--output-dir", cfg->output_dir, false);
+		snprintf(probe, sizeof(probe), "%s/.mixdnn-launcher-probe-%d", cfg->output_dir, (int) getpid());
+		fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		if (fd < 0)
+			config_error("--output-dir \"%s\" is not writable: %s", cfg->output_dir, strerror(errno));
+		close(fd);
+		unlink(probe);
+	}
+	if (cfg->state_dir == NULL)
+	{
+		if (geteuid() == 0)
+			snprintf(def, sizeof(def), "/run/mixdnn-launcher");
+		else
+			snprintf(def, sizeof(def), "/tmp/mixdnn-launcher-%d", (int) geteuid());
+		(void) absolute_dir("state directory", def, true);
+		snprintf(def + strlen(def), sizeof(def) - strlen(def), "/%s", cfg->node);
+		cfg->state_dir = def;
+	}
+	cfg->state_dir = absolute_dir("--state-dir", cfg->state_dir, true);
+	if (chmod(cfg->state_dir, 0700) != 0)
+		config_error("cannot make --state-dir \"%s\" private: %s", cfg->state_dir, strerror(errno));
+}
+
+static void
+check_accounts(lx_config *cfg)
+{
+	char		why[512];
+
+	if (cfg->user_map != NULL && lx_usermap_load(cfg->user_map, why, sizeof(why)) != 0)
+		config_error("%s", why);
+	if (geteuid() == 0)
+	{
+		lx_log("running as root: each job runs as its owner's OS account%s",
+			   cfg->allow_root_jobs ? " (root allowed: --allow-root-jobs)" : ", never as root");
+		return;
+	}
+	if (!cfg->allow_same_user)
+		config_error("not running as root, so jobs would run as this launcher's own account and could "
+					 "read its credentials; run it as root, or accept that with --allow-same-user");
+	lx_log("not root: every job runs as uid %d, the launcher's own account (--allow-same-user), "
+		   "and can read the launcher's credentials", (int) geteuid());
+}
+
+void
+lx_options_load(lx_config *cfg, int argc, char **argv)
+{
+	const char *pwfile = NULL;
+	char		why[512];
+
+	parse_args(cfg, argc, argv, &pwfile);
+	lx_log_init(cfg->node);
+	refuse_exposed_password(cfg->dsn);
+	if (pwfile != NULL)
+		cfg->password = read_password(pwfile);
+	check_dirs(cfg);
+	check_accounts(cfg);
+	if (cfg->no_cgroups)
+	{
+		cfg->cgroup_base[0] = '\0';
+		snprintf(why, sizeof(why), "--no-cgroups");
+	}
+	else
+		lx_tree_cgroup_base(cfg->cgroup_base, sizeof(cfg->cgroup_base), why, sizeof(why));
+	if (cfg->cgroup_base[0] != '\0')
+		lx_log("each job part gets a cgroup under %s", cfg->cgroup_base);
+	else
+		lx_log("no cgroups (%s): keepers track job processes as a child subreaper", why);
+}

@@ -1,0 +1,357 @@
+/*
+ * tree.c — a job part's processes: its cgroup v2 directory, else the
+ * keeper's descendants found in /proc.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/sched.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tree.h"
+
+/* The cgroup2 mount point, from /proc/self/mountinfo (hybrid hosts mount it aside). */
+static bool
+cgroup2_mount(char *mnt, size_t size)
+{
+	FILE	   *f = fopen("/proc/self/mountinfo", "r");
+	char		line[4096];
+	bool		found = false;
+
+	if (f == NULL)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+	{
+		char		point[PATH_MAX];
+		char	   *sep = strstr(line, " - ");
+
+		if (sep == NULL || strncmp(sep + 3, "cgroup2 ", 8) != 0)
+			continue;
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", point) == 1)
+		{
+			snprintf(mnt, size, "%s", point);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/* This process's cgroup v2 path, the "0::" line of /proc/self/cgroup. */
+static bool
+own_cgroup(char *path, size_t size)
+{
+	FILE	   *f = fopen("/proc/self/cgroup", "r");
+	char		line[4096];
+	bool		found = false;
+
+	if (f == NULL)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+	{
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, size, "%s", line + 3);
+		found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+void
+lx_tree_cgroup_base(char *base, size_t size, char *why, size_t why_size)
+{
+	char		mnt[PATH_MAX],
+				own[PATH_MAX],
+				probe[PATH_MAX + 64];
+
+	base[0] = '\0';
+	if (!cgroup2_mount(mnt, sizeof(mnt)))
+	{
+		snprintf(why, why_size, "no cgroup v2 mount");
+		return;
+	}
+	if (!own_cgroup(own, sizeof(own)))
+	{
+		snprintf(why, why_size, "no cgroup v2 entry in /proc/self/cgroup");
+		return;
+	}
+	/* The root cgroup's path is "/": no doubled slash. */
+	snprintf(base, size, "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
+	snprintf(probe, sizeof(probe), "%s/mixdnn-probe-%d", base, (int) getpid());
+	if (mkdir(probe, 0755) != 0 || access(base, W_OK) != 0)
+	{
+		snprintf(why, why_size, "cannot create a cgroup under %s: %s", base, strerror(errno));
+		base[0] = '\0';
+		return;
+	}
+	rmdir(probe);
+	why[0] = '\0';
+}
+
+void
+lx_tree_init(lx_tree *t, const char *base, const char *name)
+{
+	t->keeper = getpid();
+	t->cgroup[0] = '\0';
+	/* Orphans of the part come to the keeper, not to init. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (base != NULL && base[0] != '\0')
+	{
+		snprintf(t->cgroup, sizeof(t->cgroup), "%s/%s", base, name);
+		if (mkdir(t->cgroup, 0755) != 0 && errno != EEXIST)
+			t->cgroup[0] = '\0';
+	}
+}
+
+static int
+write_file(const char *dir, const char *file, const char *text)
+{
+	char		path[PATH_MAX + 32];
+	int			fd,
+				rc = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (write(fd, text, strlen(text)) < 0)
+		rc = errno;
+	close(fd);
+	return rc;
+}
+
+pid_t
+lx_tree_fork(const lx_tree *t, bool *entered)
+{
+	*entered = false;
+#if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
+	if (t->cgroup[0] != '\0')
+	{
+		struct clone_args args;
+		int			fd = open(t->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		long		pid = -1;
+
+		if (fd >= 0)
+		{
+			memset(&args, 0, sizeof(args));
+			args.flags = CLONE_INTO_CGROUP;
+			args.exit_signal = SIGCHLD;
+			args.cgroup = (unsigned long long) fd;
+			pid = syscall(SYS_clone3, &args, sizeof(args));
+			close(fd);
+		}
+		if (pid >= 0)
+		{
+			*entered = true;
+			return (pid_t) pid;
+		}
+		/* Older kernels: fork, and the child joins the cgroup itself. */
+	}
+#endif
+	return fork();
+}
+
+int
+lx_tree_enter(const lx_tree *t)
+{
+	if (t->cgroup[0] == '\0')
+		return 0;
+	return write_file(t->cgroup, "cgroup.procs", "0");
+}
+
+/* Parent pid and state of a process from /proc/PID/stat; false if gone. */
+static bool
+proc_stat(pid_t pid, pid_t *ppid, char *state)
+{
+	char		path[64],
+				buf[1024];
+	char	   *close_paren;
+	int			fd;
+	ssize_t		n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* The command name may hold spaces and parentheses: parse after the last ')'. */
+	close_paren = strrchr(buf, ')');
+	if (close_paren == NULL)
+		return false;
+	return sscanf(close_paren + 1, " %c %d", state, (int *) ppid) == 2;
+}
+
+typedef struct proc_list
+{
+	pid_t	   *pid;
+	pid_t	   *ppid;
+	int			n;
+	int			cap;
+} proc_list;
+
+static void
+list_processes(proc_list *l)
+{
+	DIR		   *d = opendir("/proc");
+	struct dirent *e;
+
+	l->n = 0;
+	if (d == NULL)
+		return;
+	while ((e = readdir(d)) != NULL)
+	{
+		pid_t		pid,
+					ppid;
+		char		state;
+
+		if (!isdigit((unsigned char) e->d_name[0]))
+			continue;
+		pid = (pid_t) atoi(e->d_name);
+		if (!proc_stat(pid, &ppid, &state) || state == 'Z' || state == 'X')
+			continue;
+		if (l->n == l->cap)
+		{
+			int			cap = l->cap ? l->cap * 2 : 256;
+			pid_t	   *a = realloc(l->pid, cap * sizeof(pid_t));
+			pid_t	   *b = a ? realloc(l->ppid, cap * sizeof(pid_t)) : NULL;
+
+			if (a)
+				l->pid = a;
+			if (b == NULL)
+				break;
+			l->ppid = b;
+			l->cap = cap;
+		}
+		l->pid[l->n] = pid;
+		l->ppid[l->n++] = ppid;
+	}
+	closedir(d);
+}
+
+/*
+ * Signals every live descendant of the keeper; returns how many. Repeated
+ * by the caller: a process forking while the list is read is found in the
+ * next pass, its orphans come to the keeper.
+ */
+static int
+signal_descendants(pid_t keeper, int sig)
+{
+	proc_list	l = {NULL, NULL, 0, 0};
+	bool	   *mark;
+	int			found = 0,
+				i;
+	bool		grew = true;
+
+	list_processes(&l);
+	mark = calloc(l.n ? l.n : 1, sizeof(bool));
+	while (mark && grew)
+	{
+		grew = false;
+		for (i = 0; i < l.n; i++)
+		{
+			int			k;
+			bool		parent_marked = l.ppid[i] == keeper;
+
+			for (k = 0; k < l.n && !parent_marked && !mark[i]; k++)
+				parent_marked = mark[k] && l.pid[k] == l.ppid[i];
+			if (!mark[i] && parent_marked)
+				mark[i] = grew = true;
+		}
+	}
+	for (i = 0; mark && i < l.n; i++)
+	{
+		if (!mark[i])
+			continue;
+		found++;
+		if (sig != 0)
+			kill(l.pid[i], sig);
+	}
+	free(mark);
+	free(l.pid);
+	free(l.ppid);
+	return found;
+}
+
+/* Signals each pid listed in the cgroup's cgroup.procs; returns how many. */
+static int
+signal_cgroup(const char *dir, int sig)
+{
+	char		path[PATH_MAX + 32];
+	FILE	   *f;
+	int			pid,
+				n = 0;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return 0;
+	while (fscanf(f, "%d", &pid) == 1)
+	{
+		if (sig != 0)
+			kill((pid_t) pid, sig);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+void
+lx_tree_signal(const lx_tree *t, int sig)
+{
+	if (t->cgroup[0] != '\0')
+	{
+		/* cgroup.kill also catches processes forked while it runs. */
+		if (sig != SIGKILL || write_file(t->cgroup, "cgroup.kill", "1") != 0)
+			signal_cgroup(t->cgroup, sig);
+	}
+	/* Also the descendants: a process of the part may predate the cgroup. */
+	if (t->keeper > 0)
+		signal_descendants(t->keeper, sig);
+}
+
+bool
+lx_tree_empty(const lx_tree *t)
+{
+	if (t->cgroup[0] != '\0')
+	{
+		char		path[PATH_MAX + 32],
+					line[128];
+		FILE	   *f;
+		bool		populated = true;
+
+		snprintf(path, sizeof(path), "%s/cgroup.events", t->cgroup);
+		f = fopen(path, "re");
+		if (f != NULL)
+		{
+			while (fgets(line, sizeof(line), f))
+				if (strncmp(line, "populated ", 10) == 0)
+					populated = line[10] != '0';
+			fclose(f);
+		}
+		if (populated)
+			return false;
+	}
+	return t->keeper <= 0 || signal_descendants(t->keeper, 0) == 0;
+}
+
+void
+lx_tree_remove(const lx_tree *t)
+{
+	if (t->cgroup[0] != '\0')
+		rmdir(t->cgroup);
+}

@@ -1,0 +1,124 @@
+/*
+ * dropguard.c — DROP EXTENSION mixdnn (or DROP SCHEMA mixdnn CASCADE) with
+ * jobs launching or running would leave their processes running on the
+ * nodes with nobody to report to. The event trigger mixdnn._guard_drop()
+ * refuses such a drop; a superuser forces it with SET mixdnn.force_drop =
+ * on, and then every launcher is told to stop those jobs (the mixdnn_cancel
+ * notices of a cancel, sent at commit). Written in C because only the
+ * parse tree tells which extension or schema a DROP names; an event
+ * trigger works without shared_preload_libraries.
+ */
+#include "postgres.h"
+
+#include "commands/event_trigger.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "nodes/parsenodes.h"
+#include "nodes/value.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+
+#include "guc.h"
+
+PG_FUNCTION_INFO_V1(mixdnn_guard_drop);
+
+/* Whether the DROP names extension or schema mixdnn. */
+static bool
+drops_mixdnn(DropStmt *stmt)
+{
+	ListCell   *lc;
+
+	if (stmt->removeType != OBJECT_EXTENSION && stmt->removeType != OBJECT_SCHEMA)
+		return false;
+	foreach(lc, stmt->objects)
+	{
+		Node	   *name = lfirst(lc);
+
+		if (IsA(name, String) && strcmp(strVal(name), "mixdnn") == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The active jobs, as "3, 5, 8" (NULL when none); count in *n. */
+static char *
+active_jobs(int *n)
+{
+	bool		isnull;
+	Datum		v;
+	char	   *ids = NULL;
+
+	if (SPI_execute("SELECT count(*)::int, string_agg(job_id::text, ', ' ORDER BY job_id) "
+					"FROM mixdnn.jobs WHERE status IN ('launching', 'running')",
+					true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "mixdnn: could not count the active jobs");
+	*n = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	v = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	if (!isnull)
+		ids = TextDatumGetCString(v);
+	return ids;
+}
+
+/* A forced drop: the launchers stop every active part, as for a cancel. */
+static void
+notify_launchers(void)
+{
+	if (SPI_execute("SELECT pg_catalog.pg_notify('mixdnn_cancel', "
+					"pg_catalog.json_build_object('job_id', p.job_id, 'node', p.node)::text) "
+					"FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt "
+					"WHERE p.state IN ('launching', 'running') AND j.status IN ('launching', 'running')",
+					false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "mixdnn: could not notify the launchers");
+}
+
+Datum
+mixdnn_guard_drop(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *trig;
+	int			n;
+	char	   *ids;
+	int			save_nestlevel;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("mixdnn._guard_drop() must be called as an event trigger")));
+	trig = (EventTriggerData *) fcinfo->context;
+	if (trig->parsetree == NULL || !IsA(trig->parsetree, DropStmt)
+		|| !drops_mixdnn((DropStmt *) trig->parsetree))
+		PG_RETURN_NULL();
+
+	/* The queries below run with the dropper's rights: resolve names in pg_catalog only. */
+	save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "mixdnn: SPI_connect failed");
+	/* The schema is gone already when only the extension's entry is left. */
+	if (SPI_execute("SELECT FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace s ON s.oid = c.relnamespace "
+					"WHERE s.nspname = 'mixdnn' AND c.relname = 'jobs'", true, 1) != SPI_OK_SELECT
+		|| SPI_processed == 0)
+	{
+		SPI_finish();
+		AtEOXact_GUC(true, save_nestlevel);
+		PG_RETURN_NULL();
+	}
+	ids = active_jobs(&n);
+	if (n > 0 && !mx_guc_force_drop)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_IN_USE),
+				 errmsg("cannot drop mixdnn: %d job%s launching or running", n, n == 1 ? " is" : "s are"),
+				 errdetail("Active jobs: %s. Their processes would go on running on the GPU nodes with nobody to report to.", ids),
+				 errhint("Cancel them first (UPDATE mixdnn.jobs SET status = 'cancelled' WHERE status IN ('launching', 'running')), "
+						 "or, as a superuser, SET mixdnn.force_drop = on to drop anyway: the launchers then stop them.")));
+	if (n > 0)
+	{
+		notify_launchers();
+		ereport(WARNING,
+				(errmsg("dropping mixdnn with %d active job%s: %s", n, n == 1 ? "" : "s", ids),
+				 errdetail("mixdnn.force_drop is on; the launchers are told to stop them when this transaction commits.")));
+	}
+	SPI_finish();
+	AtEOXact_GUC(true, save_nestlevel);
+	PG_RETURN_NULL();
+}

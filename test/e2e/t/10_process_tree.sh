@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# A job is its whole process tree: cancelling a job whose processes escaped
+# its process group (GNU timeout, setsid, a double fork, nohup ... &, one
+# ignoring SIGTERM) ends every one of them, with a cgroup per part and with
+# the subreaper fallback (--no-cgroups); a command that exits leaves nothing;
+# a launcher stopped with SIGTERM, or a keeper killed, ends the part too.
+. "$(dirname "$0")/../lib.sh"
+
+# Each command leaves a process running "sleep N" with a marker N.
+escapes=(
+	"exec timeout 40 sleep 3017"
+	"setsid sleep 3018 & sleep 3019"
+	"(sh -c 'sleep 3020 &' &); sleep 3021"
+	"nohup sleep 3022 >/dev/null 2>&1 & sleep 3023"
+)
+markers="3017 3018 3019 3020 3021 3022 3023 3024 3025 3026"
+
+running() {	# how many processes of the markers are alive
+	local n=0 m
+	for m in $markers; do n=$((n + $(pgrep -c -x -f "sleep $m" 2>/dev/null || true))); done
+	echo "$n"
+}
+
+for mode in cgroup subreaper; do
+	reset_cluster
+	pkill -x -f "sleep 30(1[7-9]|2[0-6])" 2>/dev/null
+	opts=()
+	[ "$mode" = subreaper ] && opts=(--no-cgroups)
+	start_launcher n1 "${opts[@]}"
+	ids=()
+	for cmd in "${escapes[@]}"; do ids+=("$(submit "escape" hard a100 1 "$cmd" '1 h')"); done
+	wait_until 15 '[ "$(running)" -ge 7 ]'
+	ok $? "$mode: four jobs started, with processes outside their process groups ($(running) running)"
+	q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id IN ($(IFS=,; echo "${ids[*]}"))" >/dev/null
+	wait_until 10 '[ "$(running)" = 0 ]'
+	ok $? "$mode: cancelling them ended every process (left: $(pgrep -a -f 'sleep 30[12][0-9]' | tr '\n' ';'))"
+	wait_until 5 "grep -c 'reported exit code' '$T/launcher-n1.log' | grep -qx 4"
+	ok $? "$mode: the launcher reported the four parts once they were gone"
+
+	# Ignores SIGTERM in a new session: ends at SIGKILL, after the grace period.
+	job=$(submit stubborn hard a100 1 "setsid sh -c 'trap \"\" TERM; sleep 3024' & trap '' TERM; sleep 3025" '1 h')
+	wait_until 10 '[ "$(running)" -ge 2 ]'
+	ok $? "$mode: a job ignoring SIGTERM runs"
+	# A lower bound only, which no load can break: SIGKILL comes 2 s after the stop.
+	cancelled_at=$(date +%s.%N)
+	q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+	wait_until 15 '[ "$(running)" = 0 ]'
+	ok $? "$mode: SIGKILL after the grace period ended all of it"
+	took=$(awk -v a="$cancelled_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+	ok "$(awk -v t="$took" 'BEGIN { exit !(t >= 2) }'; echo $?)" "$mode: not before the grace period of 2 s ($took s)"
+
+	# A command that exits leaves nothing behind, and only then is it reported.
+	job=$(submit leaves hard a100 1 "setsid sleep 3026 & sleep 0.5; exit 3" '1 h')
+	wait_until 10 "[ \"\$(status_of $job)\" = failed ]"
+	ok $? "$mode: a command that exits with 3 fails its job"
+	is "$(running)" 0 "$mode: the process it left in another session is gone"
+	is "$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $job")" 3 "$mode: the job's exit code is the command's"
+	if [ "$mode" = cgroup ]; then
+		job=$(submit where hard a100 1 "grep '^0::' /proc/self/cgroup > $T/out/cgroup-$mode" '1 h')
+		wait_until 10 "[ \"\$(status_of $job)\" = completed ]"
+		ok "$(grep -q -- "^0::.*/mixdnn-postgres-.*-n1-j$job-a1\$" "$T/out/cgroup-$mode"; echo $?)" \
+			"cgroup: a job's process is born in its part's cgroup ($(cat "$T/out/cgroup-$mode" 2>/dev/null))"
+	fi
+	stop_launcher n1
+	[ "$mode" = cgroup ] && {
+		grep -q "gets a cgroup under" "$T/launcher-n1.log"
+		ok $? "cgroup: the launcher used a cgroup per part"
+		is "$(ls -d /sys/fs/cgroup/unified/mixdnn-* 2>/dev/null | grep -c -- "-n1-j" )" 0 "cgroup: and removed them"
+	}
+	mv "$T/launcher-n1.log" "$T/launcher-n1-$mode.log.old"
+done
+
+# The database frees a cancelled job's GPUs at once; the launcher starts the
+# next job on them only once the cancelled one's processes are gone.
+start_launcher n3 --kill-grace 3
+job=$(submit stubborn hard v100 2 "trap '' TERM; setsid sh -c 'trap \"\" TERM; sleep 3024' & sleep 3025" '1 h')
+wait_until 10 '[ "$(running)" -ge 2 ]'
+ok $? "a job ignoring SIGTERM runs on n3's two GPUs"
+next=$(submit next hard v100 2 "echo \$(pgrep -c -x -f 'sleep 302[45]') > $T/out/next-saw; $(job_cmd 0.1)" '1 s')
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+wait_until 15 "[ \"\$(status_of $next)\" = completed ]"
+ok $? "the next job on those GPUs ran"
+is "$(cat "$T/out/next-saw" 2>/dev/null)" 0 "it started only once no process of the cancelled job was left"
+ok "$(grep -q "job $next attempt 1 waits: GPUs 0,1 still run processes of job $job" "$T/launcher-n3.log"; echo $?)" \
+	"the launcher said why it waited"
+
+# A launcher stopped with SIGTERM ends what escaped too.
+q "UPDATE mixdnn.gpu_nodes SET status = 'draining' WHERE node = 'n1'" >/dev/null
+start_launcher n2
+job=$(submit escaped hard a100 1 "setsid sleep 3018 & sleep 3019" '1 h')
+wait_until 10 '[ "$(running)" -ge 2 ]'
+ok $? "a job with a process in another session runs on n2"
+stop_launcher n2
+is "$(running)" 0 "SIGTERM to the launcher ended all of it before it exited"
+is "$(status_of "$job")" failed "and the job was reported failed"
+
+# A keeper killed with SIGKILL: the launcher ends the part through its cgroup.
+start_launcher n2
+job=$(submit keeperless hard a100 1 "setsid sleep 3018 & sleep 3019" '1 h')
+wait_until 10 '[ "$(running)" -ge 2 ]'
+keeper=$(sed -n "s/.*job $job attempt 1 started: keeper \([0-9]*\),.*/\1/p" "$T/launcher-n2.log")
+kill -KILL "$keeper"
+wait_until 10 '[ "$(running)" = 0 ]'
+ok $? "killing the keeper: the launcher killed the part's cgroup"
+wait_until 10 "[ \"\$(status_of $job)\" = failed ]"
+is "$(q "SELECT exit_code || ' ' || reason FROM mixdnn.jobs WHERE job_id = $job")" \
+	"137 exited with code 137 on node n2: its keeper process died" "and reported 137 with the reason"
+done_testing

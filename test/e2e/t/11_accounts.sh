@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Jobs run as their owner's OS account (groups, HOME, workdir, env as given),
+# with an environment built from scratch; they cannot read the launcher's
+# credentials; a role without an OS account, or one mapped to root, runs
+# nothing and its job fails with the reason. Output files are the job
+# user's and named after database, installation, job, attempt, node, rank.
+. "$(dirname "$0")/../lib.sh"
+
+[ "$(id -u)" = 0 ] || skip_all "needs root to create OS users and run a root launcher"
+reset_cluster
+for u in mxe2e_alice mxe2e_bob; do
+	id -u "$u" >/dev/null 2>&1 || useradd -m -s /bin/sh "$u"
+	getent group mxe2e_team >/dev/null || groupadd mxe2e_team
+	usermod -a -G mxe2e_team "$u"
+done
+q "DO \$\$ DECLARE r text; BEGIN
+	FOREACH r IN ARRAY ARRAY['mxe2e_alice', 'mxe2e_bob', 'mxe2e_ghost', 'mxe2e_rooty', 'mxe2e_nohome'] LOOP
+		IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r) THEN EXECUTE format('CREATE ROLE %I', r); END IF;
+		EXECUTE format('GRANT mixdnn_user TO %I', r);
+	END LOOP; END \$\$" >/dev/null
+id -u mxe2e_ghost >/dev/null 2>&1 && userdel mxe2e_ghost
+
+printf '# role  os user\nmxe2e_rooty root\nmxe2e_nohome nobody\n' >"$T/usermap"
+echo "e2e-launcher-secret-$$" >"$T/pw"
+chmod 600 "$T/pw"
+mkdir -p "$T/joblogs"
+chmod 755 "$T/joblogs"
+# The secret is in the launcher's password file and, to be read in /proc, in its environment.
+E2E_LAUNCHER_SECRET=e2e-launcher-secret-$$ start_launcher n1 --user-map "$T/usermap" --password-file "$T/pw" --output-dir "$T/joblogs"
+lpid=$(launcher_pid n1)
+
+as_role() {	# as_role ROLE SQL
+	q "SET ROLE $1; $2"
+}
+# What the job sees, and whether it can get at the launcher's secret.
+probe='{ echo "user=$(id -un) groups=$(id -Gn | tr " " ,) home=$HOME pwd=$(pwd) foo=$E2E_FOO"
+	for f in /proc/$E2E_LAUNCHER/environ /proc/$E2E_LAUNCHER/cmdline /proc/$PPID/environ '"$T"'/pw; do
+		if cat "$f" 2>/dev/null | tr "\0" "\n" | grep -q e2e-launcher-secret; then echo "read $f"; fi
+	done
+	env | grep -c -E "^(PGPASSWORD|PGUSER|PGHOST|MIXDNN_E2E_WORK|E2E_LAUNCHER_SECRET)=" | sed "s/^/leaked=/"
+	echo "outfile=$(ls -l /proc/self/fd/1 | sed "s/.*-> //")"; } > '"$T"'/out/probe-$(id -un).txt; echo to-the-log'
+env_json="{\"E2E_FOO\": \"bar baz\", \"E2E_LAUNCHER\": \"$lpid\"}"
+a=$(as_role mxe2e_alice "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command, workdir, env)
+	VALUES ('probe', 'hard', 'a100', 1, '1 s', \$c\$$probe\$c\$, '/tmp', '$env_json') RETURNING job_id")
+b=$(as_role mxe2e_bob "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command, env)
+	VALUES ('probe', 'hard', 'a100', 1, '1 s', \$c\$$probe\$c\$, '$env_json') RETURNING job_id")
+g=$(as_role mxe2e_ghost "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('ghost', 'hard', 'a100', 1, '1 s', 'touch $T/out/ghost-ran') RETURNING job_id")
+r=$(as_role mxe2e_rooty "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('rooty', 'hard', 'a100', 1, '1 s', 'touch $T/out/rooty-ran') RETURNING job_id")
+wait_until 20 '[ "$(unfinished)" = 0 ]'
+ok $? "the four jobs finished"
+
+pa=$(cat "$T/out/probe-mxe2e_alice.txt" 2>/dev/null)
+pb=$(cat "$T/out/probe-mxe2e_bob.txt" 2>/dev/null)
+ok "$(grep -q '^user=mxe2e_alice groups=mxe2e_alice,mxe2e_team home=/home/mxe2e_alice pwd=/tmp foo=bar baz$' <<<"$pa"; echo $?)" \
+	"alice's job ran as mxe2e_alice with her groups, HOME, workdir and env ($(head -1 <<<"$pa"))"
+ok "$(grep -q '^user=mxe2e_bob groups=mxe2e_bob,mxe2e_team home=/home/mxe2e_bob pwd=/home/mxe2e_bob foo=bar baz$' <<<"$pb"; echo $?)" \
+	"bob's job ran as mxe2e_bob in his home directory ($(head -1 <<<"$pb"))"
+is "$(grep -c '^read ' <<<"$pa$pb")" 0 "neither could read the launcher's secret in its environ, cmdline, keeper or password file"
+is "$(grep -h '^leaked=' <<<"$pa")" "leaked=0" "nothing of the launcher's environment reached the job"
+is "$(status_of "$a"),$(status_of "$b")" "completed,completed" "both completed"
+
+f=$(ls "$T/joblogs" | grep -- "-j$a-a1-n1-r0.log$")
+inst=$(q "SELECT to_hex(system_identifier) || '-' || (SELECT oid FROM pg_extension WHERE extname = 'mixdnn') FROM pg_control_system()")
+is "$f" "postgres-$inst-j$a-a1-n1-r0.log" "the output file names database, installation, job, attempt, node and rank"
+is "$(stat -c %U "$T/joblogs/$f" 2>/dev/null)" mxe2e_alice "and belongs to the job's user"
+is "$(cat "$T/joblogs/$f" 2>/dev/null)" to-the-log "and holds the job's output"
+
+is "$(status_of "$g"),$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $g")" failed,126 "a role without an OS account: the job fails with 126"
+ok "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $g" | grep -q 'role "mxe2e_ghost" has no OS account'; echo $?)" \
+	"with the reason ($(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $g"))"
+ok "$([ ! -e "$T/out/ghost-ran" ]; echo $?)" "and nothing ran"
+is "$(status_of "$r")" failed "a role mapped to root without --allow-root-jobs: the job fails"
+ok "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $r" | grep -q 'allow-root-jobs'; echo $?)" "with the reason"
+ok "$([ ! -e "$T/out/rooty-ran" ]; echo $?)" "and nothing ran as root"
+
+# An account whose home directory does not exist starts in /, as at login.
+n=$(as_role mxe2e_nohome "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('nohome', 'hard', 'a100', 1, '1 s', 'echo \$(id -un) \$(pwd) > $T/out/nohome') RETURNING job_id")
+wait_until 20 '[ "$(unfinished)" = 0 ]'
+is "$(status_of "$n"):$(cat "$T/out/nohome" 2>/dev/null)" "completed:nobody /" \
+	"a role mapped by --user-map to nobody (home /nonexistent) runs as nobody in /"
+
+# A file planted under a future output file's name (here a hard link to a
+# file of root's) is not handed to the job's user.
+next=$(($(q "SELECT max(job_id) FROM mixdnn.jobs") + 1))
+echo "root's" >"$T/rootfile"
+chmod 600 "$T/rootfile"
+ln "$T/rootfile" "$T/joblogs/postgres-$inst-j$next-a1-n1-r0.log"
+p=$(as_role mxe2e_bob "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('planted', 'hard', 'a100', 1, '1 s', 'echo overwritten') RETURNING job_id")
+is "$p" "$next" "a job whose output file name was planted"
+wait_until 20 '[ "$(unfinished)" = 0 ]'
+is "$(status_of "$p"),$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $p")" failed,126 "fails with 126"
+ok "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $p" | grep -q "is not the job user's own"; echo $?)" "saying why"
+is "$(stat -c %U "$T/rootfile"):$(cat "$T/rootfile")" "root:root's" "and the planted file is still root's and unchanged"
+done_testing

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# pg_dump saves every table and sequence of the scheduler; a plain dump
+# restored with psql -f and a custom one with pg_restore give the same rows,
+# the restored database goes on scheduling, and what lets a restore through
+# the validation triggers lets nothing else through.
+# (As the other operations tests, it works in databases of its own.)
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../ops.sh"
+W=$T
+SRC=mx_ops_dump
+
+fresh_db $SRC
+psql -X -q -v ON_ERROR_STOP=1 -d $SRC >/dev/null <<'SQL'
+SET client_min_messages = warning;
+CREATE EXTENSION mixdnn;
+SET mixdnn.virtual_now = '2040-01-01 00:00+00';
+INSERT INTO mixdnn.gpu_types (gpu_type, speed, memory_gb) VALUES ('a100', 2.0, 80), ('v100', 1.0, 32), ('k80', 0.3, 12);
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'a100', 4), ('n2', 'a100', 4), ('n3', 'v100', 2), ('n4', 'k80', 2);
+INSERT INTO mixdnn.profiles (model, gpu_type, gpus, throughput)
+	SELECT 'm', t, g, g * s FROM (VALUES ('a100', 2.0), ('v100', 1.0), ('k80', 0.3)) v(t, s), generate_series(1, 3) g;
+-- Two hard jobs on n1 and n2 (launched), one on v100 (launched, then failed),
+-- one that completes, one cancelled, one planned behind them, one pending (k80 is down).
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command) VALUES
+	('run-a', 'hard', 'a100', 4, '1 hour', 'true'), ('run-b', 'hard', 'a100', 4, '1 hour', 'true'),
+	('fail', 'hard', 'v100', 2, '1 hour', 'false');
+SELECT mixdnn.launch_due();
+SELECT count(*) FROM mixdnn.claim('n1');
+SELECT count(*) FROM mixdnn.claim('n3');
+SELECT mixdnn.finish(job_id, 3, 'n3') FROM mixdnn.jobs WHERE name = 'fail';
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command) VALUES
+	('done', 'hard', 'v100', 1, '1 minute', 'true'), ('waits', 'hard', 'a100', 8, '1 hour', 'true'),
+	('cancel', 'hard', 'a100', 8, '1 hour', 'true');
+SELECT mixdnn.launch_due();
+SELECT count(*) FROM mixdnn.claim('n3');
+SELECT mixdnn.finish(job_id, 0, 'n3') FROM mixdnn.jobs WHERE name = 'done';
+UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name = 'cancel';
+UPDATE mixdnn.gpu_nodes SET status = 'down' WHERE node = 'n4';
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command) VALUES ('pends', 'hard', 'k80', 2, '1 hour', 'true');
+SQL
+ok $? "a database with jobs, nodes, types, profiles and history"
+is "$(qd $SRC "SELECT string_agg(DISTINCT status, ',' ORDER BY status) FROM mixdnn.jobs")" \
+	"cancelled,completed,failed,launching,pending,planned,running" "it has a job in every status"
+
+pg_dump -d $SRC -f "$W/plain.sql"
+ok $? "pg_dump, plain format"
+pg_dump -d $SRC -Fc -f "$W/custom.dump"
+ok $? "pg_dump, custom format"
+is "$(grep -c '^COPY mixdnn\.' "$W/plain.sql")" 10 "the dump has the rows of the 10 tables registered for it"
+
+fresh_db mx_ops_plain
+psql -X -q -v ON_ERROR_STOP=1 -d mx_ops_plain -f "$W/plain.sql" >"$W/plain.log" 2>&1
+ok $? "psql -f restores the plain dump" || sed 's/^/# /' "$W/plain.log"
+fresh_db mx_ops_custom
+pg_restore -d mx_ops_custom "$W/custom.dump" >"$W/custom.log" 2>&1
+ok $? "pg_restore restores the custom dump" || sed 's/^/# /' "$W/custom.log"
+
+table_rows $SRC >"$W/src.txt"
+for db in mx_ops_plain mx_ops_custom; do
+	table_rows $db >"$W/$db.txt"
+	diff -u "$W/src.txt" "$W/$db.txt" >"$W/$db.diff"
+	ok $? "$db has the same rows and sequence values as the original" || head -40 "$W/$db.diff" | sed 's/^/# /'
+done
+
+# Keeps scheduling: a new job gets the next id and a plan, a running job's
+# launcher goes on with it.
+got=$(psql -X -q -A -t -v ON_ERROR_STOP=1 -d mx_ops_plain <<'SQL'
+SET mixdnn.virtual_now = '2040-01-01 00:10+00';
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command) VALUES ('new', 'hard', 'v100', 2, '1 hour', 'true');
+SELECT job_id > (SELECT max(job_id) FROM mixdnn.jobs WHERE name <> 'new'), status FROM mixdnn.jobs WHERE name = 'new';
+SQL
+)
+is "$got" "t|planned" "a submission after the restore gets a new id and a plan"
+is "$(qd mx_ops_plain "SET mixdnn.virtual_now = '2040-01-01 00:10+00'; SELECT mixdnn.heartbeat('n1')")" 1 \
+	"the launcher of a running job heartbeats it in the restored database"
+is "$(qd mx_ops_plain "SET mixdnn.virtual_now = '2040-01-01 00:20+00';
+	SELECT mixdnn.finish(job_id, 0, 'n1') FROM mixdnn.jobs WHERE name = 'run-a';
+	SELECT status FROM mixdnn.jobs WHERE name = 'run-a'" | tail -1)" completed "and reports it finished"
+
+# On the real clock, a launcher of the restored database runs a new job.
+q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$E2E_LAUNCHER_ROLE') THEN
+	CREATE ROLE $E2E_LAUNCHER_ROLE LOGIN; END IF; END \$\$" >/dev/null
+qd mx_ops_plain "GRANT mixdnn_launcher TO $E2E_LAUNCHER_ROLE;
+	INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('h100', 3.0);
+	INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n5', 'h100', 2)" >/dev/null
+PGDATABASE=mx_ops_plain start_launcher n5
+job=$(PGDATABASE=mx_ops_plain submit now hard h100 2 "$(job_cmd 1 4)" '1 s')
+wait_until 30 "[ \"\$(qd mx_ops_plain 'SELECT status FROM mixdnn.jobs WHERE job_id = $job')\" = failed ]"
+ok $? "a job submitted to the restored database is launched by its worker and run by a launcher"
+is "$(qd mx_ops_plain "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $job")" 4 "its exit code is recorded"
+stop_launcher n5
+
+# The door a restore uses is closed to everyone else.
+out=$(printf 'x\t100\t1 hour\n' | psql -X -q -d mx_ops_plain -c "COPY mixdnn.jobs (name, gpus, duration) FROM STDIN" 2>&1)
+like "$out" "no configuration of the cluster can run this job" "a superuser's COPY with row_security on is validated"
+qd mx_ops_plain "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'mx_ops_admin') THEN
+	CREATE ROLE mx_ops_admin LOGIN IN ROLE mixdnn_admin; END IF; END \$\$" >/dev/null
+out=$(printf 'x\t100\t1 hour\n' | PGUSER=mx_ops_admin psql -X -q -d mx_ops_plain \
+	-c "SET row_security = off" -c "COPY mixdnn.jobs (name, gpus, duration) FROM STDIN" 2>&1)
+like "$out" "no configuration of the cluster can run this job|row-level security" \
+	"an admin's COPY with row_security off, as pg_dump loads, is refused"
+out=$(printf 'y\t1\t1 hour\tcompleted\n' | psql -X -q -d mx_ops_plain \
+	-c "SET row_security = off" -c "INSERT INTO mixdnn.jobs (name, gpus, duration, status) VALUES ('y', 1, '1 hour', 'completed')" 2>&1)
+like "$out" "a new job must have status pending" "a superuser's INSERT with row_security off is validated"
+
+# A plain DROP DATABASE needs the database to itself; its worker steps aside.
+wait_until 20 '[ "$(workers_in mx_ops_plain)" = 1 ]'
+is "$(workers_in mx_ops_plain)" 1 \
+	"the restored database has its launch worker"
+for db in $SRC mx_ops_plain mx_ops_custom; do
+	psql -X -q -d postgres -c "DROP DATABASE $db" >/dev/null 2>&1
+	ok $? "DROP DATABASE $db (its launch worker steps aside)"
+done
+done_testing

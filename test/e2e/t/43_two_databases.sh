@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Every database with the extension is served, with no setting to edit:
+# jobs run at once in two databases of the cluster, each with its own
+# launchers, and finish with their exit codes.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../ops.sh"
+
+q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$E2E_LAUNCHER_ROLE') THEN
+	CREATE ROLE $E2E_LAUNCHER_ROLE LOGIN; END IF; END \$\$" >/dev/null
+for db in mx_ops_a mx_ops_b; do
+	fresh_db $db
+	mkdir -p "$T/$db" && chmod 777 "$T/$db"
+	psql -X -q -v ON_ERROR_STOP=1 -d $db >/dev/null <<-SQL
+		SET client_min_messages = error;
+		CREATE EXTENSION mixdnn;
+		GRANT mixdnn_launcher TO $E2E_LAUNCHER_ROLE;
+		INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
+		INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('$db-n1', 'v100', 2);
+	SQL
+	PGDATABASE=$db start_launcher $db-n1
+done
+ok 0 "two databases with the extension and a launcher each"
+
+# Each job runs 3 s and exits with its own code, so both must run at once
+# for both to be done within the bound below.
+ja=$(PGDATABASE=mx_ops_a submit a hard v100 2 "sh $E2E_DIR/job.sh $T/mx_ops_a 3 5" '3 s')
+jb=$(PGDATABASE=mx_ops_b submit b hard v100 2 "sh $E2E_DIR/job.sh $T/mx_ops_b 3 6" '3 s')
+wait_until 30 '[ "$(qd mx_ops_a "SELECT status FROM mixdnn.jobs WHERE job_id = $ja")" = failed ] &&
+	[ "$(qd mx_ops_b "SELECT status FROM mixdnn.jobs WHERE job_id = $jb")" = failed ]'
+ok $? "both jobs ran and finished"
+is "$(qd mx_ops_a "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $ja")" 5 "database a recorded its job's exit code"
+is "$(qd mx_ops_b "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $jb")" 6 "database b recorded its job's exit code"
+sa=$(sed -n 's/^START=//p' "$T/mx_ops_a/$ja-1-0.env")
+sb=$(sed -n 's/^START=//p' "$T/mx_ops_b/$jb-1-0.env")
+awk -v a="$sa" -v b="$sb" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < 3) }'
+ok $? "they ran at the same time (starts $sa and $sb)"
+is "$(workers_in mx_ops_a)|$(workers_in mx_ops_b)" "1|1" "one launch worker in each database"
+
+# A database opted out keeps its rounds but its worker goes.
+qd mx_ops_b "ALTER DATABASE mx_ops_b SET mixdnn.launch_worker = off" >/dev/null
+wait_until 10 '[ "$(workers_in mx_ops_b)" = 0 ]'
+ok $? "ALTER DATABASE ... SET mixdnn.launch_worker = off stops its worker"
+jb=$(PGDATABASE=mx_ops_b submit b2 hard v100 2 "sh $E2E_DIR/job.sh $T/mx_ops_b 1 0" '1 s')
+sleep 2
+is "$(qd mx_ops_b "SELECT status FROM mixdnn.jobs WHERE job_id = $jb")" planned "its new job is planned and not launched"
+qd mx_ops_b "ALTER DATABASE mx_ops_b RESET mixdnn.launch_worker" >/dev/null
+wait_until 20 '[ "$(qd mx_ops_b "SELECT status FROM mixdnn.jobs WHERE job_id = $jb")" = completed ]'
+ok $? "RESET brings the worker back, and it launches the job"
+
+# Commands that need a database to themselves get it from its worker
+# (the launchers, ordinary clients, must go as for any such command).
+stop_all_launchers
+wait_until 20 '[ "$(workers_in mx_ops_a)|$(workers_in mx_ops_b)" = "1|1" ]'
+is "$(workers_in mx_ops_a)|$(workers_in mx_ops_b)" "1|1" "both workers run"
+q "ALTER DATABASE mx_ops_a RENAME TO mx_ops_a2" >/dev/null && q "ALTER DATABASE mx_ops_a2 RENAME TO mx_ops_a" >/dev/null
+ok $? "ALTER DATABASE ... RENAME while its worker runs"
+q "CREATE DATABASE mx_ops_copy TEMPLATE mx_ops_b" >/dev/null && q "DROP DATABASE mx_ops_copy" >/dev/null
+ok $? "CREATE DATABASE ... TEMPLATE a database whose worker runs"
+
+for db in mx_ops_a mx_ops_b; do
+	psql -X -q -d postgres -c "DROP DATABASE $db" >/dev/null 2>&1
+	ok $? "DROP DATABASE $db while its worker runs"
+done
+done_testing

@@ -1,0 +1,179 @@
+/* test_typelp.c — the configuration LP (typelp.c, typeplan.c) in a round. */
+#include <string.h>
+
+#include "unit.h"
+#include "fixtures.h"
+#include "typelp.h"
+
+/*
+ * One fast GPU (v) and one slow GPU (k). Job 1 is short and gains little
+ * from v (100 s on v, 150 s on k); job 2 is long and gains much (300 s on
+ * v, 1500 s on k). Earliest completion in shortest-first order gives v to
+ * job 1 and makes job 2 wait for it (completions 100 + 400); the LP sees
+ * both demands on v and gives k to job 1 (150 + 300), both start now.
+ */
+static void
+speedup_instance(mx_snapshot *s)
+{
+	int			v,
+				k,
+				pa,
+				pb;
+
+	fx_init(s, NOW);
+	v = fx_type(s, "v", 1.0);
+	k = fx_type(s, "k", 1.0);
+	fx_node(s, "v0", v, 1, MX_NODE_UP);
+	fx_node(s, "k0", k, 1, MX_NODE_UP);
+	pa = fx_profile(s, "low-gain");
+	fx_point(s, pa, v, 1, 3.0);
+	fx_point(s, pa, k, 1, 2.0);
+	pb = fx_profile(s, "high-gain");
+	fx_point(s, pb, v, 1, 5.0);
+	fx_point(s, pb, k, 1, 1.0);
+	fx_soft(s, 1, v, 1, 1, 1, 0, 100)->profile = pa;
+	fx_soft(s, 2, v, 1, 1, 1, 0, 300)->profile = pb;
+}
+
+static void
+test_configuration_choice(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p,
+				h;
+
+	speedup_instance(&s);
+	mx_options_default(&o);
+	CHECK(o.lp_configs == 1 && o.lp_window == 60, "defaults: configuration LP on, window 60");
+	/* job 2, the longest, would be makespan-critical and served first: off here */
+	o.critical_margin = -1;
+	CHECK(mx_plan_round(&s, &o, &p) == 0, "planned");
+	CHECK(strcmp(p.solver, "glpk (lp configurations)") == 0, "solver '%s'", p.solver);
+	CHECK(p.a[0].type == 1 && p.a[0].start == NOW && p.a[1].type == 0 && p.a[1].start == NOW,
+		  "job 1 on k, job 2 on v, both now (types %d, %d; +%.0f, +%.0f)",
+		  p.a[0].type, p.a[1].type, p.a[0].start - NOW, p.a[1].start - NOW);
+	CHECK_NEAR(p.a[0].end - NOW + p.a[1].end - NOW, 450, 1e-6, "completions sum to 450 s");
+	CHECK_NEAR(p.a[0].utility, 2.0 / 3.0, 1e-9, "the pinned job keeps its real utility (%.3f)", p.a[0].utility);
+	CHECK(p.milp_jobs == 2 && p.milp_vars > 0, "2 jobs in the LP, %d columns", p.milp_vars);
+	CHECK(fx_plan_violations(&s, &p, o.overrun_s) == 0, "fits");
+
+	/* GLPK off: the heuristic's plan, job 2 waits for v */
+	o.use_milp = 0;
+	CHECK(mx_plan_round(&s, &o, &h) == 0 && strcmp(h.solver, "heuristic") == 0, "use_milp off: '%s'", h.solver);
+	CHECK(h.a[0].type == 0 && h.a[1].type == 0 && h.a[1].start == NOW + 100,
+		  "heuristic: both on v, job 2 at +%.0f", h.a[1].start - NOW);
+	mx_plan_free(&h);
+
+	/* the start-now MILP (ablation) is still reachable */
+	o.use_milp = 1;
+	o.lp_configs = 0;
+	CHECK(mx_plan_round(&s, &o, &h) == 0 && strstr(h.solver, "lp configurations") == NULL,
+		  "lp_configs off: '%s'", h.solver);
+	mx_plan_free(&h);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+/* Hard jobs only: nothing to choose, GLPK is not called. */
+static void
+test_nothing_to_choose(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			a;
+
+	fx_init(&s, NOW);
+	a = fx_type(&s, "a", 1.0);
+	fx_node(&s, "a0", a, 4, MX_NODE_UP);
+	fx_hard(&s, 1, a, 2, 600);
+	fx_hard(&s, 2, a, 4, 600);
+	mx_options_default(&o);
+	CHECK(mx_plan_round(&s, &o, &p) == 0 &&
+		  strcmp(p.solver, "heuristic (nothing for glpk to decide)") == 0 && p.milp_vars == 0,
+		  "hard jobs only: '%s'", p.solver);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+/*
+ * Random clusters and queues: every plan fits, and planning the same
+ * snapshot twice gives the same plan (the simplex iteration limit, not
+ * the clock, ends the search).
+ */
+static void
+test_random(void)
+{
+	int			seed,
+				viol = 0,
+				differ = 0,
+				used = 0,
+				errors = 0;
+
+	for (seed = 1; seed <= 60; seed++)
+	{
+		mx_snapshot s;
+		mx_options	o;
+		mx_plan		p,
+					q;
+
+		fx_random(&s, (uint64_t) seed, 2 + seed % 5, 10 + seed % 70);
+		mx_options_default(&o);
+		o.time_limit_ms = 5000;
+		if (mx_plan_round(&s, &o, &p) != 0 || mx_plan_round(&s, &o, &q) != 0)
+		{
+			errors++;
+			mx_snapshot_free(&s);
+			continue;
+		}
+		viol += fx_plan_violations(&s, &p, o.overrun_s) != 0;
+		differ += !fx_same_assignments(&p, &q) || strcmp(p.solver, q.solver) != 0;
+		used += strcmp(p.solver, "glpk (lp configurations)") == 0;
+		errors += strstr(p.solver, "error") != NULL;
+		mx_plan_free(&p);
+		mx_plan_free(&q);
+		mx_snapshot_free(&s);
+	}
+	CHECK(errors == 0, "60 random rounds without an error (%d)", errors);
+	CHECK(viol == 0, "every plan fits (%d violations)", viol);
+	CHECK(differ == 0, "same snapshot, same plan (%d differ)", differ);
+	CHECK(used > 20, "the LP chose configurations in %d of 60 rounds", used);
+}
+
+/* A GLPK error is caught: the round keeps the heuristic's plan, and GLPK works again. */
+static void
+test_glpk_error(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p,
+				h;
+
+	speedup_instance(&s);
+	mx_options_default(&o);
+	o.use_milp = 0;
+	CHECK(mx_plan_round(&s, &o, &h) == 0, "heuristic reference plan");
+	o.use_milp = 1;
+	mx_typelp_test_force_error = 1;
+	CHECK(mx_plan_round(&s, &o, &p) == 0, "the round survives a GLPK error");
+	mx_typelp_test_force_error = 0;
+	CHECK(strcmp(p.solver, "heuristic (glpk error)") == 0, "solver '%s'", p.solver);
+	CHECK(fx_same_assignments(&h, &p), "the heuristic's plan is returned");
+	mx_plan_free(&p);
+	CHECK(mx_plan_round(&s, &o, &p) == 0 && strcmp(p.solver, "glpk (lp configurations)") == 0,
+		  "next round: '%s'", p.solver);
+	mx_plan_free(&p);
+	mx_plan_free(&h);
+	mx_snapshot_free(&s);
+}
+
+int
+main(void)
+{
+	test_configuration_choice();
+	test_nothing_to_choose();
+	test_random();
+	test_glpk_error();
+	return unit_done("test_typelp");
+}

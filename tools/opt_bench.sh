@@ -1,0 +1,79 @@
+#!/bin/sh
+# tools/opt_bench.sh — the configuration LP against every comparator on the
+# generated workloads of docs/model.md ("Configuration LP: measured").
+#
+#   tools/opt_bench.sh                  every workload, every policy and variant
+#   OPT_VARIANTS="lp=" tools/opt_bench.sh     only the default mixdnn
+#
+# Environment: MIXDNN_DATA (default ../shared/data), OPT_DIR (default
+# build/opt; never in git), OPT_SEED (the workloads' seed, default 1), OPT_POLICIES (comparators, default the six of issue #13 that the simulator
+# knows), OPT_VARIANTS (space-separated name=mixdnn-sim-options pairs; the
+# options use ',' for spaces). Then tools/opt_table.py writes the tables.
+set -eu
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+DATA=${MIXDNN_DATA:-$ROOT/../shared/data}
+[ -d "$DATA/gavel" ] || DATA=/work/shared/data
+[ -d "$DATA/gavel" ] || { echo "opt_bench.sh: no shared data in $DATA (set MIXDNN_DATA)" >&2; exit 2; }
+OUT=${OPT_DIR:-$ROOT/build/opt}
+SIM=bin/mixdnn-sim
+ALL="k8s backfill sjf hgreedy hsjf k8s-any"
+if [ -z "${OPT_POLICIES:-}" ]; then
+	OPT_POLICIES=
+	for p in $ALL; do
+		# only the comparators this simulator has (the others come with issue #12)
+		if $SIM --help 2>&1 | grep -q -- "$p"; then OPT_POLICIES="$OPT_POLICIES $p"; fi
+	done
+fi
+VARIANTS=${OPT_VARIANTS:-"lp= nolp=--start-now-milp noglpk=--no-milp"}
+
+make -s "$SIM" >/dev/null
+mkdir -p "$OUT/in" "$OUT/runs"
+D="python3 tools/mixdnn_data.py --data $DATA"
+$D types --out "$OUT/in/types.csv"
+$D profiles --out "$OUT/in/profiles.csv"
+$D nodes --preset gavel --out "$OUT/in/nodes-gavel.csv"
+$D nodes --preset medium --out "$OUT/in/nodes-medium.csv"
+
+# name cluster arrivals load soft sigma jobs
+cat >"$OUT/workloads.txt" <<'EOF'
+g-on3-s30-x gavel online 3.0 0.3 0 300
+g-on3-s80-n gavel online 3.0 0.8 0.5 300
+g-on5-s50-x gavel online 5.0 0.5 0 300
+g-on5-s80-x gavel online 5.0 0.8 0 300
+g-on5-s30-n gavel online 5.0 0.3 0.5 300
+g-on3-s50-n gavel online 3.0 0.5 0.5 300
+g-bat-s50-x gavel batch 1 0.5 0 400
+g-bat-s80-n gavel batch 1 0.8 0.5 400
+g-bat-s30-n gavel batch 1 0.3 0.5 400
+m-on3-s50-x medium online 3.0 0.5 0 200
+m-on3-s80-n medium online 3.0 0.8 0.5 200
+m-on5-s30-n medium online 5.0 0.3 0.5 200
+m-bat-s80-x medium batch 1 0.8 0 200
+m-bat-s30-x medium batch 1 0.3 0 200
+m-on5-s80-x medium online 5.0 0.8 0 200
+m-bat-s50-n medium batch 1 0.5 0.5 200
+EOF
+
+: >"$OUT/runs.txt"
+while read -r name cluster arr load soft sigma jobs; do
+	python3 tools/opt_workloads.py --data "$DATA" --profiles "$OUT/in/profiles.csv" \
+		--nodes "$OUT/in/nodes-$cluster.csv" --arrivals "$arr" --load "$load" \
+		--soft-share "$soft" --sigma "$sigma" --jobs "$jobs" --seed "${OPT_SEED:-1}" --out "$OUT/in/$name.csv"
+	for p in $OPT_POLICIES; do echo "$name $cluster $p $p" >>"$OUT/runs.txt"; done
+	for v in $VARIANTS; do echo "$name $cluster ${v%%=*} mixdnn ${v#*=}" >>"$OUT/runs.txt"; done
+done <"$OUT/workloads.txt"
+
+run_one() {	# name cluster label policy [options with ',' for spaces]
+	opts=$(echo "${5:-}" | tr ',' ' ')
+	# shellcheck disable=SC2086
+	$SIM --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-$2.csv" --profiles "$OUT/in/profiles.csv" \
+		--trace "$OUT/in/$1.csv" --policy "$4" --json --quiet $opts </dev/null | tail -1 >"$OUT/runs/$1.$3.json"
+}
+n=$(wc -l <"$OUT/runs.txt")
+echo "opt_bench.sh: $n simulations, one at a time" >&2
+while read -r name cluster label policy opts; do
+	run_one "$name" "$cluster" "$label" "$policy" "${opts:-}"
+done <"$OUT/runs.txt"
+python3 tools/opt_table.py --dir "$OUT"

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""opt_table.py - the tables of docs/model.md ("Configuration LP: measured")
+from an tools/opt_bench.sh directory.
+
+Per workload: each mixdnn variant's average JCT and makespan divided by the
+best comparator's (the lowest over the comparators that ran), then geomeans
+over the workloads, the worst workload, and the variant against --no-milp.
+"""
+import argparse
+import json
+import math
+import os
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", default="build/opt")
+    ap.add_argument("--per-workload", action="store_true")
+    a = ap.parse_args()
+    runs = {}
+    with open(os.path.join(a.dir, "runs.txt")) as f:
+        for line in f:
+            p = line.split()
+            path = os.path.join(a.dir, "runs", "%s.%s.json" % (p[0], p[2]))
+            try:
+                d = json.loads(open(path).read())
+            except (OSError, ValueError):
+                continue
+            runs.setdefault(p[0], {})[p[2]] = (d, p[2] == p[3])
+    names = [n for n in runs]
+    comps = sorted({l for n in names for l, (d, c) in runs[n].items() if c})
+    variants = [l for l, (d, c) in runs[names[0]].items() if not c]
+    print("comparators: %s" % " ".join(comps))
+    rows = []
+    for v in variants:
+        rj, rm, rh = [], [], []
+        for n in names:
+            r = runs[n]
+            if v not in r:
+                continue
+            bj = min(r[c][0]["avg_jct_s"] for c in comps if c in r)
+            bm = min(r[c][0]["makespan_s"] for c in comps if c in r)
+            rj.append(r[v][0]["avg_jct_s"] / bj)
+            rm.append(r[v][0]["makespan_s"] / bm)
+            if "noglpk" in r:
+                rh.append(r[v][0]["avg_jct_s"] / r["noglpk"][0]["avg_jct_s"])
+            if a.per_workload:
+                best = min((r[c][0]["avg_jct_s"], c) for c in comps if c in r)
+                print("%-16s %-8s jct %.3f (best %s %.0f s) makespan %.3f p95 %.2f ms" % (
+                    n, v, rj[-1], best[1], best[0], rm[-1], r[v][0].get("solve_ms_p95", 0)))
+        rows.append((v, geomean(rj), max(rj), sum(x > 1.01 for x in rj), geomean(rm), max(rm),
+                     sum(x > 1.03 for x in rm), geomean(rh), len(rj),
+                     max(runs[n][v][0].get("solve_ms_p95", 0) for n in names if v in runs[n])))
+    print_table(rows)
+    print()
+    print("| variant | hard jobs' JCT / k8s's, geomean | worst | hard jobs' JCT / hsjf's, geomean | worst | p99 JCT / best comparator's p99, geomean |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for v in variants:
+        hk, hh, p99 = [], [], []
+        for n in names:
+            r = runs[n]
+            if v not in r or not r[v][0].get("avg_jct_hard_s"):
+                continue
+            if "k8s" in r and r["k8s"][0].get("avg_jct_hard_s"):
+                hk.append(r[v][0]["avg_jct_hard_s"] / r["k8s"][0]["avg_jct_hard_s"])
+            if "hsjf" in r and r["hsjf"][0].get("avg_jct_hard_s"):
+                hh.append(r[v][0]["avg_jct_hard_s"] / r["hsjf"][0]["avg_jct_hard_s"])
+            p99.append(r[v][0]["p99_jct_s"] / min(r[c][0]["p99_jct_s"] for c in comps if c in r))
+        print("| %s | %.3f | %.3f | %.3f | %.3f | %.3f |" % (v, geomean(hk), max(hk or [math.nan]),
+                                                        geomean(hh), max(hh or [math.nan]), geomean(p99)))
+
+
+def print_table(rows):
+    print("| variant | JCT / best, geomean | worst | workloads > +1 % | makespan / best, geomean | worst | workloads > +3 % | JCT / GLPK off, geomean | workloads | round p95 ms (max) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print("| %s | %.3f | %.3f | %d | %.3f | %.3f | %d | %.3f | %d | %.1f |" % r)
+
+
+if __name__ == "__main__":
+    main()
