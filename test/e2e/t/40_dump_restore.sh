@@ -45,7 +45,7 @@ pg_dump -d $SRC -f "$W/plain.sql"
 ok $? "pg_dump, plain format"
 pg_dump -d $SRC -Fc -f "$W/custom.dump"
 ok $? "pg_dump, custom format"
-is "$(grep -c '^COPY mixdnn\.' "$W/plain.sql")" 10 "the dump has the rows of the 10 tables registered for it"
+is "$(grep -c '^COPY mixdnn\.' "$W/plain.sql")" 12 "the dump has the rows of the 12 tables registered for it"
 
 fresh_db mx_ops_plain
 psql -X -q -v ON_ERROR_STOP=1 -d mx_ops_plain -f "$W/plain.sql" >"$W/plain.log" 2>&1

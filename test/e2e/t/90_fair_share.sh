@@ -31,7 +31,11 @@ submitter e2e_bob >"$T/fail-bob" &
 wait
 is "$(cat "$T/fail-alice" "$T/fail-bob" | wc -l)" 0 "two users submitted 12 jobs each, concurrently"
 
-start_launcher n3
+# Jobs run as their owner's OS account: both roles run as the account of
+# the other tests' jobs (the test's own role), which may write $T/out.
+os_user=$(q "SELECT current_user")
+printf 'e2e_alice %s\ne2e_bob %s\n' "$os_user" "$os_user" >"$T/usermap"
+start_launcher n3 --user-map "$T/usermap"
 q "UPDATE mixdnn.gpu_nodes SET status = 'up' WHERE node = 'n3'" >/dev/null
 wait_until 90 '[ "$(unfinished)" = 0 ]'
 ok $? "all 24 jobs finished within 90 s"
