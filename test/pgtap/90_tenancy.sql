@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(35);
+SELECT plan(37);
 DELETE FROM mixdnn.quotas;
 DELETE FROM mixdnn.shares;
 
@@ -77,9 +77,9 @@ SELECT pg_temp.run_job('a1');
 SELECT is((SELECT array_agg(DISTINCT blocked_by) FROM mixdnn.explain(pg_temp.jid('a2'))), ARRAY['quota'],
 	'... and once it holds its GPUs');
 SET LOCAL ROLE tap90_alice;
-SELECT is((SELECT reason FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'v100', gpus => 1, duration => '1h')),
-	'over quota: role tap90_alice holds 2 of the 2 v100 GPUs its quota allows and needs 1',
-	'what_if, asked by alice, applies her quota');
+SELECT is((SELECT (reason, blocked_by) FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'v100', gpus => 1, duration => '1h')),
+	('over quota: role tap90_alice holds 2 of the 2 v100 GPUs its quota allows and needs 1'::text, 'quota'::text),
+	'what_if, asked by alice, applies her quota and says it is the quota');
 SELECT is((SELECT reason FROM mixdnn.queue WHERE job_id = pg_temp.jid('a2')),
 	'over quota: role tap90_alice holds 2 of the 2 v100 GPUs its quota allows and needs 2',
 	'alice reads the reason in mixdnn.queue');
@@ -106,6 +106,13 @@ INSERT INTO mixdnn.quotas (role, max_waiting_jobs) VALUES ('tap90_bob', 10);
 SET LOCAL ROLE tap90_bob;
 SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('b4', 'v100', 1, '1h')$$,
 	'54000', NULL, 'a looser row of his own does not lift the group''s limit');
+SELECT is((SELECT (reason, blocked_by) FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'v100', gpus => 1, duration => '1h')),
+	('refused: role tap90_bob has 2 waiting jobs, the most its mixdnn.quotas row allows'::text, 'limit'::text),
+	'what_if, asked by bob, applies the group''s waiting-jobs limit as a submission does');
+RESET ROLE;
+SET LOCAL ROLE tap90_carol;
+SELECT is((SELECT blocked_by FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'k80', gpus => 1, duration => '1h')),
+	NULL, 'what_if, asked by carol (in no group), is not refused by the team''s limit');
 RESET ROLE;
 SELECT is((SELECT count(*) FROM mixdnn.jobs WHERE name = 'b4'), 0::bigint, 'the refused submissions changed nothing');
 SET LOCAL ROLE tap90_carol;
