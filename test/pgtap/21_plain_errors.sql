@@ -7,7 +7,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(22);
+SELECT plan(25);
 
 CREATE ROLE tap21_user NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap21_admin NOLOGIN IN ROLE mixdnn_admin;
@@ -75,6 +75,20 @@ SELECT throws_like($$DELETE FROM mixdnn.gpu_nodes WHERE node = 'n1'$$,
 	'node n1 cannot be deleted: GPU _ is held by job %', '... says which node, GPU and job');
 RESET ROLE;
 SELECT is((SELECT count(*) FROM mixdnn.gpus WHERE node = 'n1'), 4::bigint, '... and changes nothing');
+
+-- Deleting a type that a node has, or that a job names (foreign keys).
+SET LOCAL ROLE tap21_admin;
+SELECT throws_ok($$DELETE FROM mixdnn.gpu_types WHERE gpu_type = (SELECT gpu_type FROM mixdnn.gpu_nodes WHERE node = 'n1')$$,
+	'23503', NULL, 'deleting a type a node has');
+SELECT throws_like($$DELETE FROM mixdnn.gpu_types WHERE gpu_type = (SELECT gpu_type FROM mixdnn.gpu_nodes WHERE node = 'n1')$$,
+	'gpu type % cannot be deleted: node n1 has that type', '... says which node');
+RESET ROLE;
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('tap21_lone', 1.0);
+INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('lone', 'tap21_lone', 1, '1h');
+SET LOCAL ROLE tap21_admin;
+SELECT throws_like($$DELETE FROM mixdnn.gpu_types WHERE gpu_type = 'tap21_lone'$$,
+	'gpu type tap21_lone cannot be deleted: job % names it as its gpu_type', 'deleting a type a job names says which job');
+RESET ROLE;
 
 SELECT * FROM finish();
 ROLLBACK;

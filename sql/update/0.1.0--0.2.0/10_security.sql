@@ -208,6 +208,22 @@ DECLARE
 	name_rule	constant text := '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$';
 	held		record;
 BEGIN
+	IF TG_OP = 'DELETE' AND TG_TABLE_NAME = 'gpu_types' THEN
+		-- A job's gpu_type and a node's are foreign keys; say which row holds on.
+		SELECT n.node INTO held FROM mixdnn.gpu_nodes n WHERE n.gpu_type = OLD.gpu_type ORDER BY n.node LIMIT 1;
+		IF FOUND THEN
+			RAISE EXCEPTION 'gpu type % cannot be deleted: node % has that type', OLD.gpu_type, held.node
+				USING ERRCODE = 'foreign_key_violation',
+					  HINT = 'Delete the type''s nodes first.';
+		END IF;
+		SELECT j.job_id INTO held FROM mixdnn.jobs j WHERE j.gpu_type = OLD.gpu_type ORDER BY j.job_id LIMIT 1;
+		IF FOUND THEN
+			RAISE EXCEPTION 'gpu type % cannot be deleted: job % names it as its gpu_type', OLD.gpu_type, held.job_id
+				USING ERRCODE = 'foreign_key_violation',
+					  HINT = 'A type that jobs name, finished ones included, stays registered; delete its nodes to stop using it.';
+		END IF;
+		RETURN OLD;
+	END IF;
 	IF TG_OP = 'DELETE' THEN
 		SELECT h.gpu_index, h.job_id INTO held FROM mixdnn.gpu_holds h WHERE h.node = OLD.node LIMIT 1;
 		IF FOUND THEN
@@ -270,9 +286,9 @@ BEGIN
 	RETURN NEW;
 END
 $$;
-COMMENT ON FUNCTION mixdnn._cluster_before_write() IS 'internal trigger: plain-words errors for bad GPU types, nodes and profiles, and for deleting a node whose GPUs are held';
+COMMENT ON FUNCTION mixdnn._cluster_before_write() IS 'internal trigger: plain-words errors for bad GPU types, nodes and profiles, for deleting a node whose GPUs are held and a type that nodes or jobs name';
 
-CREATE TRIGGER gpu_types_before_write BEFORE INSERT OR UPDATE ON mixdnn.gpu_types
+CREATE TRIGGER gpu_types_before_write BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.gpu_types
 	FOR EACH ROW EXECUTE FUNCTION mixdnn._cluster_before_write();
 -- Launcher calls, which write only last_heartbeat and unreachable_since, skip it.
 CREATE TRIGGER gpu_nodes_before_write BEFORE INSERT OR UPDATE OF node, gpu_type, gpus, status OR DELETE ON mixdnn.gpu_nodes
