@@ -25,7 +25,10 @@ REGRESS      = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/[0-9]*.sql)))
 REGRESS_OPTS = --inputdir=. --outputdir=build/regress
 
 BINS          = bin/mixdnn-sim bin/mixdnn-bench bin/mixdnn-launcher bin/mixdnn
-SCRIPTS_built = $(BINS)
+# Installed beside PostgreSQL's programs: the launcher and the users' client.
+# The simulator and the benchmark are developer tools, run from bin/ of the
+# checkout (docs/operations.md, "What is installed where").
+SCRIPTS_built = bin/mixdnn-launcher bin/mixdnn
 UNIT_TESTS    = $(patsubst test/unit/%.c,build/unit/%,$(sort $(wildcard test/unit/test_*.c)))
 EXTRA_CLEAN   = $(BINS) build src/sim/*.o src/bench/*.o src/launcher/*.o src/cli/*.o src/*/*.d
 

@@ -237,7 +237,7 @@ def sec_intro(R, a, w):
          "mixdnn ran with the planner's defaults (the extension's settings)."))
     w("")
     w("Every number here measures the `mixdnn` policy of the commit the report was generated "
-      "from; the comparators are fixed by SPEC §6 (docs/simulator.md, \"Policies\").")
+      "from; the comparators are fixed by contract §6 (docs/simulator.md, \"Policies\").")
     w("")
 
 
@@ -290,7 +290,7 @@ def sec_setup(R, w):
       "above 8 become 8 (same work). Soft jobs may use every type and `max(1, gpus/2)`..`gpus` GPUs.")
     w("")
     w("**Estimates.** Every policy plans with `estimate_s`; jobs run their true `duration_s` "
-      "(SPEC §6). Models: *exact*; *log-normal σ=0.5* and *σ=1* (estimate = run time × e^(σZ), "
+      "(contract §6). Models: *exact*; *log-normal σ=0.5* and *σ=1* (estimate = run time × e^(σZ), "
       "Z ~ N(0,1): half the jobs overrun their estimate, by ×1.65 (σ=0.5) or ×2.7 (σ=1) or more "
       "for a third of those); *over-estimates*, after the SP2 logs analysed by Mu'alem and Feitelson "
       "(IEEE TPDS 12(6), 2001: the accuracy run time ÷ estimate spread roughly uniformly over "
@@ -369,7 +369,7 @@ def sec_summary(R, w):
           % (EST_NAMES.get(est, est), "; ".join(bits)))
     w("")
     w("A ratio below 1 favours MixDNN. The distance between the ÷ k8s and the ÷ best figures is "
-      "what the comparators of SPEC §6 achieve without MixDNN's utility model.")
+      "what the comparators of contract §6 achieve without MixDNN's utility model.")
     w("")
 
 

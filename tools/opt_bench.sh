@@ -8,7 +8,9 @@
 # Environment: MIXDNN_DATA (default ../shared/data), OPT_DIR (default
 # build/opt; never in git), OPT_SEED (the workloads' seed, default 1), OPT_POLICIES (comparators, default the six of issue #13 that the simulator
 # knows), OPT_VARIANTS (space-separated name=mixdnn-sim-options pairs; the
-# options use ',' for spaces). Then tools/opt_table.py writes the tables.
+# options use ',' for spaces), OPT_KEEP=1 (keep a run whose result file
+# exists: comparators run once per OPT_DIR, new variants get new names).
+# Then tools/opt_table.py writes the tables.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,6 +76,7 @@ run_one() {	# name cluster label policy [options with ',' for spaces]
 n=$(wc -l <"$OUT/runs.txt")
 echo "opt_bench.sh: $n simulations, one at a time" >&2
 while read -r name cluster label policy opts; do
+	if [ "${OPT_KEEP:-0}" = 1 ] && [ -s "$OUT/runs/$name.$label.json" ]; then continue; fi
 	run_one "$name" "$cluster" "$label" "$policy" "${opts:-}"
 done <"$OUT/runs.txt"
 python3 tools/opt_table.py --dir "$OUT"

@@ -1,4 +1,4 @@
--- Cluster, jobs, and what the scheduler writes (SPEC §3).
+-- Cluster, jobs, and what the scheduler writes (contract §3).
 
 CREATE TABLE mixdnn.gpu_types (
 	gpu_type	text PRIMARY KEY
@@ -120,7 +120,7 @@ CREATE INDEX jobs_waiting_idx ON mixdnn.jobs (job_id) WHERE status IN ('pending'
 CREATE INDEX jobs_active_idx ON mixdnn.jobs (job_id) WHERE status IN ('launching', 'running');
 CREATE INDEX jobs_owner_idx ON mixdnn.jobs (owner);
 
--- A job's part on one node, per launch attempt (SPEC §5).
+-- A job's part on one node, per launch attempt (contract §5).
 CREATE TABLE mixdnn.job_parts (
 	job_id		bigint NOT NULL REFERENCES mixdnn.jobs ON DELETE CASCADE,
 	attempt		int NOT NULL,
@@ -142,7 +142,7 @@ COMMENT ON COLUMN mixdnn.job_parts.state IS 'launching -> running -> completed |
 COMMENT ON COLUMN mixdnn.job_parts.lease_until IS 'the part is lost unless its node heartbeats before this';
 CREATE INDEX job_parts_node_idx ON mixdnn.job_parts (node) WHERE state IN ('launching', 'running');
 
--- GPUs held right now. The primary key is the capacity invariant of SPEC §4:
+-- GPUs held right now. The primary key is the capacity invariant of contract §4:
 -- no GPU index is held twice, and the foreign key keeps every hold on a GPU
 -- that exists, so a node's holds never exceed its gpus.
 CREATE TABLE mixdnn.gpu_holds (

@@ -1,4 +1,4 @@
--- Validation of submissions and status changes (SPEC §7). Runs as the
+-- Validation of submissions and status changes (contract §7). Runs as the
 -- invoker, so it sees who is asking; every error leaves the tables as they were.
 
 -- Who may move a job where. "system" transitions are made by the scheduler

@@ -1,4 +1,4 @@
--- The launcher protocol (SPEC §5, docs/launcher.md): what launchers call,
+-- The launcher protocol (contract §5, docs/launcher.md): what launchers call,
 -- lease expiry, and the background worker's start-up repair.
 --
 -- Every function runs as the extension's owner, a superuser, because the
@@ -10,13 +10,12 @@
 -- holds are skipped where waiting would hold up other jobs (docs/design.md,
 -- "Concurrency").
 
--- Internal: the lease a claim or heartbeat grants.
+-- Internal: the lease a claim or heartbeat grants, in C so that the
+-- setting's default is written once (src/pg/guc.c) and a backend that has
+-- not loaded the library yet gets the same lease as launch_due().
 CREATE FUNCTION mixdnn._lease() RETURNS interval
-	LANGUAGE sql STABLE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-	SELECT coalesce(nullif(pg_catalog.current_setting('mixdnn.lease_timeout', true), ''), '60s')::interval
-	$$;
+	AS 'MODULE_PATHNAME', 'mixdnn_lease'
+	LANGUAGE C STABLE;
 COMMENT ON FUNCTION mixdnn._lease() IS 'internal: the setting mixdnn.lease_timeout as an interval';
 
 -- Internal: a launcher names a registered node, never NULL.

@@ -1,4 +1,4 @@
--- What users and operators look at (issue #14; docs/reference.md, "The
+-- What users and operators look at (docs/reference.md, "The
 -- queue, why and what-if" and the sections after it): the queue, why a job
 -- has its plan, what a submission would get (both planned with the core
 -- exactly as a round does, writing nothing), the failure log line,

@@ -60,258 +60,331 @@ typedef struct bcol
 	double		energy;			/* g * p */
 } bcol;
 
-int
-bench_energy_bound(const mx_snapshot *s, const mx_options *o, double ratio,
-				   double horizon_end, double time_limit_s, bench_bound *b)
+/* The LP's inputs and columns while it is built. */
+typedef struct energy_lp
 {
-	double		t0 = mx_wall_ms();
+	const mx_snapshot *s;
+	const mx_options *o;
 	mx_capacity cap;
-	double	   *tb = NULL;		/* boundaries, tb[0] = now .. tb[B-1] = horizon_end */
-	int			B = 0,
-				K = s->ntypes,
-				i,
+	int			K;				/* GPU types */
+	/* per job: its configurations allcf[cfoff[i] .. + ncf[i]) and weight */
+	int		   *ncf,
+			   *cfoff;
+	double	   *jw;
+	mx_config  *allcf;
+	double	   *ecache;			/* each configuration's earliest end beside the running jobs */
+	int			nall;
+	double		dmin;			/* the shortest earliest end from now */
+	double	   *tb;				/* boundaries, tb[0] = now .. tb[B-1] = horizon_end */
+	int			B;
+	bcol	   *cols;
+	int			ncol,
+				colcap;
+	int			njobs;			/* jobs with a configuration (rows) */
+} energy_lp;
+
+static void
+lp_free(energy_lp *lp)
+{
+	free(lp->tb);
+	free(lp->cols);
+	free(lp->jw);
+	free(lp->ecache);
+	free(lp->ncf);
+	free(lp->cfoff);
+	free(lp->allcf);
+}
+
+/* Every job's configurations and their earliest possible ends beside the running jobs. */
+static int
+lp_configs(energy_lp *lp)
+{
+	const mx_snapshot *s = lp->s;
+	int			i,
 				c,
-				k,
-				bb;
-	double		dmin = INFINITY;
-	bcol	   *cols = NULL;
-	int			ncol = 0,
-				colcap = 0,
-				njobs = 0;
-	double	   *jw = NULL;
-	double	   *ecache = NULL;
-	int		   *ncf = NULL,
-			   *cfoff = NULL;
-	mx_config  *allcf = NULL;
-	int			nall = 0;
-	int			rc = -1;
+				tot = 0;
 
-	memset(b, 0, sizeof(*b));
-	snprintf(b->status, sizeof(b->status), "not solved");
-	if (!(ratio > 1.0))
-		ratio = 1.1;
-	if (mx_capacity_init(&cap, s, o->overrun_s) < 0)
+	lp->ncf = calloc((size_t) s->njobs + 1, sizeof(int));
+	lp->cfoff = calloc((size_t) s->njobs + 1, sizeof(int));
+	lp->jw = calloc((size_t) s->njobs + 1, sizeof(double));
+	if (!lp->ncf || !lp->cfoff || !lp->jw)
 		return -1;
-
-	/* configurations and their earliest possible ends beside the running jobs */
-	ncf = calloc((size_t) s->njobs + 1, sizeof(int));
-	cfoff = calloc((size_t) s->njobs + 1, sizeof(int));
-	jw = calloc((size_t) s->njobs + 1, sizeof(double));
-	if (!ncf || !cfoff || !jw)
-		goto done;
-	{
-		int			tot = 0;
-
-		for (i = 0; i < s->njobs; i++)
-			tot += mx_job_configs_max(s, &s->jobs[i]);
-		allcf = malloc((size_t) (tot > 0 ? tot : 1) * sizeof(mx_config));
-		ecache = malloc((size_t) (tot > 0 ? tot : 1) * sizeof(double));
-		if (!allcf || !ecache)
-			goto done;
-	}
+	for (i = 0; i < s->njobs; i++)
+		tot += mx_job_configs_max(s, &s->jobs[i]);
+	lp->allcf = malloc((size_t) (tot > 0 ? tot : 1) * sizeof(mx_config));
+	lp->ecache = malloc((size_t) (tot > 0 ? tot : 1) * sizeof(double));
+	if (!lp->allcf || !lp->ecache)
+		return -1;
 	for (i = 0; i < s->njobs; i++)
 	{
 		const mx_job *j = &s->jobs[i];
 		int			mx = mx_job_configs_max(s, j),
 					n = 0;
 
-		cfoff[i] = nall;
+		lp->cfoff[i] = lp->nall;
 		if (mx > 0)
-			n = mx_job_configs(s, j, o->scaling_alpha, allcf + nall, mx);
+			n = mx_job_configs(s, j, lp->o->scaling_alpha, lp->allcf + lp->nall, mx);
 		for (c = 0; c < n; c++)
 		{
-			mx_config  *f = &allcf[nall + c];
-			double		st = mx_capacity_earliest(&cap, f->type, f->gpus, f->runtime, s->now);
+			mx_config  *f = &lp->allcf[lp->nall + c];
+			double		st = mx_capacity_earliest(&lp->cap, f->type, f->gpus, f->runtime, s->now);
+			double	   *e = &lp->ecache[lp->nall + c];
 
-			ecache[nall + c] = isfinite(st) ? st + f->runtime : INFINITY;
-			if (isfinite(st) && ecache[nall + c] - s->now < dmin)
-				dmin = ecache[nall + c] - s->now;
+			*e = isfinite(st) ? st + f->runtime : INFINITY;
+			if (isfinite(st) && *e - s->now < lp->dmin)
+				lp->dmin = *e - s->now;
 		}
-		ncf[i] = n;
-		nall += n;
-		jw[i] = mx_job_weight(s, j, o);
+		lp->ncf[i] = n;
+		lp->nall += n;
+		lp->jw[i] = mx_job_weight(s, j, lp->o);
 	}
-	if (!isfinite(dmin))
+	return 0;
+}
+
+/* Bucket boundaries growing geometrically by ratio from dmin to horizon_end. */
+static int
+lp_boundaries(energy_lp *lp, double ratio, double horizon_end)
+{
+	double		now = lp->s->now,
+				d = lp->dmin;
+	int			mb = 2 + (int) ceil(log((horizon_end - now) / lp->dmin) / log(ratio));
+
+	lp->tb = malloc((size_t) (mb + 2) * sizeof(double));
+	if (!lp->tb)
+		return -1;
+	lp->tb[0] = now;
+	lp->B = 1;
+	while (now + d < horizon_end && lp->B < mb)
+	{
+		lp->tb[lp->B++] = now + d;
+		d *= ratio;
+	}
+	lp->tb[lp->B++] = horizon_end;
+	/* buckets 1 .. B-1 are bounded, bucket B is (tb[B-1], inf) */
+	return 0;
+}
+
+static int
+lp_add_column(energy_lp *lp, int k, int bb, double e, double energy)
+{
+	if (lp->ncol >= lp->colcap)
+	{
+		int			nc = lp->colcap ? lp->colcap * 2 : 1024;
+		bcol	   *n2 = realloc(lp->cols, (size_t) nc * sizeof(bcol));
+
+		if (!n2)
+			return -1;
+		lp->cols = n2;
+		lp->colcap = nc;
+	}
+	lp->cols[lp->ncol].job = lp->njobs;
+	lp->cols[lp->ncol].k = k;
+	lp->cols[lp->ncol].b = bb;
+	lp->cols[lp->ncol].e = e;
+	lp->cols[lp->ncol].energy = energy;
+	lp->ncol++;
+	return 0;
+}
+
+/* One column per (job, configuration, bucket its end can fall in). */
+static int
+lp_columns(energy_lp *lp, bench_bound *b)
+{
+	const mx_snapshot *s = lp->s;
+	int			i,
+				c,
+				bb;
+
+	for (i = 0; i < s->njobs; i++)
+	{
+		if (lp->ncf[i] == 0)
+			continue;
+		lp->njobs++;
+		for (c = 0; c < lp->ncf[i]; c++)
+		{
+			const mx_config *f = &lp->allcf[lp->cfoff[i] + c];
+			double		e = lp->ecache[lp->cfoff[i] + c];
+
+			if (!isfinite(e))
+				continue;
+			for (bb = 1; bb <= lp->B; bb++)
+			{
+				double		lo = lp->tb[bb - 1],
+							hi = bb < lp->B ? lp->tb[bb] : INFINITY;
+
+				if (hi < e)
+					continue;
+				if (lp_add_column(lp, f->type, bb, lp->jw[i] * ((lo > e ? lo : e) - s->now),
+								  (double) f->gpus * f->runtime) < 0)
+					return -1;
+			}
+		}
+		b->sum_w += lp->jw[i];
+	}
+	b->jobs = lp->njobs;
+	b->buckets = lp->B;
+	return 0;
+}
+
+/*
+ * The matrix into P: rows = jobs, then (k, b) balance rows for b = 1 .. B-1;
+ * the job columns, then y[k,b]. Returns the number of nonzeros, -1 when out
+ * of memory.
+ */
+static int
+lp_load(energy_lp *lp, glp_prob *P)
+{
+	int			B = lp->B,
+				nycol = lp->K * (B - 1),
+				nnz = 0,
+				i,
+				k,
+				bb;
+	size_t		cap = (size_t) 2 * lp->ncol + 2 * (size_t) nycol + 1;
+	int		   *ia = malloc(cap * sizeof(int));
+	int		   *ja = malloc(cap * sizeof(int));
+	double	   *ar = malloc(cap * sizeof(double));
+
+	if (!ia || !ja || !ar)
+	{
+		free(ia);
+		free(ja);
+		free(ar);
+		return -1;
+	}
+	for (i = 0; i < lp->ncol; i++)
+	{
+		glp_set_col_bnds(P, i + 1, GLP_LO, 0.0, 0.0);
+		glp_set_obj_coef(P, i + 1, lp->cols[i].e);
+		nnz++;
+		ia[nnz] = lp->cols[i].job;
+		ja[nnz] = i + 1;
+		ar[nnz] = 1.0;
+		if (lp->cols[i].b < B)
+		{
+			/* scaled to hours so the matrix stays well conditioned */
+			nnz++;
+			ia[nnz] = lp->njobs + lp->cols[i].k * (B - 1) + lp->cols[i].b;
+			ja[nnz] = i + 1;
+			ar[nnz] = lp->cols[i].energy / 3600.0;
+		}
+	}
+	/* y[k,b]: -y in row (k,b), +y in row (k,b+1) */
+	for (k = 0; k < lp->K; k++)
+		for (bb = 1; bb < B; bb++)
+		{
+			int			col = lp->ncol + k * (B - 1) + bb;
+			double		a = area(&lp->cap, k, lp->s->now, lp->tb[bb]) / 3600.0;
+
+			glp_set_col_bnds(P, col, a > 0 ? GLP_DB : GLP_FX, 0.0, a > 0 ? a : 0.0);
+			nnz++;
+			ia[nnz] = lp->njobs + k * (B - 1) + bb;
+			ja[nnz] = col;
+			ar[nnz] = -1.0;
+			if (bb + 1 < B)
+			{
+				nnz++;
+				ia[nnz] = lp->njobs + k * (B - 1) + bb + 1;
+				ja[nnz] = col;
+				ar[nnz] = 1.0;
+			}
+		}
+	glp_load_matrix(P, nnz, ia, ja, ar);
+	free(ia);
+	free(ja);
+	free(ar);
+	return nnz;
+}
+
+/* Builds and solves the LP; b gets its size, status and bound. 0, or -1 when out of memory. */
+static int
+lp_solve(energy_lp *lp, double time_limit_s, bench_bound *b)
+{
+	int			nycol = lp->K * (lp->B - 1),
+				nrow = lp->njobs + nycol,
+				i,
+				ret;
+	glp_prob   *P;
+	glp_smcp	sm;
+
+	glp_term_hook(quiet_term, NULL);
+	glp_term_out(GLP_OFF);
+	P = glp_create_prob();
+	glp_set_obj_dir(P, GLP_MIN);
+	glp_add_rows(P, nrow);
+	for (i = 1; i <= lp->njobs; i++)
+		glp_set_row_bnds(P, i, GLP_FX, 1.0, 1.0);
+	for (i = lp->njobs + 1; i <= nrow; i++)
+		glp_set_row_bnds(P, i, GLP_FX, 0.0, 0.0);
+	glp_add_cols(P, lp->ncol + nycol);
+	if (lp_load(lp, P) < 0)
+	{
+		glp_delete_prob(P);
+		return -1;
+	}
+	b->cols = lp->ncol + nycol;
+	b->rows = nrow;
+
+	glp_init_smcp(&sm);
+	sm.msg_lev = GLP_MSG_OFF;
+	sm.presolve = GLP_ON;
+	sm.tm_lim = time_limit_s > 0 ? (int) (time_limit_s * 1000) : INT_MAX;
+	ret = glp_simplex(P, &sm);
+	if (ret == 0 && glp_get_status(P) == GLP_OPT)
+	{
+		b->ok = 1;
+		b->lb_wct = glp_get_obj_val(P);
+		snprintf(b->status, sizeof(b->status), "optimal");
+	}
+	else if (ret == GLP_ETMLIM)
+		snprintf(b->status, sizeof(b->status), "time limit");
+	else
+		snprintf(b->status, sizeof(b->status), "glpk ret %d status %d", ret, glp_get_status(P));
+	glp_delete_prob(P);
+	glp_free_env();
+	return 0;
+}
+
+int
+bench_energy_bound(const mx_snapshot *s, const mx_options *o, double ratio,
+				   double horizon_end, double time_limit_s, bench_bound *b)
+{
+	double		t0 = mx_wall_ms();
+	energy_lp	lp;
+	int			rc = -1;
+
+	memset(b, 0, sizeof(*b));
+	snprintf(b->status, sizeof(b->status), "not solved");
+	if (!(ratio > 1.0))
+		ratio = 1.1;
+	memset(&lp, 0, sizeof(lp));
+	lp.s = s;
+	lp.o = o;
+	lp.K = s->ntypes;
+	lp.dmin = INFINITY;
+	if (mx_capacity_init(&lp.cap, s, o->overrun_s) < 0)
+		return -1;
+
+	if (lp_configs(&lp) < 0)
+		goto done;
+	if (!isfinite(lp.dmin))
 	{
 		b->ok = 1;
 		snprintf(b->status, sizeof(b->status), "no plannable job");
 		rc = 0;
 		goto done;
 	}
-	if (dmin < 1.0)
-		dmin = 1.0;
-	if (!(horizon_end > s->now + dmin))
-		horizon_end = s->now + dmin * ratio;
-
-	/* boundaries */
-	{
-		int			mb = 2 + (int) ceil(log((horizon_end - s->now) / dmin) / log(ratio));
-
-		tb = malloc((size_t) (mb + 2) * sizeof(double));
-		if (!tb)
-			goto done;
-		tb[0] = s->now;
-		B = 1;
-		{
-			double		d = dmin;
-
-			while (s->now + d < horizon_end && B < mb)
-			{
-				tb[B++] = s->now + d;
-				d *= ratio;
-			}
-		}
-		tb[B++] = horizon_end;
-		/* buckets 1 .. B-1 are bounded, bucket B is (tb[B-1], inf) */
-	}
-
-	/* columns */
-	for (i = 0; i < s->njobs; i++)
-	{
-		if (ncf[i] == 0)
-			continue;
-		njobs++;
-		for (c = 0; c < ncf[i]; c++)
-		{
-			const mx_config *f = &allcf[cfoff[i] + c];
-			double		e = ecache[cfoff[i] + c];
-
-			if (!isfinite(e))
-				continue;
-			for (bb = 1; bb <= B; bb++)
-			{
-				double		lo = tb[bb - 1],
-							hi = bb < B ? tb[bb] : INFINITY;
-
-				if (hi < e)
-					continue;
-				if (ncol >= colcap)
-				{
-					int			nc = colcap ? colcap * 2 : 1024;
-					bcol	   *n2 = realloc(cols, (size_t) nc * sizeof(bcol));
-
-					if (!n2)
-						goto done;
-					cols = n2;
-					colcap = nc;
-				}
-				cols[ncol].job = njobs;
-				cols[ncol].k = f->type;
-				cols[ncol].b = bb;
-				cols[ncol].e = jw[i] * ((lo > e ? lo : e) - s->now);
-				cols[ncol].energy = (double) f->gpus * f->runtime;
-				ncol++;
-			}
-		}
-		b->sum_w += jw[i];
-	}
-	b->jobs = njobs;
-	b->buckets = B;
-
-	/* GLPK: rows = jobs, then (k, b) balance rows for b = 1 .. B-1 */
-	{
-		int			nbal = K * (B - 1),
-					nrow = njobs + nbal,
-					nycol = K * (B - 1),
-					ntot = ncol + nycol,
-					nnz = 0,
-					ret;
-		int		   *ia = malloc(((size_t) 2 * ncol + 2 * (size_t) nycol + 1) * sizeof(int));
-		int		   *ja = malloc(((size_t) 2 * ncol + 2 * (size_t) nycol + 1) * sizeof(int));
-		double	   *ar = malloc(((size_t) 2 * ncol + 2 * (size_t) nycol + 1) * sizeof(double));
-		glp_prob   *P;
-		glp_smcp	sm;
-
-		if (!ia || !ja || !ar)
-		{
-			free(ia);
-			free(ja);
-			free(ar);
-			goto done;
-		}
-		glp_term_hook(quiet_term, NULL);
-		glp_term_out(GLP_OFF);
-		P = glp_create_prob();
-		glp_set_obj_dir(P, GLP_MIN);
-		glp_add_rows(P, nrow);
-		for (i = 1; i <= njobs; i++)
-			glp_set_row_bnds(P, i, GLP_FX, 1.0, 1.0);
-		for (i = njobs + 1; i <= nrow; i++)
-			glp_set_row_bnds(P, i, GLP_FX, 0.0, 0.0);
-		glp_add_cols(P, ntot);
-		for (i = 0; i < ncol; i++)
-		{
-			glp_set_col_bnds(P, i + 1, GLP_LO, 0.0, 0.0);
-			glp_set_obj_coef(P, i + 1, cols[i].e);
-			nnz++;
-			ia[nnz] = cols[i].job;
-			ja[nnz] = i + 1;
-			ar[nnz] = 1.0;
-			if (cols[i].b < B)
-			{
-				/* scaled to hours so the matrix stays well conditioned */
-				nnz++;
-				ia[nnz] = njobs + cols[i].k * (B - 1) + cols[i].b;
-				ja[nnz] = i + 1;
-				ar[nnz] = cols[i].energy / 3600.0;
-			}
-		}
-		/* y[k,b]: -y in row (k,b), +y in row (k,b+1) */
-		for (k = 0; k < K; k++)
-			for (bb = 1; bb < B; bb++)
-			{
-				int			col = ncol + k * (B - 1) + bb;
-				double		a = area(&cap, k, s->now, tb[bb]) / 3600.0;
-
-				glp_set_col_bnds(P, col, a > 0 ? GLP_DB : GLP_FX, 0.0, a > 0 ? a : 0.0);
-				nnz++;
-				ia[nnz] = njobs + k * (B - 1) + bb;
-				ja[nnz] = col;
-				ar[nnz] = -1.0;
-				if (bb + 1 < B)
-				{
-					nnz++;
-					ia[nnz] = njobs + k * (B - 1) + bb + 1;
-					ja[nnz] = col;
-					ar[nnz] = 1.0;
-				}
-			}
-		glp_load_matrix(P, nnz, ia, ja, ar);
-		free(ia);
-		free(ja);
-		free(ar);
-		b->cols = ntot;
-		b->rows = nrow;
-
-		glp_init_smcp(&sm);
-		sm.msg_lev = GLP_MSG_OFF;
-		sm.presolve = GLP_ON;
-		sm.tm_lim = time_limit_s > 0 ? (int) (time_limit_s * 1000) : INT_MAX;
-		ret = glp_simplex(P, &sm);
-		if (ret == 0 && glp_get_status(P) == GLP_OPT)
-		{
-			b->ok = 1;
-			b->lb_wct = glp_get_obj_val(P);
-			snprintf(b->status, sizeof(b->status), "optimal");
-		}
-		else if (ret == GLP_ETMLIM)
-			snprintf(b->status, sizeof(b->status), "time limit");
-		else
-			snprintf(b->status, sizeof(b->status), "glpk ret %d status %d", ret, glp_get_status(P));
-		glp_delete_prob(P);
-		glp_free_env();
-	}
-	rc = 0;
+	if (lp.dmin < 1.0)
+		lp.dmin = 1.0;
+	if (!(horizon_end > s->now + lp.dmin))
+		horizon_end = s->now + lp.dmin * ratio;
+	if (lp_boundaries(&lp, ratio, horizon_end) < 0 || lp_columns(&lp, b) < 0)
+		goto done;
+	rc = lp_solve(&lp, time_limit_s, b);
 
 done:
-	free(tb);
-	free(cols);
-	free(jw);
-	free(ecache);
-	free(ncf);
-	free(cfoff);
-	free(allcf);
-	mx_capacity_free(&cap);
+	lp_free(&lp);
+	mx_capacity_free(&lp.cap);
 	b->ms = mx_wall_ms() - t0;
 	return rc;
 }

@@ -153,41 +153,30 @@ pow2_floor(int n)
 	return p;
 }
 
-int
-bench_generate(const bench_params *p, mx_snapshot *s)
+/* What the phases of bench_generate share. */
+typedef struct gen_state
 {
+	const bench_params *p;
+	mx_snapshot *s;
 	bench_rng	r;
-	int			T = p->types,
-				ng = p->node_gpus,
-				nnodes,
-				i,
-				k,
-				maxtot = 0;
-	int		   *tot = NULL;
-	double		now = p->now;
-	int			busy_target,
-				busy = 0,
-				fails = 0,
-				pcap = 0;
-	int64_t		next_id = 1;
-	mx_part    *parts = NULL;
+	int		   *tot;			/* GPUs per type */
+	int			maxtot;			/* of the largest type */
+} gen_state;
 
-	memset(s, 0, sizeof(*s));
-	if (T < 1 || T > MX_MAX_TYPES || ng < 1 || ng > MX_MAX_NODE_GPUS || p->gpus < T ||
-		p->waiting < 0)
-		return -1;
-	bench_rng_seed(&r, p->seed);
-	s->now = now;
+/* Types: the table's, then copies a little faster. */
+static int
+gen_types(gen_state *g)
+{
+	mx_snapshot *s = g->s;
+	int			nt = (int) (sizeof(type_table) / sizeof(type_table[0])),
+				k;
 
-	/* types */
-	s->ntypes = T;
-	s->types = calloc((size_t) T, sizeof(mx_gpu_type));
+	s->ntypes = g->p->types;
+	s->types = calloc((size_t) s->ntypes, sizeof(mx_gpu_type));
 	if (s->types == NULL)
-		goto fail;
-	for (k = 0; k < T; k++)
+		return -1;
+	for (k = 0; k < s->ntypes; k++)
 	{
-		int			nt = (int) (sizeof(type_table) / sizeof(type_table[0]));
-
 		if (k < nt)
 		{
 			snprintf(s->types[k].name, MX_NAME_LEN, "%s", type_table[k].name);
@@ -199,90 +188,174 @@ bench_generate(const bench_params *p, mx_snapshot *s)
 			s->types[k].speed = type_table[k % nt].speed * (1.0 + 0.05 * (k / nt));
 		}
 	}
+	return 0;
+}
 
-	/* nodes: G / node_gpus full nodes, a smaller last one; types round-robin */
-	nnodes = (p->gpus + ng - 1) / ng;
+/* Nodes: G / node_gpus full nodes, a smaller last one; types round-robin. */
+static int
+gen_nodes(gen_state *g)
+{
+	const bench_params *p = g->p;
+	mx_snapshot *s = g->s;
+	int			T = s->ntypes,
+				ng = p->node_gpus,
+				nnodes = (p->gpus + ng - 1) / ng,
+				i,
+				k;
+
 	s->nnodes = nnodes;
 	s->nodes = calloc((size_t) nnodes, sizeof(mx_node));
-	tot = calloc((size_t) T, sizeof(int));
-	if (s->nodes == NULL || tot == NULL)
-		goto fail;
+	g->tot = calloc((size_t) T, sizeof(int));
+	if (s->nodes == NULL || g->tot == NULL)
+		return -1;
 	for (i = 0; i < nnodes; i++)
 	{
 		mx_node    *nd = &s->nodes[i];
-		int			g = (i == nnodes - 1) ? p->gpus - ng * (nnodes - 1) : ng;
+		int			gpus = (i == nnodes - 1) ? p->gpus - ng * (nnodes - 1) : ng;
 
 		nd->type = i % T;
-		nd->gpus = g;
+		nd->gpus = gpus;
 		nd->status = MX_NODE_UP;
 		nd->busy = 0;
 		snprintf(nd->name, MX_NAME_LEN, "%s-%d", s->types[nd->type].name, i / T);
-		tot[nd->type] += g;
+		g->tot[nd->type] += gpus;
 	}
 	for (k = 0; k < T; k++)
-		if (tot[k] > maxtot)
-			maxtot = tot[k];
+		if (g->tot[k] > g->maxtot)
+			g->maxtot = g->tot[k];
+	return 0;
+}
 
-	/* running jobs: gang-placed with the core's placement, until busy * G are held */
-	parts = malloc((size_t) MX_MAX_NODE_GPUS * 64 * sizeof(mx_part));
+/* Appends the np parts of running job id, ending at end. */
+static int
+add_running_parts(mx_snapshot *s, int *pcap, const mx_part *parts, int np, int64_t id, double end)
+{
+	int			i;
+
+	for (i = 0; i < np; i++)
+	{
+		if (s->nparts >= *pcap)
+		{
+			int			nc = *pcap ? *pcap * 2 : 64;
+			mx_running_part *nparts = realloc(s->parts, (size_t) nc * sizeof(mx_running_part));
+
+			if (nparts == NULL)
+				return -1;
+			s->parts = nparts;
+			*pcap = nc;
+		}
+		s->parts[s->nparts].job_id = id;
+		s->parts[s->nparts].node = parts[i].node;
+		s->parts[s->nparts].gpus = parts[i].gpus;
+		s->parts[s->nparts].expected_end = end;
+		s->nparts++;
+	}
+	return 0;
+}
+
+/* Running jobs: gang-placed with the core's placement, until busy * G are held. */
+static int
+gen_running(gen_state *g)
+{
+	const bench_params *p = g->p;
+	mx_snapshot *s = g->s;
+	mx_part    *parts = malloc((size_t) MX_MAX_NODE_GPUS * 64 * sizeof(mx_part));
+	int			busy_target = (int) floor(p->busy * p->gpus + 0.5),
+				busy = 0,
+				fails = 0,
+				pcap = 0;
+	int64_t		next_id = 1;
+
 	if (parts == NULL)
-		goto fail;
-	busy_target = (int) floor(p->busy * p->gpus + 0.5);
+		return -1;
 	while (busy < busy_target && fails < 1000)
 	{
-		int			g = draw_gpus(&r, p->dist),
-					t = (int) (bench_rng_unif(&r) * T),
+		int			gpus = draw_gpus(&g->r, p->dist),
+					t = (int) (bench_rng_unif(&g->r) * s->ntypes),
 					np;
-		double		end = now + 60.0 + bench_rng_unif(&r) * (p->running_span_s - 60.0);
+		double		end = s->now + 60.0 + bench_rng_unif(&g->r) * (p->running_span_s - 60.0);
 
-		if (g > busy_target - busy)
-			g = busy_target - busy;
-		if (g > tot[t])
-			g = tot[t];
-		np = mx_place(s->nodes, s->nnodes, t, g, parts, MX_MAX_NODE_GPUS * 64);
+		if (gpus > busy_target - busy)
+			gpus = busy_target - busy;
+		if (gpus > g->tot[t])
+			gpus = g->tot[t];
+		np = mx_place(s->nodes, s->nnodes, t, gpus, parts, MX_MAX_NODE_GPUS * 64);
 		if (np <= 0)
 		{
 			fails++;
 			continue;
 		}
 		mx_place_commit(s->nodes, parts, np);
-		for (i = 0; i < np; i++)
+		if (add_running_parts(s, &pcap, parts, np, next_id, end) < 0)
 		{
-			if (s->nparts >= pcap)
-			{
-				int			nc = pcap ? pcap * 2 : 64;
-				mx_running_part *nparts = realloc(s->parts, (size_t) nc * sizeof(mx_running_part));
-
-				if (nparts == NULL)
-					goto fail;
-				s->parts = nparts;
-				pcap = nc;
-			}
-			s->parts[s->nparts].job_id = next_id;
-			s->parts[s->nparts].node = parts[i].node;
-			s->parts[s->nparts].gpus = parts[i].gpus;
-			s->parts[s->nparts].expected_end = end;
-			s->nparts++;
+			free(parts);
+			return -1;
 		}
 		next_id++;
-		busy += g;
+		busy += gpus;
 	}
 	free(parts);
-	parts = NULL;
+	return 0;
+}
 
-	/* waiting jobs */
+/* A soft job's range and allowed types, drawn after its common fields. */
+static void
+gen_soft(gen_state *g, mx_job *j, int gpus, int t)
+{
+	int			T = g->s->ntypes,
+				lo,
+				hi;
+
+	if (gpus > g->maxtot)
+		gpus = pow2_floor(g->maxtot);
+	j->cls = MX_SOFT;
+	/* half state their duration for speed-1.0 GPUs (no gpu_type) */
+	j->ref_type = bench_rng_unif(&g->r) < 0.5 ? -1 : t;
+	j->ref_gpus = gpus;
+	/* the SQL defaults: min = max(1, gpus / 2), max = gpus; 30% may grow to 2 * gpus */
+	lo = gpus / 2 > 1 ? gpus / 2 : 1;
+	hi = bench_rng_unif(&g->r) < 0.3 ? 2 * gpus : gpus;
+	if (hi > g->maxtot)
+		hi = g->maxtot;
+	if (hi < gpus)
+		hi = gpus;
+	j->min_gpus = lo;
+	j->max_gpus = hi;
+	/* 70% any type, 30% a random subset of at least two (when T >= 2) */
+	if (T >= 2 && bench_rng_unif(&g->r) < 0.3)
+	{
+		uint64_t	m = 0;
+
+		while (__builtin_popcountll(m) < 2)
+			m |= (uint64_t) 1 << (int) (bench_rng_unif(&g->r) * T);
+		if (j->ref_type >= 0)
+			m |= (uint64_t) 1 << j->ref_type;
+		j->allowed = m;
+	}
+	else
+		j->allowed = 0;			/* every type */
+}
+
+/* Waiting jobs. */
+static int
+gen_waiting(gen_state *g)
+{
+	const bench_params *p = g->p;
+	mx_snapshot *s = g->s;
+	int			i;
+
 	s->njobs = p->waiting;
 	s->jobs = calloc((size_t) (p->waiting > 0 ? p->waiting : 1), sizeof(mx_job));
 	if (s->jobs == NULL)
-		goto fail;
+		return -1;
 	for (i = 0; i < p->waiting; i++)
 	{
 		mx_job	   *j = &s->jobs[i];
-		int			g = draw_gpus(&r, p->dist);
+		int			gpus = draw_gpus(&g->r, p->dist);
 		double		u;
-		int			soft = bench_rng_unif(&r) < p->soft_share;
-		int			t = (int) (bench_rng_unif(&r) * T);
-		double		d = exp(p->dur_mu + p->dur_sigma * bench_rng_normal(&r));
+		int			soft = bench_rng_unif(&g->r) < p->soft_share;
+		int			t = (int) (bench_rng_unif(&g->r) * s->ntypes);
+		double		d = exp(p->dur_mu + p->dur_sigma * bench_rng_normal(&g->r));
 
 		if (d < p->dur_min_s)
 			d = p->dur_min_s;
@@ -290,64 +363,47 @@ bench_generate(const bench_params *p, mx_snapshot *s)
 			d = p->dur_max_s;
 		j->job_id = 1000000 + i;
 		j->duration = d;
-		j->submitted = now - bench_rng_unif(&r) * p->wait_max_s;
-		u = bench_rng_unif(&r);
+		j->submitted = s->now - bench_rng_unif(&g->r) * p->wait_max_s;
+		u = bench_rng_unif(&g->r);
 		j->priority = u >= p->prio_share ? 0 : (u < p->prio_share * 2.0 / 3.0 ? 10 : 20);
 		j->profile = -1;
 		j->prev_type = -1;
 		j->prev_gpus = 0;
 		j->prev_start = 0;
-		if (!soft)
+		if (soft)
 		{
-			if (g > tot[t])
-				g = pow2_floor(tot[t]);
-			j->cls = MX_HARD;
-			j->ref_type = t;
-			j->ref_gpus = g;
-			j->min_gpus = j->max_gpus = g;
-			j->allowed = (uint64_t) 1 << t;
+			gen_soft(g, j, gpus, t);
+			continue;
 		}
-		else
-		{
-			int			lo,
-						hi;
-
-			if (g > maxtot)
-				g = pow2_floor(maxtot);
-			j->cls = MX_SOFT;
-			/* half state their duration for speed-1.0 GPUs (no gpu_type) */
-			j->ref_type = bench_rng_unif(&r) < 0.5 ? -1 : t;
-			j->ref_gpus = g;
-			/* the SQL defaults: min = max(1, gpus / 2), max = gpus; 30% may grow to 2 * gpus */
-			lo = g / 2 > 1 ? g / 2 : 1;
-			hi = bench_rng_unif(&r) < 0.3 ? 2 * g : g;
-			if (hi > maxtot)
-				hi = maxtot;
-			if (hi < g)
-				hi = g;
-			j->min_gpus = lo;
-			j->max_gpus = hi;
-			/* 70% any type, 30% a random subset of at least two (when T >= 2) */
-			if (T >= 2 && bench_rng_unif(&r) < 0.3)
-			{
-				uint64_t	m = 0;
-
-				while (__builtin_popcountll(m) < 2)
-					m |= (uint64_t) 1 << (int) (bench_rng_unif(&r) * T);
-				if (j->ref_type >= 0)
-					m |= (uint64_t) 1 << j->ref_type;
-				j->allowed = m;
-			}
-			else
-				j->allowed = 0;	/* every type */
-		}
+		if (gpus > g->tot[t])
+			gpus = pow2_floor(g->tot[t]);
+		j->cls = MX_HARD;
+		j->ref_type = t;
+		j->ref_gpus = gpus;
+		j->min_gpus = j->max_gpus = gpus;
+		j->allowed = (uint64_t) 1 << t;
 	}
-	free(tot);
 	return 0;
+}
 
-fail:
-	free(parts);
-	free(tot);
-	mx_snapshot_free(s);
-	return -1;
+int
+bench_generate(const bench_params *p, mx_snapshot *s)
+{
+	gen_state	g;
+	int			rc;
+
+	memset(s, 0, sizeof(*s));
+	if (p->types < 1 || p->types > MX_MAX_TYPES || p->node_gpus < 1 || p->node_gpus > MX_MAX_NODE_GPUS ||
+		p->gpus < p->types || p->waiting < 0)
+		return -1;
+	memset(&g, 0, sizeof(g));
+	g.p = p;
+	g.s = s;
+	bench_rng_seed(&g.r, p->seed);
+	s->now = p->now;
+	rc = gen_types(&g) < 0 || gen_nodes(&g) < 0 || gen_running(&g) < 0 || gen_waiting(&g) < 0 ? -1 : 0;
+	free(g.tot);
+	if (rc < 0)
+		mx_snapshot_free(s);
+	return rc;
 }

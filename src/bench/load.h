@@ -1,6 +1,6 @@
 /*
  * load.h — replay a database's round input in the benchmark: the CSV files
- * of test/bench/export_snapshot.sql (docs/performance.md).
+ * of bench/export_snapshot.sql (docs/performance.md).
  */
 #ifndef MIXDNN_BENCH_LOAD_H
 #define MIXDNN_BENCH_LOAD_H

@@ -1,5 +1,5 @@
 /*
- * baselines.c — the comparison policies of SPEC §6 (baselines.h).
+ * baselines.c — the comparison policies of contract §6 (baselines.h).
  *
  * All three policies run every job on its requested configuration only and
  * never look at other GPU types or counts:
@@ -14,7 +14,7 @@
  *                               and can run the model are considered.
  *
  * Jobs are taken in submit order (submitted, then job_id); priority is
- * ignored, as the SPEC defines the baselines by submit order.
+ * ignored, as the contract (docs/contract.md §6) defines the baselines by submit order.
  *
  *   k8s       first fit now: a job starts now when its GPUs are free now for
  *             its whole run time; otherwise it is skipped (MX_WAITING) and
@@ -38,10 +38,10 @@
 #include <string.h>
 
 #include "baselines.h"
+#include "tolerance.h"
 #include "utility.h"
 
 /* Starts closer than this to now count as "now" (float noise of step times). */
-#define BL_EPS 1e-6
 
 static const mx_snapshot *sort_snapshot;
 
@@ -107,8 +107,8 @@ mx_requested_config(const mx_snapshot *s, const mx_job *j, const int *total, dou
 			if (total[k] < g || mx_throughput(s, j, k, g, alpha) <= 0)
 				continue;
 			d = fabs(s->types[k].speed - 1.0);
-			if (d < best_d - 1e-12 ||
-				(fabs(d - best_d) <= 1e-12 && t >= 0 && total[k] > total[t]))
+			if (d < best_d - MX_TINY ||
+				(fabs(d - best_d) <= MX_TINY && t >= 0 && total[k] > total[t]))
 			{
 				best_d = d;
 				t = k;
@@ -148,40 +148,151 @@ set_reason(mx_assignment *a, const char *fmt, const char *arg1, int g, int freeg
 	snprintf(a->reason, MX_REASON_LEN, fmt, g, arg1, freeg);
 }
 
-void
-mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, mx_plan *p)
+/* What the baselines carry from one job to the next. */
+typedef struct bl_state
 {
-	int			n = s->njobs;
-	int		   *order;
-	int			i;
-	double		now = s->now;
-	double		fifo_t = now;	/* static: planned start of the previous job */
-	int			head_reserved = 0;	/* backfill: the reservation is taken */
-	double		alpha = o->scaling_alpha;
-	mx_policy	pol = o->policy;
+	mx_capacity *cap;
+	double		now;
+	double		fifo_t;			/* static: planned start of the previous job */
+	int			head_reserved;	/* backfill: the reservation is taken */
+} bl_state;
 
-	switch (pol)
+/* static: strict FIFO, each job no earlier than the one before. */
+static void
+plan_static(bl_state *b, mx_assignment *a, const char *tname, double len)
+{
+	double		t = mx_capacity_earliest(b->cap, a->type, a->gpus, len, b->fifo_t);
+
+	if (!isfinite(t) || mx_capacity_reserve(b->cap, a->type, a->gpus, t, len) < 0)
 	{
-		case MX_POLICY_K8S:
-			snprintf(p->solver, MX_SOLVER_LEN, "first-fit");
-			break;
-		case MX_POLICY_STATIC:
-			snprintf(p->solver, MX_SOLVER_LEN, "fifo");
-			break;
-		case MX_POLICY_BACKFILL:
-			snprintf(p->solver, MX_SOLVER_LEN, "easy-backfill");
-			break;
-		default:
-			snprintf(p->solver, MX_SOLVER_LEN, "first-fit");
-			pol = MX_POLICY_K8S;
-			break;
+		a->status = MX_UNPLANNABLE;
+		set_reason(a, "static: %d %s GPUs never free (%d up)", tname, a->gpus, b->cap->total[a->type]);
+		return;
 	}
+	b->fifo_t = t;
+	a->status = MX_PLANNED;
+	a->start = t <= b->now + MX_TIME_EPS ? b->now : t;
+	a->end = a->start + len;
+	if (t > b->now + MX_TIME_EPS)
+		set_reason(a, "static FIFO: %d %s GPUs (or an earlier job) free later; %d free now",
+				   tname, a->gpus, mx_capacity_free_at(b->cap, a->type, b->now));
+}
+
+/* EASY backfill: what fits now beside the one reservation, which the first job that waits gets. */
+static void
+plan_backfill(bl_state *b, mx_assignment *a, const char *tname, double len)
+{
+	double		t = mx_capacity_earliest(b->cap, a->type, a->gpus, len, b->now);
+
+	/* fits now next to the running jobs and the reservation */
+	if (t <= b->now + MX_TIME_EPS && mx_capacity_reserve(b->cap, a->type, a->gpus, b->now, len) == 0)
+	{
+		a->status = MX_PLANNED;
+		a->start = b->now;
+		a->end = b->now + len;
+		return;
+	}
+	if (!b->head_reserved && isfinite(t) && mx_capacity_reserve(b->cap, a->type, a->gpus, t, len) == 0)
+	{
+		b->head_reserved = 1;
+		a->status = MX_PLANNED;
+		a->start = t;
+		a->end = t + len;
+		set_reason(a, "backfill: reserved %d %s GPUs at the earliest start; %d free now",
+				   tname, a->gpus, mx_capacity_free_at(b->cap, a->type, b->now));
+		return;
+	}
+	a->status = MX_WAITING;
+	set_reason(a, "backfill: %d %s GPUs not free now without delaying the reservation (%d free)",
+			   tname, a->gpus, mx_capacity_free_at(b->cap, a->type, b->now));
+}
+
+/* k8s: first fit now, in submit order; what does not fit waits. */
+static void
+plan_k8s(bl_state *b, mx_assignment *a, const char *tname, double len)
+{
+	double		t = mx_capacity_earliest(b->cap, a->type, a->gpus, len, b->now);
+
+	if (t <= b->now + MX_TIME_EPS && mx_capacity_reserve(b->cap, a->type, a->gpus, b->now, len) == 0)
+	{
+		a->status = MX_PLANNED;
+		a->start = b->now;
+		a->end = b->now + len;
+		return;
+	}
+	a->status = MX_WAITING;
+	set_reason(a, "k8s: needs %d %s GPUs, %d free now", tname, a->gpus,
+			   mx_capacity_free_at(b->cap, a->type, b->now));
+}
+
+/* The policy actually run (an unknown one is k8s) and its solver name. */
+static mx_policy
+baseline_start(mx_policy pol, mx_plan *p)
+{
+	const char *solver = pol == MX_POLICY_STATIC ? "fifo" : pol == MX_POLICY_BACKFILL ? "easy-backfill" : "first-fit";
+
+	if (pol != MX_POLICY_STATIC && pol != MX_POLICY_BACKFILL)
+		pol = MX_POLICY_K8S;
+	snprintf(p->solver, MX_SOLVER_LEN, "%s", solver);
 	snprintf(p->policy, sizeof(p->policy), "%s", mx_policy_name(pol));
 	p->objective = 0;
 	p->heuristic_objective = 0;
 	p->bound = NAN;
 	p->milp_jobs = 0;
 	p->milp_vars = 0;
+	return pol;
+}
+
+/* Job ji on its requested configuration under pol. */
+static void
+baseline_job(const mx_snapshot *s, const mx_options *o, mx_policy pol, bl_state *b, int ji, mx_plan *p)
+{
+	const mx_job *j = &s->jobs[ji];
+	mx_assignment *a = &p->a[ji];
+	int			type = -1,
+				gpus = 0;
+	double		util = 1.0,
+				len;
+
+	a->job = ji;
+	a->job_id = j->job_id;
+	a->status = MX_WAITING;
+	a->type = -1;
+	a->gpus = 0;
+	a->start = NAN;
+	a->end = NAN;
+	a->utility = 0;
+	a->reason[0] = '\0';
+	if (mx_requested_config(s, j, b->cap->total, o->scaling_alpha, &type, &gpus, &util, a->reason,
+							MX_REASON_LEN) < 0)
+	{
+		a->status = MX_UNPLANNABLE;
+		return;
+	}
+	a->type = type;
+	a->gpus = gpus;
+	a->utility = util;
+	len = j->duration / util;
+	if (!(len > 0) || !isfinite(len))
+		len = 0;
+	if (pol == MX_POLICY_STATIC)
+		plan_static(b, a, s->types[type].name, len);
+	else if (pol == MX_POLICY_BACKFILL)
+		plan_backfill(b, a, s->types[type].name, len);
+	else
+		plan_k8s(b, a, s->types[type].name, len);
+	if (a->status == MX_PLANNED)
+		p->objective += util;
+}
+
+void
+mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, mx_plan *p)
+{
+	int			n = s->njobs;
+	int		   *order;
+	int			i;
+	mx_policy	pol = baseline_start(o->policy, p);
+	bl_state	b = {cap, s->now, s->now, 0};
 
 	if (n <= 0)
 		return;
@@ -203,109 +314,7 @@ mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, mx
 	sort_snapshot = s;
 	qsort(order, n, sizeof(int), cmp_submit);
 	sort_snapshot = NULL;
-
 	for (i = 0; i < n; i++)
-	{
-		int			ji = order[i];
-		const mx_job *j = &s->jobs[ji];
-		mx_assignment *a = &p->a[ji];
-		int			type = -1,
-					gpus = 0;
-		double		util = 1.0,
-					len,
-					t;
-		const char *tname;
-
-		a->job = ji;
-		a->job_id = j->job_id;
-		a->status = MX_WAITING;
-		a->type = -1;
-		a->gpus = 0;
-		a->start = NAN;
-		a->end = NAN;
-		a->utility = 0;
-		a->reason[0] = '\0';
-
-		if (mx_requested_config(s, j, cap->total, alpha, &type, &gpus, &util, a->reason, MX_REASON_LEN) < 0)
-		{
-			a->status = MX_UNPLANNABLE;
-			continue;
-		}
-		a->type = type;
-		a->gpus = gpus;
-		a->utility = util;
-		len = j->duration / util;
-		if (!(len > 0) || !isfinite(len))
-			len = 0;
-		tname = s->types[type].name;
-
-		switch (pol)
-		{
-			case MX_POLICY_STATIC:
-				t = mx_capacity_earliest(cap, type, gpus, len, fifo_t);
-				if (!isfinite(t) || mx_capacity_reserve(cap, type, gpus, t, len) < 0)
-				{
-					a->status = MX_UNPLANNABLE;
-					set_reason(a, "static: %d %s GPUs never free (%d up)", tname, gpus, cap->total[type]);
-					continue;
-				}
-				fifo_t = t;
-				a->status = MX_PLANNED;
-				a->start = t <= now + BL_EPS ? now : t;
-				a->end = a->start + len;
-				if (t > now + BL_EPS)
-					set_reason(a, "static FIFO: %d %s GPUs (or an earlier job) free later; %d free now",
-							   tname, gpus, mx_capacity_free_at(cap, type, now));
-				break;
-
-			case MX_POLICY_BACKFILL:
-				t = mx_capacity_earliest(cap, type, gpus, len, now);
-				if (t <= now + BL_EPS)
-				{
-					/* fits now next to the running jobs and the reservation */
-					if (mx_capacity_reserve(cap, type, gpus, now, len) == 0)
-					{
-						a->status = MX_PLANNED;
-						a->start = now;
-						a->end = now + len;
-						break;
-					}
-				}
-				if (!head_reserved && isfinite(t))
-				{
-					if (mx_capacity_reserve(cap, type, gpus, t, len) == 0)
-					{
-						head_reserved = 1;
-						a->status = MX_PLANNED;
-						a->start = t;
-						a->end = t + len;
-						set_reason(a, "backfill: reserved %d %s GPUs at the earliest start; %d free now",
-								   tname, gpus, mx_capacity_free_at(cap, type, now));
-						break;
-					}
-				}
-				a->status = MX_WAITING;
-				set_reason(a, "backfill: %d %s GPUs not free now without delaying the reservation (%d free)",
-						   tname, gpus, mx_capacity_free_at(cap, type, now));
-				break;
-
-			case MX_POLICY_K8S:
-			default:
-				t = mx_capacity_earliest(cap, type, gpus, len, now);
-				if (t <= now + BL_EPS && mx_capacity_reserve(cap, type, gpus, now, len) == 0)
-				{
-					a->status = MX_PLANNED;
-					a->start = now;
-					a->end = now + len;
-					break;
-				}
-				a->status = MX_WAITING;
-				set_reason(a, "k8s: needs %d %s GPUs, %d free now", tname, gpus,
-						   mx_capacity_free_at(cap, type, now));
-				break;
-		}
-		if (a->status == MX_PLANNED)
-			p->objective += util;
-	}
+		baseline_job(s, o, pol, &b, order[i], p);
 	free(order);
 }

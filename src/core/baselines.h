@@ -1,5 +1,5 @@
 /*
- * baselines.h — the comparison policies of SPEC §6 (k8s, static, backfill).
+ * baselines.h — the comparison policies of contract §6 (k8s, static, backfill).
  * All three use the requested configuration only.
  */
 #ifndef MIXDNN_BASELINES_H
@@ -7,7 +7,7 @@
 
 #include "snapshot.h"
 #include "plan.h"
-#include "planner.h"
+#include "options.h"
 #include "capacity.h"
 
 /* Fill p for every job of s under policy o->policy (not MX_POLICY_MIXDNN). */

@@ -65,190 +65,208 @@ ensure_cap(mx_capacity *c, int k, int need)
 	return 0;
 }
 
-int
-mx_capacity_init(mx_capacity *c, const mx_snapshot *s, double overrun_s)
+/* What mx_capacity_init's phases share. */
+typedef struct cap_build
+{
+	const mx_snapshot *s;
+	double		now;
+	double		overrun_s;
+	int		   *busy0;			/* busy GPUs of each type at now */
+	cap_event  *ev;				/* decreases of busy, the type in delta's high bits */
+	int			nev;
+	cap_event  *local;			/* one node's releases */
+	int		   *first,
+			   *next;			/* the parts of each node, as lists */
+} cap_build;
+
+static int
+node_counts(const mx_node *nd, int ntypes)
+{
+	int			g = nd->gpus > MX_MAX_NODE_GPUS ? MX_MAX_NODE_GPUS : nd->gpus;
+
+	if (nd->status != MX_NODE_UP || nd->type < 0 || nd->type >= ntypes || g <= 0)
+		return 0;
+	return g;
+}
+
+/* The parts of each node, as linked lists in part order. */
+static int
+link_parts(cap_build *b)
+{
+	const mx_snapshot *s = b->s;
+	int			i;
+
+	b->local = malloc(((size_t) s->nparts + 1) * sizeof(cap_event));
+	b->first = malloc((size_t) (s->nnodes > 0 ? s->nnodes : 1) * sizeof(int));
+	b->next = malloc((size_t) (s->nparts > 0 ? s->nparts : 1) * sizeof(int));
+	if (b->local == NULL || b->first == NULL || b->next == NULL)
+		return -1;
+	for (i = 0; i < s->nnodes; i++)
+		b->first[i] = -1;
+	for (i = s->nparts - 1; i >= 0; i--)
+	{
+		int			nd = s->parts[i].node;
+
+		if (nd < 0 || nd >= s->nnodes)
+			continue;
+		b->next[i] = b->first[nd];
+		b->first[nd] = i;
+	}
+	return 0;
+}
+
+/*
+ * Node i's releases: its parts sorted by end; the node's busy count at time
+ * t is min(gpus, held(t)) where held(t) = sum of parts ending after t plus
+ * unexplained busy bits (ending at now + overrun_s). Emits the decreases of
+ * busy into b->ev.
+ */
+static void
+node_releases(cap_build *b, int i)
+{
+	const mx_node *nd = &b->s->nodes[i];
+	int			g = node_counts(nd, b->s->ntypes),
+				nl = 0,
+				held = 0,
+				bits,
+				p,
+				m,
+				prev;
+	uint64_t	mask;
+
+	if (g == 0)
+		return;
+	for (p = b->first[i]; p >= 0; p = b->next[p])
+	{
+		const mx_running_part *rp = &b->s->parts[p];
+		double		end = rp->expected_end;
+
+		if (rp->gpus <= 0)
+			continue;
+		if (!(end > b->now) || isnan(end))
+			end = b->now + b->overrun_s;
+		b->local[nl].t = end;
+		b->local[nl].delta = rp->gpus;
+		held += rp->gpus;
+		nl++;
+	}
+	mask = g >= 64 ? ~(uint64_t) 0 : (((uint64_t) 1 << g) - 1);
+	bits = popcount64(nd->busy & mask);
+	if (bits > held)
+	{
+		b->local[nl].t = b->now + b->overrun_s;
+		b->local[nl].delta = bits - held;
+		held = bits;
+		nl++;
+	}
+	if (nl == 0)
+		return;
+	qsort(b->local, nl, sizeof(cap_event), cmp_event);
+	/* busy(t) = min(g, held(t)); emit the decreases of busy */
+	prev = held < g ? held : g;
+	b->busy0[nd->type] += prev;
+	for (m = 0; m < nl; m++)
+	{
+		int			cur;
+
+		held -= b->local[m].delta;
+		cur = held < g ? held : g;
+		if (cur < 0)
+			cur = 0;
+		if (cur != prev)
+		{
+			b->ev[b->nev].t = b->local[m].t;
+			b->ev[b->nev].delta = (prev - cur) | (nd->type << 16);
+			b->nev++;
+			prev = cur;
+		}
+	}
+}
+
+/* The step functions from the events: free now, then each release in time order. */
+static int
+build_steps(mx_capacity *c, cap_build *b)
 {
 	int			k,
 				i,
-				n;
-	int			nev = 0;
-	cap_event  *ev = NULL;
-	int		   *busy0 = NULL;	/* busy GPUs of each type at now */
-	double		now = s->now;
+				j;
+
+	/* events encode type in the high bits of delta; split them per type */
+	qsort(b->ev, b->nev, sizeof(cap_event), cmp_event);
+	for (k = 0; k < b->s->ntypes; k++)
+	{
+		int			free_now = c->total[k] - b->busy0[k];
+
+		if (ensure_cap(c, k, 4) < 0)
+			return -1;
+		c->steps[k][0].t = b->now;
+		c->steps[k][0].free = free_now < 0 ? 0 : free_now;
+		c->nsteps[k] = 1;
+	}
+	for (i = 0; i < b->nev; i++)
+	{
+		int			k2 = b->ev[i].delta >> 16;
+		int			d = b->ev[i].delta & 0xffff;
+		int			ns = c->nsteps[k2];
+		mx_step    *last = &c->steps[k2][ns - 1];
+
+		if (b->ev[i].t <= last->t)
+			last->free += d;
+		else
+		{
+			if (ensure_cap(c, k2, ns + 1) < 0)
+				return -1;
+			c->steps[k2][ns].t = b->ev[i].t;
+			c->steps[k2][ns].free = c->steps[k2][ns - 1].free + d;
+			c->nsteps[k2] = ns + 1;
+		}
+	}
+	for (k = 0; k < b->s->ntypes; k++)
+		for (j = 0; j < c->nsteps[k]; j++)
+			if (c->steps[k][j].free > c->total[k])
+				c->steps[k][j].free = c->total[k];
+	return 0;
+}
+
+int
+mx_capacity_init(mx_capacity *c, const mx_snapshot *s, double overrun_s)
+{
+	cap_build	b;
+	int			i,
+				n,
+				rc = -1;
 
 	memset(c, 0, sizeof(*c));
-	if (overrun_s < 0 || !isfinite(overrun_s))
-		overrun_s = 0;
+	memset(&b, 0, sizeof(b));
+	b.s = s;
+	b.now = s->now;
+	b.overrun_s = overrun_s < 0 || !isfinite(overrun_s) ? 0 : overrun_s;
 	c->ntypes = s->ntypes;
 	n = s->ntypes > 0 ? s->ntypes : 1;
 	c->nsteps = calloc(n, sizeof(int));
 	c->cap = calloc(n, sizeof(int));
 	c->steps = calloc(n, sizeof(mx_step *));
 	c->total = calloc(n, sizeof(int));
-	busy0 = calloc(n, sizeof(int));
+	b.busy0 = calloc(n, sizeof(int));
 	/* per node at most (parts on it + 1) release events */
-	ev = malloc(((size_t) s->nparts + (size_t) s->nnodes + 1) * sizeof(cap_event));
-	if (!c->nsteps || !c->cap || !c->steps || !c->total || !busy0 || !ev)
-		goto fail;
-
-	for (i = 0; i < s->nnodes; i++)
+	b.ev = malloc(((size_t) s->nparts + (size_t) s->nnodes + 1) * sizeof(cap_event));
+	if (c->nsteps && c->cap && c->steps && c->total && b.busy0 && b.ev && link_parts(&b) == 0)
 	{
-		const mx_node *nd = &s->nodes[i];
-		int			g = nd->gpus;
-
-		if (nd->status != MX_NODE_UP || nd->type < 0 || nd->type >= s->ntypes || g <= 0)
-			continue;
-		if (g > MX_MAX_NODE_GPUS)
-			g = MX_MAX_NODE_GPUS;
-		c->total[nd->type] += g;
-	}
-
-	/*
-	 * Per up node: the parts on it, sorted by end; the node's busy count at
-	 * time t is min(gpus, held(t)) where held(t) = sum of parts ending after
-	 * t plus unexplained busy bits (ending at now + overrun_s).
-	 */
-	{
-		cap_event  *local = malloc(((size_t) s->nparts + 1) * sizeof(cap_event));
-		int		   *first = NULL;
-		int		   *next = NULL;
-
-		if (local == NULL)
-			goto fail;
-		first = malloc((size_t) (s->nnodes > 0 ? s->nnodes : 1) * sizeof(int));
-		next = malloc((size_t) (s->nparts > 0 ? s->nparts : 1) * sizeof(int));
-		if (first == NULL || next == NULL)
-		{
-			free(local);
-			free(first);
-			free(next);
-			goto fail;
-		}
 		for (i = 0; i < s->nnodes; i++)
-			first[i] = -1;
-		for (i = s->nparts - 1; i >= 0; i--)
-		{
-			int			nd = s->parts[i].node;
-
-			if (nd < 0 || nd >= s->nnodes)
-				continue;
-			next[i] = first[nd];
-			first[nd] = i;
-		}
+			if (node_counts(&s->nodes[i], s->ntypes) > 0)
+				c->total[s->nodes[i].type] += node_counts(&s->nodes[i], s->ntypes);
 		for (i = 0; i < s->nnodes; i++)
-		{
-			const mx_node *nd = &s->nodes[i];
-			int			g = nd->gpus > MX_MAX_NODE_GPUS ? MX_MAX_NODE_GPUS : nd->gpus;
-			int			nl = 0,
-						held = 0,
-						bits,
-						p,
-						m;
-			uint64_t	mask;
-
-			if (nd->status != MX_NODE_UP || nd->type < 0 || nd->type >= s->ntypes || g <= 0)
-				continue;
-			for (p = first[i]; p >= 0; p = next[p])
-			{
-				const mx_running_part *rp = &s->parts[p];
-				double		end = rp->expected_end;
-
-				if (rp->gpus <= 0)
-					continue;
-				if (!(end > now) || isnan(end))
-					end = now + overrun_s;
-				local[nl].t = end;
-				local[nl].delta = rp->gpus;
-				held += rp->gpus;
-				nl++;
-			}
-			mask = g >= 64 ? ~(uint64_t) 0 : (((uint64_t) 1 << g) - 1);
-			bits = popcount64(nd->busy & mask);
-			if (bits > held)
-			{
-				local[nl].t = now + overrun_s;
-				local[nl].delta = bits - held;
-				held = bits;
-				nl++;
-			}
-			if (nl == 0)
-				continue;
-			qsort(local, nl, sizeof(cap_event), cmp_event);
-			/* busy(t) = min(g, held(t)); emit the decreases of busy */
-			{
-				int			prev = held < g ? held : g;
-
-				busy0[nd->type] += prev;
-				for (m = 0; m < nl; m++)
-				{
-					int			cur;
-
-					held -= local[m].delta;
-					cur = held < g ? held : g;
-					if (cur < 0)
-						cur = 0;
-					if (cur != prev)
-					{
-						ev[nev].t = local[m].t;
-						ev[nev].delta = (prev - cur) | (nd->type << 16);
-						nev++;
-						prev = cur;
-					}
-				}
-			}
-		}
-		free(local);
-		free(first);
-		free(next);
+			node_releases(&b, i);
+		rc = build_steps(c, &b);
 	}
-
-	/* events encode type in the high bits of delta; split them per type */
-	qsort(ev, nev, sizeof(cap_event), cmp_event);
-	for (k = 0; k < s->ntypes; k++)
-	{
-		int			free_now = c->total[k] - busy0[k];
-
-		if (ensure_cap(c, k, 4) < 0)
-			goto fail;
-		c->steps[k][0].t = now;
-		c->steps[k][0].free = free_now < 0 ? 0 : free_now;
-		c->nsteps[k] = 1;
-	}
-	for (i = 0; i < nev; i++)
-	{
-		int			k2 = ev[i].delta >> 16;
-		int			d = ev[i].delta & 0xffff;
-		int			ns = c->nsteps[k2];
-		mx_step    *last = &c->steps[k2][ns - 1];
-
-		if (ev[i].t <= last->t)
-			last->free += d;
-		else
-		{
-			if (ensure_cap(c, k2, ns + 1) < 0)
-				goto fail;
-			c->steps[k2][ns].t = ev[i].t;
-			c->steps[k2][ns].free = c->steps[k2][ns - 1].free + d;
-			c->nsteps[k2] = ns + 1;
-		}
-	}
-	for (k = 0; k < s->ntypes; k++)
-	{
-		int			j;
-
-		for (j = 0; j < c->nsteps[k]; j++)
-			if (c->steps[k][j].free > c->total[k])
-				c->steps[k][j].free = c->total[k];
-	}
-	free(ev);
-	free(busy0);
-	return 0;
-
-fail:
-	free(ev);
-	free(busy0);
-	mx_capacity_free(c);
-	return -1;
+	free(b.ev);
+	free(b.busy0);
+	free(b.local);
+	free(b.first);
+	free(b.next);
+	if (rc < 0)
+		mx_capacity_free(c);
+	return rc;
 }
 
 void

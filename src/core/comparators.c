@@ -1,7 +1,7 @@
 /*
  * comparators.c — sjf, hgreedy, hsjf and k8s-any (comparators.h).
  *
- * The shared rules of SPEC §6, so that an independent implementation
+ * The shared rules of contract §6, so that an independent implementation
  * agrees with this one:
  *   - a job's run time on a configuration is its stated duration (the
  *     estimate) divided by the configuration's utility;
@@ -31,12 +31,12 @@
 #include <stdlib.h>
 
 #include "comparators.h"
+#include "tolerance.h"
 #include "baselines.h"
 #include "freepool.h"
 #include "utility.h"
 
 /* Finish times closer than this are equal (float noise of sums of times). */
-#define CMP_EPS 1e-6
 
 /* The state of one round. */
 typedef struct cmp_round
@@ -228,8 +228,8 @@ plan_earliest(cmp_round *r, int ji)
 		if (!isfinite(end))
 			continue;
 		/* configurations come in type order: a tie keeps the earlier type unless this has fewer GPUs */
-		if (best < 0 || end < best_end - CMP_EPS ||
-			(end <= best_end + CMP_EPS && cf->gpus < r->cf[best].gpus))
+		if (best < 0 || end < best_end - MX_TIME_EPS ||
+			(end <= best_end + MX_TIME_EPS && cf->gpus < r->cf[best].gpus))
 		{
 			best = c;
 			best_end = end;
@@ -243,7 +243,7 @@ plan_earliest(cmp_round *r, int ji)
 	}
 	a->type = r->cf[best].type;
 	a->gpus = r->cf[best].gpus;
-	if (best_start <= s->now + CMP_EPS && r->pool.free_now[a->type] >= a->gpus)
+	if (best_start <= s->now + MX_TIME_EPS && r->pool.free_now[a->type] >= a->gpus)
 		start_now(r, ji, a->type, a->gpus, r->cf[best].utility);
 	else
 		snprintf(a->reason, MX_REASON_LEN, "%s: %d %s GPUs finish it first, %d free now",

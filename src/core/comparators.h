@@ -1,5 +1,5 @@
 /*
- * comparators.h — the strong non-preemptive comparators of SPEC §6:
+ * comparators.h — the strong non-preemptive comparators of contract §6:
  * sjf, hgreedy, hsjf and k8s-any (docs/simulator.md gives each rule).
  *
  * Each round they start jobs now or leave them waiting; they never plan a
@@ -11,7 +11,7 @@
 
 #include "snapshot.h"
 #include "plan.h"
-#include "planner.h"
+#include "options.h"
 
 /*
  * Fill p for every job of s under o->policy (MX_POLICY_SJF, _HGREEDY,

@@ -7,12 +7,12 @@
 #include <string.h>
 
 #include "explain.h"
+#include "tolerance.h"
 #include "capacity.h"
 #include "heuristic.h"
 #include "tenancy.h"
 #include "utility.h"
 
-#define END_EPS 1e-6			/* seconds: ends closer than this tie */
 
 static const char *const cause_names[] = {
 	NULL, "capacity", "guards", "reservations", "objective", "cluster", "horizon", "quota",
@@ -93,7 +93,7 @@ caps_init(explain_caps *k, const mx_snapshot *s, const mx_options *o, const mx_p
 static mx_block_cause
 cause_of(const mx_snapshot *s, const explain_caps *k, const mx_config *c, double chosen_end)
 {
-	double		lim = chosen_end - END_EPS;
+	double		lim = chosen_end - MX_TIME_EPS;
 
 	if (mx_capacity_earliest(&k->run, c->type, c->gpus, c->runtime, s->now) + c->runtime >= lim)
 		return MX_BLOCK_CAPACITY;
@@ -140,7 +140,7 @@ fill_candidate(const mx_snapshot *s, const mx_options *o, const explain_caps *k,
 	/* Faster: it would end before the chosen plan if it could start now. */
 	if (a == &behind_horizon)
 		out->blocked_by = MX_BLOCK_HORIZON;
-	else if (!out->chosen && s->now + c->runtime < chosen_end - END_EPS)
+	else if (!out->chosen && s->now + c->runtime < chosen_end - MX_TIME_EPS)
 		out->blocked_by = cause_of(s, k, c, chosen_end);
 	else
 		out->blocked_by = MX_BLOCK_NONE;
@@ -176,7 +176,7 @@ fair_share_delays(const mx_snapshot *s, const mx_options *o, const mx_plan *p, i
 	if (mx_tenancy_plan_round(s, &plain, &q) != 0)
 		return -1;
 	r = q.a[ji].status == MX_PLANNED &&
-		(p->a[ji].status != MX_PLANNED || q.a[ji].end < p->a[ji].end - END_EPS);
+		(p->a[ji].status != MX_PLANNED || q.a[ji].end < p->a[ji].end - MX_TIME_EPS);
 	mx_plan_free(&q);
 	return r;
 }

@@ -11,7 +11,7 @@
 
 #include "snapshot.h"
 #include "plan.h"
-#include "planner.h"
+#include "options.h"
 
 /*
  * What keeps a faster configuration from finishing the job before its

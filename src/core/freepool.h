@@ -1,7 +1,7 @@
 /*
  * freepool.h — free GPUs of each type now, and when the held ones are
  * expected back: the view of the cluster that the non-preemptive
- * comparators of SPEC §6 (comparators.h) decide on.
+ * comparators of contract §6 (comparators.h) decide on.
  *
  * A held GPU is expected back at its job's expected end; a job that has
  * outlived its expected end counts as ending now, but its GPUs stay held

@@ -394,7 +394,7 @@ cmp_pass(const void *a, const void *b)
  *     them again, and a later job that fits now is not kept waiting for them.
  *
  * With o->reserve_all every job is planned and reserved in order (pass D
- * alone: conservative list scheduling, the planner before issue #4).
+ * alone: conservative list scheduling, the ablation of the guards).
  */
 void
 mx_heuristic_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap,

@@ -7,7 +7,7 @@
 
 #include "snapshot.h"
 #include "plan.h"
-#include "planner.h"
+#include "options.h"
 #include "capacity.h"
 #include "utility.h"
 

@@ -353,487 +353,536 @@ typedef struct column
 	double		v;				/* objective coefficient */
 } column;
 
-mx_milp_result
-mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
-			 const int *window, int n, mx_plan *p, double *bound, int *nvars)
+/* The model of one call, built phase by phase (docs/model.md, "MILP"). */
+typedef struct milp_model
 {
-	double		t0 = mx_wall_ms();
-	double		budget = o->time_limit_ms > 0 ? o->time_limit_ms : 1.0;
-	int		   *cfoff = NULL;	/* configs of window job i: cf[cfoff[i] .. cfoff[i+1]) */
-	char	   *mustnow = NULL; /* window job i must start now (the incumbent starts it now) */
-	double	   *vdef = NULL;	/* value of window job i's incumbent plan (its forecast) */
-	int			nowonly = !o->reserve_all;	/* the start-now model (docs/model.md, "MILP") */
-	mx_config  *cf = NULL;
-	gpoint	   *grid = NULL;
-	int		   *freek = NULL;	/* free[k * G + m] from running jobs */
-	column	   *cols = NULL;
-	int		   *rowk = NULL,
-			   *rowm = NULL,
-			   *rowidx = NULL;	/* capacity row of (k, m), 0 = redundant */
-	int		   *ia = NULL,
-			   *ja = NULL;
-	double	   *ar = NULL;
-	double	   *xinc = NULL;	/* incumbent, 1-based */
-	double	   *xsol = NULL;	/* MILP solution, 1-based */
-	double	   *rowcap = NULL;
-	double	   *obj = NULL;
-	int			ncf = 0,
+	/* the call */
+	const mx_snapshot *s;
+	const mx_options *o;
+	const mx_capacity *cap;
+	const int  *window;
+	mx_plan    *p;
+	int			n;				/* window jobs in the model (cut by the build budget) */
+	int			ncut;			/* window jobs cut off by the build budget (after the first n) */
+	int			K;
+	double		t0;
+	double		budget;
+	int			nowonly;		/* the start-now model (docs/model.md, "MILP") */
+	/* the window's configurations */
+	int		   *cfoff;			/* configs of window job i: cf[cfoff[i] .. cfoff[i+1]) */
+	char	   *mustnow;		/* window job i must start now (the incumbent starts it now) */
+	double	   *vdef;			/* value of window job i's incumbent plan (its forecast) */
+	mx_config  *cf;
+	int			ncf;
+	/* the time grid */
+	gpoint	   *grid;
+	int			G;
+	int		   *freek;			/* free[k * G + m] from running jobs */
+	/* columns and rows */
+	column	   *cols;
+	int			ncol;
+	long		nnzest;			/* nonzeros of the columns built so far (an upper bound) */
+	long		nnzcap;
+	int		   *rowk,
+			   *rowm,
+			   *rowidx;			/* capacity row of (k, m), 0 = redundant */
+	int			ncaprow;
+	int			nrow;
+	/* the matrix and the solutions, 1-based */
+	int		   *ia,
+			   *ja;
+	double	   *ar;
+	int			nnz;
+	double	   *xinc;			/* incumbent */
+	double	   *xsol;			/* MILP solution */
+	double	   *rowcap;
+	double	   *obj;
+	double		inc_obj;
+	int			inc_ok;
+	/* the outcome */
+	mx_milp_result result;
+	double		lp_bound;
+	double		mip_obj;
+	int			solved;			/* 1: xsol holds a MILP solution; 2: heuristic proven optimal */
+	int			proven;
+} milp_model;
+
+/* A phase that cannot go on: the call returns result. Always 1. */
+static int
+model_stop(milp_model *M, mx_milp_result result)
+{
+	M->result = result;
+	return 1;
+}
+
+static void
+model_free(milp_model *M)
+{
+	free(M->cfoff);
+	free(M->mustnow);
+	free(M->vdef);
+	free(M->cf);
+	free(M->grid);
+	free(M->freek);
+	free(M->cols);
+	free(M->rowidx);
+	free(M->rowk);
+	free(M->rowm);
+	free(M->ia);
+	free(M->ja);
+	free(M->ar);
+	free(M->xinc);
+	free(M->xsol);
+	free(M->rowcap);
+	free(M->obj);
+}
+
+/*
+ * Configurations of the window jobs, and what the start-now model keeps of
+ * the incumbent. Start-now model (default): every column starts now. A job
+ * the incumbent starts now keeps starting now, on any configuration that
+ * fits now (its row = 1); any other job may start now instead of at its
+ * forecast, for the gain v(now) - v(forecast). The MILP thus chooses which
+ * jobs start now and on what, never keeping GPUs idle for a job it merely
+ * plans for later (docs/model.md, "Who holds GPUs"). With o->reserve_all,
+ * the full time-grid model, in which every planned start is a reservation
+ * (the ablation of the guards).
+ */
+static int
+model_window(milp_model *M)
+{
+	const mx_snapshot *s = M->s;
+	int			i,
+				tot = 0;
+
+	M->cfoff = malloc(((size_t) M->n + 1) * sizeof(int));
+	M->mustnow = calloc((size_t) M->n + 1, 1);
+	M->vdef = calloc((size_t) M->n + 1, sizeof(double));
+	if (M->cfoff == NULL || M->mustnow == NULL || M->vdef == NULL)
+		return model_stop(M, MX_MILP_ERROR);
+	for (i = 0; i < M->n && M->nowonly; i++)
+	{
+		const mx_assignment *a = &M->p->a[M->window[i]];
+
+		M->mustnow[i] = a->status == MX_PLANNED && a->start <= s->now + T_EPS;
+		M->vdef[i] = a->status == MX_PLANNED ? mx_value(s, &s->jobs[M->window[i]], M->o, a->start, a->end) : 0;
+		if (M->vdef[i] < 0)
+			M->vdef[i] = 0;
+	}
+	for (i = 0; i < M->n; i++)
+		tot += mx_job_configs_max(s, &s->jobs[M->window[i]]);
+	M->cf = malloc((size_t) (tot > 0 ? tot : 1) * sizeof(mx_config));
+	if (M->cf == NULL)
+		return model_stop(M, MX_MILP_ERROR);
+	for (i = 0; i < M->n; i++)
+	{
+		const mx_job *j = &s->jobs[M->window[i]];
+
+		M->cfoff[i] = M->ncf;
+		M->ncf += mx_job_configs(s, j, M->o->scaling_alpha, M->cf + M->ncf, mx_job_configs_max(s, j));
+	}
+	M->cfoff[M->n] = M->ncf;
+	return 0;
+}
+
+/*
+ * The grid: now, the steps of cap (running ends; the starts and ends of
+ * what the caller holds there) and, in the time-grid model, the heuristic's
+ * starts (kept) and ends. A step where free capacity falls (a hold starts)
+ * is kept too: the capacity rows are checked at grid points only, which is
+ * enough only if free capacity never falls between two of them. In the
+ * start-now model columns start at point 0 only and the other points carry
+ * the capacity rows.
+ */
+static int
+model_grid(milp_model *M)
+{
+	const mx_capacity *cap = M->cap;
+	int			cnt = 1 + 2 * M->n,
 				G = 0,
-				ncol = 0,
-				nrow,
-				ncaprow = 0,
-				nnz = 0,
 				i,
-				c,
-				m,
 				k,
-				K = s->ntypes;
-	double		inc_obj = 0;
-	int			inc_ok = 0;
-	mx_milp_result result = MX_MILP_NO_SOLUTION;
-	double		lp_bound = NAN;
-	double		mip_obj = NAN;
-	int			solved = 0;		/* 1: xsol holds a MILP solution; 2: heuristic proven optimal */
-	int			proven = 0;
-	int			ncut = 0;		/* window jobs cut off by the build budget (after the first n) */
-	long		nnzest = 0,		/* nonzeros of the columns built so far (an upper bound) */
-				nnzcap = (long) (MX_MILP_NNZ_PER_MS * budget);
+				m;
 
-	if (bound)
-		*bound = NAN;
-	if (nvars)
-		*nvars = 0;
-	if (n <= 0 || K <= 0)
-		return MX_MILP_NO_SOLUTION;
-
-	/* configurations of the window jobs */
-	cfoff = malloc(((size_t) n + 1) * sizeof(int));
-	mustnow = calloc((size_t) n + 1, 1);
-	vdef = calloc((size_t) n + 1, sizeof(double));
-	if (cfoff == NULL || mustnow == NULL || vdef == NULL)
-		goto out_of_memory;
-	/*
-	 * Start-now model (default): every column starts now. A job the
-	 * incumbent starts now keeps starting now, on any configuration that
-	 * fits now (its row = 1); any other job may start now instead of at its
-	 * forecast, for the gain v(now) - v(forecast). The MILP thus chooses
-	 * which jobs start now and on what, never keeping GPUs idle for a job it
-	 * merely plans for later (docs/model.md, "Who holds GPUs"). With
-	 * o->reserve_all, the full time-grid model of the planner before issue
-	 * #4 (every planned start is a reservation).
-	 */
-	for (i = 0; i < n; i++)
+	for (k = 0; k < M->K; k++)
+		cnt += cap->nsteps[k];
+	M->grid = malloc((size_t) cnt * sizeof(gpoint));
+	if (M->grid == NULL)
+		return model_stop(M, MX_MILP_ERROR);
+	M->grid[G].t = M->s->now;
+	M->grid[G++].keep = 1;
+	for (k = 0; k < M->K; k++)
+		for (i = 0; i < cap->nsteps[k]; i++)
+			if (cap->steps[k][i].t > M->s->now)
+			{
+				M->grid[G].t = cap->steps[k][i].t;
+				M->grid[G++].keep = i > 0 && cap->steps[k][i].free < cap->steps[k][i - 1].free;
+			}
+	for (i = 0; i < M->n && !M->nowonly; i++)
 	{
-		const mx_assignment *a = &p->a[window[i]];
+		const mx_assignment *a = &M->p->a[M->window[i]];
 
-		if (!nowonly)
+		if (a->status != MX_PLANNED || !isfinite(a->start))
 			continue;
-		mustnow[i] = a->status == MX_PLANNED && a->start <= s->now + T_EPS;
-		vdef[i] = a->status == MX_PLANNED ? mx_value(s, &s->jobs[window[i]], o, a->start, a->end) : 0;
-		if (vdef[i] < 0)
-			vdef[i] = 0;
+		M->grid[G].t = a->start < M->s->now ? M->s->now : a->start;
+		M->grid[G++].keep = 1;
+		M->grid[G].t = a->end;
+		M->grid[G++].keep = 0;
 	}
-	{
-		int			tot = 0;
+	M->G = G = build_grid(M->grid, G, M->o->grid_points > 1 ? M->o->grid_points : 2);
 
-		for (i = 0; i < n; i++)
-			tot += mx_job_configs_max(s, &s->jobs[window[i]]);
-		cf = malloc((size_t) (tot > 0 ? tot : 1) * sizeof(mx_config));
-		if (cf == NULL)
-			goto out_of_memory;
-		for (i = 0; i < n; i++)
-		{
-			const mx_job *j = &s->jobs[window[i]];
-
-			cfoff[i] = ncf;
-			ncf += mx_job_configs(s, j, o->scaling_alpha, cf + ncf, mx_job_configs_max(s, j));
-		}
-		cfoff[n] = ncf;
-	}
-
-	/*
-	 * grid: now, the steps of cap (running ends; the starts and ends of
-	 * what the caller holds there) and, in the time-grid model, the
-	 * heuristic's starts (kept) and ends. A step where free capacity falls
-	 * (a hold starts) is kept too: the capacity rows are checked at grid
-	 * points only, which is enough only if free capacity never falls
-	 * between two of them. In the start-now model columns start at point
-	 * 0 only and the other points carry the capacity rows.
-	 */
-	{
-		int			cnt = 1 + 2 * n;
-
-		for (k = 0; k < K; k++)
-			cnt += cap->nsteps[k];
-		grid = malloc((size_t) cnt * sizeof(gpoint));
-		if (grid == NULL)
-			goto out_of_memory;
-		G = 0;
-		grid[G].t = s->now;
-		grid[G++].keep = 1;
-		for (k = 0; k < K; k++)
-			for (i = 0; i < cap->nsteps[k]; i++)
-				if (cap->steps[k][i].t > s->now)
-				{
-					grid[G].t = cap->steps[k][i].t;
-					grid[G++].keep = i > 0 && cap->steps[k][i].free < cap->steps[k][i - 1].free;
-				}
-		for (i = 0; i < n && !nowonly; i++)
-		{
-			const mx_assignment *a = &p->a[window[i]];
-
-			if (a->status != MX_PLANNED || !isfinite(a->start))
-				continue;
-			grid[G].t = a->start < s->now ? s->now : a->start;
-			grid[G++].keep = 1;
-			grid[G].t = a->end;
-			grid[G++].keep = 0;
-		}
-		G = build_grid(grid, G, o->grid_points > 1 ? o->grid_points : 2);
-	}
-
-	freek = malloc((size_t) K * G * sizeof(int));
-	if (freek == NULL)
-		goto out_of_memory;
-	for (k = 0; k < K; k++)
+	M->freek = malloc((size_t) M->K * G * sizeof(int));
+	if (M->freek == NULL)
+		return model_stop(M, MX_MILP_ERROR);
+	for (k = 0; k < M->K; k++)
 		for (m = 0; m < G; m++)
-			freek[k * G + m] = mx_capacity_free_at(cap, k, grid[m].t);
+			M->freek[k * G + m] = mx_capacity_free_at(cap, k, M->grid[m].t);
+	return 0;
+}
 
-	/*
-	 * columns: (job, config, grid point) where the config fits beside what
-	 * cap holds. Build budget (docs/model.md, "Budget"): columns are added
-	 * job by job in window order; once the build has used MX_BUILD_SHARE of
-	 * the budget, or a job would take the model past MX_MILP_MAX_COLS
-	 * binaries, the window is cut before that job. Jobs cut off are left to
-	 * the caller like jobs the MILP leaves out (MX_WAITING on success).
-	 */
+/* Grid points a column of f starting at point m is active at: m .. the result - 1. */
+static int
+active_end(const milp_model *M, int m, double runtime)
+{
+	int			lo = m,
+				hi = M->G;
+	double		e = M->grid[m].t + runtime;
+
+	while (lo < hi)
 	{
-		long		maxjob = 0,
-					alloc;
+		int			mid = (lo + hi) / 2;
 
-		for (i = 0; i < n; i++)
-			if ((long) (cfoff[i + 1] - cfoff[i]) * G > maxjob)
-				maxjob = (long) (cfoff[i + 1] - cfoff[i]) * G;
-		if (maxjob > MX_MILP_MAX_COLS)
-		{
-			result = MX_MILP_TIME_LIMIT;	/* not even one job fits the model */
-			goto cleanup;
-		}
-		alloc = (long) ncf * G;
-		if (alloc > MX_MILP_MAX_COLS + maxjob)
-			alloc = MX_MILP_MAX_COLS + maxjob;
-		cols = malloc((size_t) (alloc > 0 ? alloc : 1) * sizeof(column));
-		if (cols == NULL)
-			goto out_of_memory;
+		if (M->grid[mid].t < e)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	for (i = 0; i < n; i++)
-	{
-		const mx_job *j = &s->jobs[window[i]];
-		int			first = ncol;
-		long		nnzfirst = nnzest;
+	return lo;
+}
 
-		if (i > 0 && mx_wall_ms() - t0 >= MX_BUILD_SHARE * budget)
+/* The columns of window job i: (config, grid point) where it fits and is worth choosing. */
+static void
+add_job_columns(milp_model *M, int i)
+{
+	const mx_job *j = &M->s->jobs[M->window[i]];
+	int			c,
+				m;
+
+	for (c = M->cfoff[i]; c < M->cfoff[i + 1]; c++)
+		for (m = 0; m < (M->nowonly ? 1 : M->G); m++)
 		{
-			ncut = n - i;
-			n = i;
+			const mx_config *f = &M->cf[c];
+			double		v;
+
+			if (f->gpus > M->freek[f->type * M->G + m])
+				continue;
+			if (mx_capacity_earliest(M->cap, f->type, f->gpus, f->runtime, M->grid[m].t) != M->grid[m].t)
+				continue;
+			v = mx_value(M->s, j, M->o, M->grid[m].t, M->grid[m].t + f->runtime);
+			if (M->nowonly && !M->mustnow[i])
+				v -= M->vdef[i];	/* gain over its forecast */
+			if (!(v > 0))
+				continue;		/* never worth choosing */
+			M->cols[M->ncol].w = i;
+			M->cols[M->ncol].c = c;
+			M->cols[M->ncol].m = m;
+			M->cols[M->ncol].v = v;
+			M->ncol++;
+			/* nonzeros: its job row and each grid point it is active at (at most) */
+			M->nnzest += 1 + (active_end(M, m, f->runtime) - m);
+		}
+}
+
+/*
+ * Columns: (job, config, grid point) where the config fits beside what cap
+ * holds. Build budget (docs/model.md, "Budget"): columns are added job by
+ * job in window order; once the build has used MX_BUILD_SHARE of the
+ * budget, or a job would take the model past MX_MILP_MAX_COLS binaries, the
+ * window is cut before that job. Jobs cut off are left to the caller like
+ * jobs the MILP leaves out (MX_WAITING on success).
+ */
+static int
+model_columns(milp_model *M)
+{
+	long		maxjob = 0,
+				alloc;
+	int			i;
+
+	for (i = 0; i < M->n; i++)
+		if ((long) (M->cfoff[i + 1] - M->cfoff[i]) * M->G > maxjob)
+			maxjob = (long) (M->cfoff[i + 1] - M->cfoff[i]) * M->G;
+	if (maxjob > MX_MILP_MAX_COLS)
+		return model_stop(M, MX_MILP_TIME_LIMIT);	/* not even one job fits the model */
+	alloc = (long) M->ncf * M->G;
+	if (alloc > MX_MILP_MAX_COLS + maxjob)
+		alloc = MX_MILP_MAX_COLS + maxjob;
+	M->cols = malloc((size_t) (alloc > 0 ? alloc : 1) * sizeof(column));
+	if (M->cols == NULL)
+		return model_stop(M, MX_MILP_ERROR);
+	for (i = 0; i < M->n; i++)
+	{
+		int			first = M->ncol;
+		long		nnzfirst = M->nnzest;
+
+		if (i > 0 && mx_wall_ms() - M->t0 >= MX_BUILD_SHARE * M->budget)
+		{
+			M->ncut = M->n - i;
+			M->n = i;
 			break;
 		}
-		for (c = cfoff[i]; c < cfoff[i + 1]; c++)
-			for (m = 0; m < (nowonly ? 1 : G); m++)
-			{
-				double		v;
-
-				if (cf[c].gpus > freek[cf[c].type * G + m])
-					continue;
-				if (mx_capacity_earliest(cap, cf[c].type, cf[c].gpus, cf[c].runtime, grid[m].t) != grid[m].t)
-					continue;
-				v = mx_value(s, j, o, grid[m].t, grid[m].t + cf[c].runtime);
-				if (nowonly && !mustnow[i])
-					v -= vdef[i];	/* gain over its forecast */
-				if (!(v > 0))
-					continue;	/* never worth choosing */
-				cols[ncol].w = i;
-				cols[ncol].c = c;
-				cols[ncol].m = m;
-				cols[ncol].v = v;
-				ncol++;
-				/* nonzeros: its job row and each grid point it is active at (at most) */
-				{
-					int			lo = m,
-								hi = G;
-					double		e = grid[m].t + cf[c].runtime;
-
-					while (lo < hi)
-					{
-						int			mid = (lo + hi) / 2;
-
-						if (grid[mid].t < e)
-							lo = mid + 1;
-						else
-							hi = mid;
-					}
-					nnzest += 1 + (lo - m);
-				}
-			}
-		if (ncol > MX_MILP_MAX_COLS || (i > 0 && nnzest > nnzcap))
+		add_job_columns(M, i);
+		if (M->ncol > MX_MILP_MAX_COLS || (i > 0 && M->nnzest > M->nnzcap))
 		{
-			ncol = first;		/* job i does not fit the model: cut here */
-			nnzest = nnzfirst;
-			ncut = n - i;
-			n = i;
+			M->ncol = first;	/* job i does not fit the model: cut here */
+			M->nnzest = nnzfirst;
+			M->ncut = M->n - i;
+			M->n = i;
 			break;
 		}
 	}
-	if (n == 0)
+	return 0;
+}
+
+/*
+ * Capacity rows (k, m): sum of gpus of columns of type k active at grid
+ * point m (start <= t_m < start + runtime) <= free_k(t_m). A row is left
+ * out when it cannot bind: the largest use of each job fits. One pass over
+ * the columns (grouped by job) sums per (k, m) each job's largest use there.
+ */
+static int
+model_cap_rows(milp_model *M)
+{
+	int			KG = M->K * M->G,
+				q,
+				m,
+				r;
+	long	   *sum = calloc((size_t) KG, sizeof(long));
+	int		   *curw = malloc((size_t) KG * sizeof(int));
+	int		   *curmax = calloc((size_t) KG, sizeof(int));
+
+	M->rowidx = calloc((size_t) KG, sizeof(int));
+	M->rowk = malloc((size_t) KG * sizeof(int));
+	M->rowm = malloc((size_t) KG * sizeof(int));
+	if (!M->rowidx || !M->rowk || !M->rowm || !sum || !curw || !curmax)
 	{
-		result = MX_MILP_TIME_LIMIT;
-		goto cleanup;
-	}
-	if (nvars)
-		*nvars = ncol;
-	if (ncol == 0)
-	{
-		result = MX_MILP_NO_SOLUTION;
-		goto cleanup;
-	}
-	/* building the model counts against the budget too */
-	if (mx_wall_ms() - t0 >= budget)
-	{
-		result = MX_MILP_TIME_LIMIT;
-		goto cleanup;
-	}
-
-	/*
-	 * capacity rows (k, m): sum of gpus of columns of type k active at grid
-	 * point m (start <= t_m < start + runtime) <= free_k(t_m). A row is left
-	 * out when it cannot bind: the largest use of each job fits.
-	 */
-	rowidx = calloc((size_t) K * G, sizeof(int));
-	rowk = malloc((size_t) K * G * sizeof(int));
-	rowm = malloc((size_t) K * G * sizeof(int));
-	if (!rowidx || !rowk || !rowm)
-		goto out_of_memory;
-	{
-		/*
-		 * One pass over the columns (grouped by job): per (k, m) the sum
-		 * over jobs of the job's largest use there.
-		 */
-		long	   *sum = calloc((size_t) K * G, sizeof(long));
-		int		   *curw = malloc((size_t) K * G * sizeof(int));
-		int		   *curmax = calloc((size_t) K * G, sizeof(int));
-		int			q;
-
-		if (!sum || !curw || !curmax)
-		{
-			free(sum);
-			free(curw);
-			free(curmax);
-			goto out_of_memory;
-		}
-		for (q = 0; q < K * G; q++)
-			curw[q] = -1;
-		for (q = 0; q < ncol; q++)
-		{
-			const column *cl = &cols[q];
-			const mx_config *f = &cf[cl->c];
-
-			for (m = cl->m; m < G && grid[m].t < grid[cl->m].t + f->runtime; m++)
-			{
-				int			r = f->type * G + m;
-
-				if (curw[r] != cl->w)
-				{
-					sum[r] += curmax[r];
-					curw[r] = cl->w;
-					curmax[r] = f->gpus;
-				}
-				else if (f->gpus > curmax[r])
-					curmax[r] = f->gpus;
-			}
-		}
-		for (k = 0; k < K; k++)
-			for (m = 0; m < G; m++)
-			{
-				int			r = k * G + m;
-
-				if (sum[r] + curmax[r] > freek[r])
-				{
-					rowk[ncaprow] = k;
-					rowm[ncaprow] = m;
-					rowidx[r] = n + 1 + ncaprow;
-					ncaprow++;
-				}
-			}
 		free(sum);
 		free(curw);
 		free(curmax);
+		return model_stop(M, MX_MILP_ERROR);
 	}
-	nrow = n + ncaprow;
-
-	/* nonzeros: one per column in its job row, one per capacity row it is active in */
-	for (i = 0; i < ncol; i++)
+	for (q = 0; q < KG; q++)
+		curw[q] = -1;
+	for (q = 0; q < M->ncol; q++)
 	{
-		const mx_config *f = &cf[cols[i].c];
+		const column *cl = &M->cols[q];
+		const mx_config *f = &M->cf[cl->c];
 
-		nnz++;
-		for (m = cols[i].m; m < G && grid[m].t < grid[cols[i].m].t + f->runtime; m++)
-			if (rowidx[f->type * G + m])
-				nnz++;
-	}
-	ia = malloc(((size_t) nnz + 1) * sizeof(int));
-	ja = malloc(((size_t) nnz + 1) * sizeof(int));
-	ar = malloc(((size_t) nnz + 1) * sizeof(double));
-	xinc = calloc((size_t) ncol + 1, sizeof(double));
-	xsol = calloc((size_t) ncol + 1, sizeof(double));
-	rowcap = malloc(((size_t) ncaprow + 1) * sizeof(double));
-	obj = malloc(((size_t) ncol + 1) * sizeof(double));
-	if (!ia || !ja || !ar || !xinc || !xsol || !rowcap || !obj)
-		goto out_of_memory;
-	for (i = 0; i < ncaprow; i++)
-		rowcap[i] = (double) freek[rowk[i] * G + rowm[i]];
-	obj[0] = 0;
-	for (i = 0; i < ncol; i++)
-		obj[i + 1] = cols[i].v;
-	nnz = 0;
-	for (i = 0; i < ncol; i++)
-	{
-		const mx_config *f = &cf[cols[i].c];
-
-		nnz++;
-		ia[nnz] = cols[i].w + 1;
-		ja[nnz] = i + 1;
-		ar[nnz] = 1.0;
-		for (m = cols[i].m; m < G && grid[m].t < grid[cols[i].m].t + f->runtime; m++)
-			if (rowidx[f->type * G + m])
-			{
-				nnz++;
-				ia[nnz] = rowidx[f->type * G + m];
-				ja[nnz] = i + 1;
-				ar[nnz] = f->gpus;
-			}
-	}
-
-	/* the heuristic's plan of the window as an incumbent (columns are grouped by job) */
-	inc_ok = 1;
-	{
-		int			q = 0;
-
-		for (i = 0; i < n; i++)
+		for (m = cl->m; m < M->G && M->grid[m].t < M->grid[cl->m].t + f->runtime; m++)
 		{
-			const mx_assignment *a = &p->a[window[i]];
-			int			found = 0;
-
-			for (; q < ncol && cols[q].w < i; q++)
-				;
-			if (a->status != MX_PLANNED)
-				continue;
-			for (c = q; c < ncol && cols[c].w == i && !found; c++)
+			r = f->type * M->G + m;
+			if (curw[r] != cl->w)
 			{
-				const column *cl = &cols[c];
-
-				if (cf[cl->c].type == a->type && cf[cl->c].gpus == a->gpus &&
-					fabs(grid[cl->m].t - a->start) <= T_EPS)
-				{
-					xinc[c + 1] = 1.0;
-					inc_obj += cl->v;
-					found = 1;
-				}
+				sum[r] += curmax[r];
+				curw[r] = cl->w;
+				curmax[r] = f->gpus;
 			}
-			if (!found && !(nowonly && !mustnow[i]))
-				inc_ok = 0;		/* still a feasible (partial) solution */
+			else if (f->gpus > curmax[r])
+				curmax[r] = f->gpus;
 		}
 	}
-	if (mx_wall_ms() - t0 >= budget)
-	{
-		result = MX_MILP_TIME_LIMIT;
-		goto cleanup;
-	}
-
-	/* -------------------------------------------------- GLPK, guarded */
-	{
-		glpk_job	gj;
-
-		gj.nrow = nrow;
-		gj.njobrow = n;
-		gj.ncol = ncol;
-		gj.nnz = nnz;
-		gj.rowcap = rowcap;
-		gj.mustnow = mustnow;
-		gj.obj = obj;
-		gj.ia = ia;
-		gj.ja = ja;
-		gj.ar = ar;
-		gj.xinc = xinc;
-		gj.inc_obj = inc_obj;
-		gj.inc_ok = inc_ok;
-		gj.mip_gap = o->mip_gap > 0 ? o->mip_gap : 0.0;
-		/*
-		 * wsum - objective = the window's weighted completion time / H (with
-		 * the forecasts of the jobs the start-now model does not start)
-		 */
-		gj.wsum = 0;
-		for (i = 0; i < n; i++)
-			gj.wsum += mx_job_weight(s, &s->jobs[window[i]], o) - (nowonly && !mustnow[i] ? vdef[i] : 0);
-		gj.t0 = t0;
-		gj.budget = budget;
-		gj.solve_end = t0 + budget - fmax(1.0, MX_STOP_SHARE * budget);
-		gj.xsol = xsol;
-		if (run_glpk(&gj) != 0)
+	for (r = 0; r < KG; r++)
+		if (sum[r] + curmax[r] > M->freek[r])
 		{
-			result = MX_MILP_ERROR;
-			goto cleanup;
+			M->rowk[M->ncaprow] = r / M->G;
+			M->rowm[M->ncaprow] = r % M->G;
+			M->rowidx[r] = M->n + 1 + M->ncaprow;
+			M->ncaprow++;
 		}
-		result = gj.result;
-		lp_bound = gj.bound;
-		mip_obj = gj.mip_obj;
-		solved = gj.solved;
-		proven = gj.proven;
-	}
+	free(sum);
+	free(curw);
+	free(curmax);
+	M->nrow = M->n + M->ncaprow;
+	return 0;
+}
 
-	if (bound)
+/* Nonzeros of column i: counted, and with fill written into ia, ja, ar. */
+static int
+column_nonzeros(milp_model *M, int i, int fill)
+{
+	const mx_config *f = &M->cf[M->cols[i].c];
+	int			m,
+				count = 1;
+
+	if (fill)
 	{
-		/* start-now model: its jobs that are not started keep their forecast */
-		*bound = lp_bound;
-		for (i = 0; i < n && nowonly; i++)
-			if (!mustnow[i])
-				*bound += vdef[i];
+		M->nnz++;
+		M->ia[M->nnz] = M->cols[i].w + 1;
+		M->ja[M->nnz] = i + 1;
+		M->ar[M->nnz] = 1.0;
 	}
-	if (solved == 2)
-		goto cleanup;			/* p already holds the (optimal) heuristic plan */
-	if (solved != 1)
+	for (m = M->cols[i].m; m < M->G && M->grid[m].t < M->grid[M->cols[i].m].t + f->runtime; m++)
+		if (M->rowidx[f->type * M->G + m])
+		{
+			count++;
+			if (fill)
+			{
+				M->nnz++;
+				M->ia[M->nnz] = M->rowidx[f->type * M->G + m];
+				M->ja[M->nnz] = i + 1;
+				M->ar[M->nnz] = f->gpus;
+			}
+		}
+	return count;
+}
+
+/* The matrix: one nonzero per column in its job row, one per capacity row it is active in. */
+static int
+model_matrix(milp_model *M)
+{
+	int			i,
+				nnz = 0;
+
+	for (i = 0; i < M->ncol; i++)
+		nnz += column_nonzeros(M, i, 0);
+	M->ia = malloc(((size_t) nnz + 1) * sizeof(int));
+	M->ja = malloc(((size_t) nnz + 1) * sizeof(int));
+	M->ar = malloc(((size_t) nnz + 1) * sizeof(double));
+	M->xinc = calloc((size_t) M->ncol + 1, sizeof(double));
+	M->xsol = calloc((size_t) M->ncol + 1, sizeof(double));
+	M->rowcap = malloc(((size_t) M->ncaprow + 1) * sizeof(double));
+	M->obj = malloc(((size_t) M->ncol + 1) * sizeof(double));
+	if (!M->ia || !M->ja || !M->ar || !M->xinc || !M->xsol || !M->rowcap || !M->obj)
+		return model_stop(M, MX_MILP_ERROR);
+	for (i = 0; i < M->ncaprow; i++)
+		M->rowcap[i] = (double) M->freek[M->rowk[i] * M->G + M->rowm[i]];
+	M->obj[0] = 0;
+	for (i = 0; i < M->ncol; i++)
+		M->obj[i + 1] = M->cols[i].v;
+	M->nnz = 0;
+	for (i = 0; i < M->ncol; i++)
+		(void) column_nonzeros(M, i, 1);
+	return 0;
+}
+
+/* The heuristic's plan of the window as an incumbent (columns are grouped by job). */
+static void
+model_incumbent(milp_model *M)
+{
+	int			q = 0,
+				i,
+				c;
+
+	M->inc_ok = 1;
+	for (i = 0; i < M->n; i++)
 	{
-		if (result == MX_MILP_OPTIMAL || result == MX_MILP_FEASIBLE)
-			result = MX_MILP_NO_SOLUTION;
-		goto cleanup;
+		const mx_assignment *a = &M->p->a[M->window[i]];
+		int			found = 0;
+
+		for (; q < M->ncol && M->cols[q].w < i; q++)
+			;
+		if (a->status != MX_PLANNED)
+			continue;
+		for (c = q; c < M->ncol && M->cols[c].w == i && !found; c++)
+		{
+			const column *cl = &M->cols[c];
+
+			if (M->cf[cl->c].type == a->type && M->cf[cl->c].gpus == a->gpus &&
+				fabs(M->grid[cl->m].t - a->start) <= T_EPS)
+			{
+				M->xinc[c + 1] = 1.0;
+				M->inc_obj += cl->v;
+				found = 1;
+			}
+		}
+		if (!found && !(M->nowonly && !M->mustnow[i]))
+			M->inc_ok = 0;		/* still a feasible (partial) solution */
+	}
+}
+
+/* GLPK, guarded (run_glpk). */
+static int
+model_solve(milp_model *M)
+{
+	glpk_job	gj;
+	int			i;
+
+	gj.nrow = M->nrow;
+	gj.njobrow = M->n;
+	gj.ncol = M->ncol;
+	gj.nnz = M->nnz;
+	gj.rowcap = M->rowcap;
+	gj.mustnow = M->mustnow;
+	gj.obj = M->obj;
+	gj.ia = M->ia;
+	gj.ja = M->ja;
+	gj.ar = M->ar;
+	gj.xinc = M->xinc;
+	gj.inc_obj = M->inc_obj;
+	gj.inc_ok = M->inc_ok;
+	gj.mip_gap = M->o->mip_gap > 0 ? M->o->mip_gap : 0.0;
+	/*
+	 * wsum - objective = the window's weighted completion time / H (with the
+	 * forecasts of the jobs the start-now model does not start)
+	 */
+	gj.wsum = 0;
+	for (i = 0; i < M->n; i++)
+		gj.wsum += mx_job_weight(M->s, &M->s->jobs[M->window[i]], M->o)
+			- (M->nowonly && !M->mustnow[i] ? M->vdef[i] : 0);
+	gj.t0 = M->t0;
+	gj.budget = M->budget;
+	gj.solve_end = M->t0 + M->budget - fmax(1.0, MX_STOP_SHARE * M->budget);
+	gj.xsol = M->xsol;
+	if (run_glpk(&gj) != 0)
+		return model_stop(M, MX_MILP_ERROR);
+	M->result = gj.result;
+	M->lp_bound = gj.bound;
+	M->mip_obj = gj.mip_obj;
+	M->solved = gj.solved;
+	M->proven = gj.proven;
+	return 0;
+}
+
+/*
+ * Whether p keeps the heuristic's plan of the window: GLPK found nothing,
+ * nothing better than the incumbent, or the incumbent itself. Sets the
+ * result for the cases that are no MILP solution.
+ */
+static int
+model_keeps_incumbent(milp_model *M)
+{
+	int			same = 1,
+				i;
+
+	if (M->solved == 2)
+		return 1;				/* p already holds the (optimal) heuristic plan */
+	if (M->solved != 1)
+	{
+		if (M->result == MX_MILP_OPTIMAL || M->result == MX_MILP_FEASIBLE)
+			M->result = MX_MILP_NO_SOLUTION;
+		return 1;
 	}
 	/* worse than the incumbent (GLPK did not take it): keep p */
-	if (mip_obj < inc_obj - 1e-9 * fmax(1.0, fabs(inc_obj)))
-	{
-		result = proven ? MX_MILP_NO_SOLUTION : MX_MILP_TIME_LIMIT;
-		goto cleanup;
-	}
-	/*
-	 * identical to the incumbent: p stays as it is — proven optimal, or the
-	 * time limit found nothing better
-	 */
-	{
-		int			same = 1;
+	if (M->mip_obj < M->inc_obj - 1e-9 * fmax(1.0, fabs(M->inc_obj)))
+		return model_stop(M, M->proven ? MX_MILP_NO_SOLUTION : MX_MILP_TIME_LIMIT);
+	/* identical to the incumbent: proven optimal, or the time limit found nothing better */
+	for (i = 1; i <= M->ncol && same; i++)
+		if ((M->xsol[i] > 0.5) != (M->xinc[i] > 0.5))
+			same = 0;
+	if (same && !M->proven)
+		return model_stop(M, MX_MILP_TIME_LIMIT);
+	return same && M->inc_ok;
+}
 
-		for (i = 1; i <= ncol && same; i++)
-			if ((xsol[i] > 0.5) != (xinc[i] > 0.5))
-				same = 0;
-		if (same && !proven)
-		{
-			result = MX_MILP_TIME_LIMIT;
-			goto cleanup;
-		}
-		if (same && inc_ok)
-			goto cleanup;
-	}
-	/* write the window's choices; jobs left out (or cut off) are for the heuristic */
-	for (i = 0; i < n + ncut; i++)
+/* The window's choices into p; jobs left out (or cut off) are for the heuristic. */
+static void
+model_write(milp_model *M)
+{
+	int			i,
+				c;
+
+	for (i = 0; i < M->n + M->ncut; i++)
 	{
-		mx_assignment *a = &p->a[window[i]];
+		mx_assignment *a = &M->p->a[M->window[i]];
 
 		if (a->status == MX_UNPLANNABLE)
 			continue;
@@ -843,44 +892,90 @@ mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 		a->start = a->end = NAN;
 		a->utility = 0;
 	}
-	for (c = 0; c < ncol; c++)
+	for (c = 0; c < M->ncol; c++)
 	{
-		const column *cl;
+		const column *cl = &M->cols[c];
+		const mx_config *f = &M->cf[cl->c];
 		mx_assignment *a;
 
-		if (!(xsol[c + 1] > 0.5))
+		if (!(M->xsol[c + 1] > 0.5))
 			continue;
-		cl = &cols[c];
-		a = &p->a[window[cl->w]];
+		a = &M->p->a[M->window[cl->w]];
 		a->status = MX_PLANNED;
-		a->type = cf[cl->c].type;
-		a->gpus = cf[cl->c].gpus;
-		a->start = grid[cl->m].t;
-		a->end = grid[cl->m].t + cf[cl->c].runtime;
-		a->utility = cf[cl->c].utility;
+		a->type = f->type;
+		a->gpus = f->gpus;
+		a->start = M->grid[cl->m].t;
+		a->end = M->grid[cl->m].t + f->runtime;
+		a->utility = f->utility;
 		a->reason[0] = '\0';
 	}
-	goto cleanup;
+}
 
-out_of_memory:
-	result = MX_MILP_ERROR;
-cleanup:
-	free(cfoff);
-	free(mustnow);
-	free(vdef);
-	free(cf);
-	free(grid);
-	free(freek);
-	free(cols);
-	free(rowidx);
-	free(rowk);
-	free(rowm);
-	free(ia);
-	free(ja);
-	free(ar);
-	free(xinc);
-	free(xsol);
-	free(rowcap);
-	free(obj);
-	return result;
+/* Everything up to the solve; 0, or 1 when the call ends with M->result. */
+static int
+model_build(milp_model *M, int *nvars)
+{
+	if (model_window(M) || model_grid(M) || model_columns(M))
+		return 1;
+	if (M->n == 0)
+		return model_stop(M, MX_MILP_TIME_LIMIT);
+	if (nvars)
+		*nvars = M->ncol;
+	if (M->ncol == 0)
+		return model_stop(M, MX_MILP_NO_SOLUTION);
+	/* building the model counts against the budget too */
+	if (mx_wall_ms() - M->t0 >= M->budget)
+		return model_stop(M, MX_MILP_TIME_LIMIT);
+	if (model_cap_rows(M) || model_matrix(M))
+		return 1;
+	model_incumbent(M);
+	if (mx_wall_ms() - M->t0 >= M->budget)
+		return model_stop(M, MX_MILP_TIME_LIMIT);
+	return 0;
+}
+
+mx_milp_result
+mx_milp_plan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
+			 const int *window, int n, mx_plan *p, double *bound, int *nvars)
+{
+	milp_model	M;
+	int			i;
+
+	if (bound)
+		*bound = NAN;
+	if (nvars)
+		*nvars = 0;
+	if (n <= 0 || s->ntypes <= 0)
+		return MX_MILP_NO_SOLUTION;
+
+	memset(&M, 0, sizeof(M));
+	M.t0 = mx_wall_ms();
+	M.s = s;
+	M.o = o;
+	M.cap = cap;
+	M.window = window;
+	M.p = p;
+	M.n = n;
+	M.K = s->ntypes;
+	M.budget = o->time_limit_ms > 0 ? o->time_limit_ms : 1.0;
+	M.nowonly = !o->reserve_all;
+	M.nnzcap = (long) (MX_MILP_NNZ_PER_MS * M.budget);
+	M.result = MX_MILP_NO_SOLUTION;
+	M.lp_bound = M.mip_obj = NAN;
+
+	if (model_build(&M, nvars) == 0 && model_solve(&M) == 0)
+	{
+		if (bound)
+		{
+			/* start-now model: its jobs that are not started keep their forecast */
+			*bound = M.lp_bound;
+			for (i = 0; i < M.n && M.nowonly; i++)
+				if (!M.mustnow[i])
+					*bound += M.vdef[i];
+		}
+		if (!model_keeps_incumbent(&M))
+			model_write(&M);
+	}
+	model_free(&M);
+	return M.result;
 }

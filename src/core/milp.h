@@ -6,7 +6,7 @@
 
 #include "snapshot.h"
 #include "plan.h"
-#include "planner.h"
+#include "options.h"
 #include "capacity.h"
 
 typedef enum mx_milp_result

@@ -16,68 +16,9 @@
 #include "plan_limits.h"
 #include "milp.h"
 #include "stopwatch.h"
+#include "tolerance.h"
 #include "typeplan.h"
 #include "utility.h"
-
-/* Fitted on Gavel's throughput matrix, docs/model.md "Scaling exponent". */
-#define MX_FITTED_ALPHA 0.75
-
-void
-mx_options_default(mx_options *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->policy = MX_POLICY_MIXDNN;
-	o->use_milp = 1;
-	o->time_limit_ms = 200.0;
-	o->mip_gap = 0.01;
-	o->window_jobs = 20;
-	o->grid_points = 24;
-	o->scaling_alpha = MX_FITTED_ALPHA;
-	o->overrun_s = 60.0;
-	o->aging_s = 3600.0;
-	o->value_horizon_s = 0.0;
-	o->starve_factor = 16.0;
-	o->critical_margin = 0.05;
-	o->drain_margin = -1.0;
-	o->reserve_all = 0;
-	o->fair_share = 0;
-	o->fair_share_half_life_s = MX_DEFAULT_HALF_LIFE_S;
-	o->lp_configs = 1;
-	o->lp_window = 60;
-}
-
-static const char *const policy_names[MX_NPOLICIES] = {
-	"mixdnn", "k8s", "static", "backfill", "sjf", "hgreedy", "hsjf", "k8s-any"
-};
-
-const char *
-mx_policy_name(mx_policy p)
-{
-	if ((int) p < 0 || (int) p >= MX_NPOLICIES)
-		return "unknown";
-	return policy_names[p];
-}
-
-int
-mx_policy_parse(const char *name, mx_policy *out)
-{
-	int			i;
-
-	if (name == NULL)
-		return -1;
-	for (i = 0; i < MX_NPOLICIES; i++)
-		if (strcmp(name, policy_names[i]) == 0)
-		{
-			*out = (mx_policy) i;
-			return 0;
-		}
-	if (strcmp(name, "kubernetes") == 0)
-	{
-		*out = MX_POLICY_K8S;
-		return 0;
-	}
-	return -1;
-}
 
 static void
 set_solver(mx_plan *p, const char *s)
@@ -321,265 +262,326 @@ lp_round(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 	free(win);
 }
 
-int
-mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
+/* A round of the mixdnn policy between its phases. */
+typedef struct round_state
 {
-	double		t0 = mx_wall_ms();
-	mx_options	o = *o_in;
-	mx_capacity cap,
-				work,
-				milpcap;
-	int			milpcap_ok = 0;
-	int		   *order = NULL,
-			   *win = NULL;
-	unsigned char *hold = NULL,
-			   *guard = NULL;
-	int			i,
-				np = 0,
-				nw,
-				nwin = 0;
-	double		heur_ms,
-				milp_budget = 0,
-			   *best = NULL;	/* per job: shortest run time (mx_job_guards) */
-	mx_plan		heur;
+	const mx_snapshot *s;
+	mx_options	o;				/* the caller's, with the round's alpha and H */
+	mx_plan    *out;
+	double		t0;
+	mx_capacity cap;			/* running jobs only */
+	mx_capacity milpcap;		/* and the holds */
+	int			milpcap_ok;
+	int		   *order;			/* plannable jobs in the heuristic's order: order[0 .. np) */
+	int			np;
+	unsigned char *guard;		/* per job: mx_job_guards */
+	double	   *best;			/* per job: shortest run time (mx_job_guards) */
+	unsigned char *hold;		/* per job: 1 held by the heuristic, 2 in the MILP's window */
+	int		   *win;			/* the window: win[0 .. nwin) */
+	int			nwin;
+	double		heur_ms;
+} round_state;
 
-	memset(out, 0, sizeof(*out));
-	if (mx_plan_init(out, s->njobs) < 0)
+static void
+round_free(round_state *rs)
+{
+	free(rs->order);
+	free(rs->win);
+	free(rs->hold);
+	free(rs->guard);
+	free(rs->best);
+	if (rs->milpcap_ok)
+		mx_capacity_free(&rs->milpcap);
+	mx_capacity_free(&rs->cap);
+}
+
+/* Jobs without any configuration on the current up nodes are unplannable; the rest in order. */
+static int
+round_plannable(round_state *rs)
+{
+	const mx_snapshot *s = rs->s;
+	int			i;
+
+	rs->order = malloc((size_t) (s->njobs > 0 ? s->njobs : 1) * sizeof(int));
+	if (rs->order == NULL)
 		return -1;
-	snprintf(out->policy, sizeof(out->policy), "%s", mx_policy_name(o.policy));
-	for (i = 0; i < s->njobs; i++)
-		out->a[i].job_id = s->jobs[i].job_id;
-	if (!(o.scaling_alpha >= 0) || !isfinite(o.scaling_alpha))
-		o.scaling_alpha = MX_FITTED_ALPHA;
-
-	if (o.policy >= MX_POLICY_SJF && o.policy <= MX_POLICY_K8S_ANY)
-	{
-		if (mx_comparator_plan(s, &o, out) < 0)
-		{
-			mx_plan_free(out);
-			return -1;
-		}
-		out->solve_ms = mx_wall_ms() - t0;
-		return 0;
-	}
-
-	if (mx_capacity_init(&cap, s, o.overrun_s) < 0)
-	{
-		mx_plan_free(out);
-		return -1;
-	}
-
-	if (o.policy != MX_POLICY_MIXDNN)
-	{
-		set_solver(out, mx_policy_name(o.policy));
-		mx_baseline_plan(s, &o, &cap, out);
-		mx_plan_enforce_limits(s, out);
-		mx_capacity_free(&cap);
-		out->solve_ms = mx_wall_ms() - t0;
-		return 0;
-	}
-
-	/* jobs without any configuration on the current up nodes */
-	order = malloc((size_t) (s->njobs > 0 ? s->njobs : 1) * sizeof(int));
-	if (order == NULL)
-		goto oom;
-	mx_heuristic_order(s, &o, order);
+	mx_heuristic_order(s, &rs->o, rs->order);
 	for (i = 0; i < s->njobs; i++)
 	{
-		mx_assignment *a = &out->a[order[i]];
+		mx_assignment *a = &rs->out->a[rs->order[i]];
 		char		why[MX_REASON_LEN];
 
-		if (mx_job_explain(s, &s->jobs[order[i]], o.scaling_alpha, why, sizeof(why)))
+		if (mx_job_explain(s, &s->jobs[rs->order[i]], rs->o.scaling_alpha, why, sizeof(why)))
 		{
 			a->status = MX_UNPLANNABLE;
 			mx_plan_set_reason(a, why);
 		}
 		else
-			order[np++] = order[i];
+			rs->order[rs->np++] = rs->order[i];
 	}
+	return 0;
+}
 
-	/* heuristic plan of every plannable job: the incumbent and the fallback */
-	guard = malloc((size_t) (s->njobs > 0 ? s->njobs : 1));
-	best = malloc((size_t) (s->njobs > 0 ? s->njobs : 1) * sizeof(double));
-	if (guard == NULL || best == NULL || mx_job_guards(s, &o, guard, best) < 0 ||
-		mx_capacity_copy(&work, &cap) < 0)
-		goto oom;
-	mx_heuristic_plan_guarded(s, &o, &work, order, np, out, guard, best);
+/* The heuristic's plan of every plannable job: the incumbent and the fallback. */
+static int
+round_heuristic(round_state *rs)
+{
+	const mx_snapshot *s = rs->s;
+	mx_capacity work;
+
+	rs->guard = malloc((size_t) (s->njobs > 0 ? s->njobs : 1));
+	rs->best = malloc((size_t) (s->njobs > 0 ? s->njobs : 1) * sizeof(double));
+	if (rs->guard == NULL || rs->best == NULL || mx_job_guards(s, &rs->o, rs->guard, rs->best) < 0 ||
+		mx_capacity_copy(&work, &rs->cap) < 0)
+		return -1;
+	mx_heuristic_plan_guarded(s, &rs->o, &work, rs->order, rs->np, rs->out, rs->guard, rs->best);
 	mx_capacity_free(&work);
-	heur_ms = mx_wall_ms() - t0;
+	rs->heur_ms = mx_wall_ms() - rs->t0;
+	return 0;
+}
 
-	/*
-	 * Holds (docs/model.md, "MILP"): the heuristic's plans of starving jobs
-	 * (reservations) and of critical jobs that start now. The MILP plans
-	 * around them (they are reserved in milpcap) and never moves them; its
-	 * window is the first window_jobs other plannable jobs in order.
-	 */
-	win = malloc((size_t) (np > 0 ? np : 1) * sizeof(int));
-	hold = calloc((size_t) (s->njobs > 0 ? s->njobs : 1), 1);
-	if (win == NULL || hold == NULL || mx_capacity_copy(&milpcap, &cap) < 0)
-		goto oom;
-	milpcap_ok = 1;
-	for (i = 0; i < np; i++)
+/*
+ * Holds (docs/model.md, "MILP"): the heuristic's plans of starving jobs
+ * (reservations) and of critical jobs that start now. The MILP plans
+ * around them (they are reserved in milpcap) and never moves them; its
+ * window is the first window_jobs other plannable jobs in order.
+ */
+static int
+round_holds(round_state *rs)
+{
+	const mx_snapshot *s = rs->s;
+	int			i;
+
+	rs->win = malloc((size_t) (rs->np > 0 ? rs->np : 1) * sizeof(int));
+	rs->hold = calloc((size_t) (s->njobs > 0 ? s->njobs : 1), 1);
+	if (rs->win == NULL || rs->hold == NULL || mx_capacity_copy(&rs->milpcap, &rs->cap) < 0)
+		return -1;
+	rs->milpcap_ok = 1;
+	for (i = 0; i < rs->np; i++)
 	{
-		int			ji = order[i];
-		const mx_assignment *a = &out->a[ji];
+		int			ji = rs->order[i];
+		const mx_assignment *a = &rs->out->a[ji];
 
 		if (a->status == MX_PLANNED &&
-			(guard[ji] == MX_GUARD_STARVING || guard[ji] == MX_GUARD_DRAIN ||
-			 (guard[ji] == MX_GUARD_CRITICAL && a->start <= s->now + 1e-6)))
+			(rs->guard[ji] == MX_GUARD_STARVING || rs->guard[ji] == MX_GUARD_DRAIN ||
+			 (rs->guard[ji] == MX_GUARD_CRITICAL && a->start <= s->now + MX_TIME_EPS)))
 		{
-			hold[ji] = 1;
-			if (mx_capacity_reserve(&milpcap, a->type, a->gpus, a->start, a->end - a->start) < 0)
-				goto oom;		/* cannot happen: the heuristic's plan fits */
+			rs->hold[ji] = 1;
+			if (mx_capacity_reserve(&rs->milpcap, a->type, a->gpus, a->start, a->end - a->start) < 0)
+				return -1;		/* cannot happen: the heuristic's plan fits */
 		}
-		else if (nwin < (o.window_jobs > 0 ? o.window_jobs : 0))
+		else if (rs->nwin < (rs->o.window_jobs > 0 ? rs->o.window_jobs : 0))
 		{
-			hold[ji] = 2;		/* in the window */
-			win[nwin++] = ji;
+			rs->hold[ji] = 2;	/* in the window */
+			rs->win[rs->nwin++] = ji;
 		}
 	}
+	return 0;
+}
 
-	nw = o.use_milp && !o.lp_configs ? nwin : 0;
-	if (!(o.value_horizon_s > 0))
-		o.value_horizon_s = round_horizon(s, &o, &milpcap, win, nwin, out);
-	out->heuristic_objective = mx_plan_value(s, &o, out);
+/*
+ * The MILP changed the plan: keep the holds and the jobs it starts now;
+ * every other job is planned again by the heuristic's rules into what is
+ * left (a later start is a forecast, not a hold). With reserve_all
+ * (time-grid model) the window's later starts are kept too. Whether the
+ * completed plan fits.
+ */
+static int
+round_complete_milp(round_state *rs)
+{
+	int			i;
+
+	for (i = 0; i < rs->np; i++)
+	{
+		mx_assignment *a = &rs->out->a[rs->order[i]];
+
+		if (rs->hold[rs->order[i]] == 1 || a->status != MX_PLANNED)
+			continue;
+		if (rs->hold[rs->order[i]] != 2 || (!rs->o.reserve_all && a->start > rs->s->now + MX_TIME_EPS))
+			a->status = MX_WAITING;
+	}
+	return complete_plan(rs->s, &rs->o, &rs->cap, rs->guard, rs->best, rs->order, rs->np, rs->out) == 0
+		&& plan_fits(rs->s, &rs->cap, rs->out);
+}
+
+/* Back to the heuristic's plan, with why. */
+static void
+round_restore(round_state *rs, const mx_plan *heur, const char *solver)
+{
+	memcpy(rs->out->a, heur->a, (size_t) rs->s->njobs * sizeof(mx_assignment));
+	rs->out->objective = rs->out->heuristic_objective;
+	set_solver(rs->out, solver);
+}
+
+/* A MILP solution: taken when it completes to a plan that fits and is worth no less. */
+static void
+round_take_milp(round_state *rs, const mx_plan *heur, mx_milp_result r, double bound, int nw)
+{
+	mx_plan    *out = rs->out;
+	int			changed = memcmp(heur->a, out->a, (size_t) rs->s->njobs * sizeof(mx_assignment)) != 0;
+	double		obj;
+
+	if (changed && !round_complete_milp(rs))
+	{
+		round_restore(rs, heur, "heuristic (glpk plan infeasible)");
+		return;
+	}
+	obj = mx_plan_value(rs->s, &rs->o, out);
+	if (obj >= out->heuristic_objective - 1e-9 * fmax(1.0, fabs(out->heuristic_objective)))
+	{
+		out->objective = obj;
+		out->bound = window_bound(rs->s, &rs->o, out, rs->order, rs->np, rs->win, nw, rs->hold, bound);
+		if (!changed)
+			set_solver(out, "glpk (heuristic plan within gap)");
+		else
+			set_solver(out, r == MX_MILP_OPTIMAL ? "glpk" : "glpk (time limit, best found)");
+		return;
+	}
+	round_restore(rs, heur, "heuristic (glpk plan no better)");
+	/* GLPK's bound still holds for the window; report it as on the other paths */
+	if (isfinite(bound))
+		out->bound = window_bound(rs->s, &rs->o, out, rs->order, rs->np, rs->win, nw, rs->hold, bound);
+}
+
+/* The start-now or time-grid MILP over the first nw window jobs, within budget ms. */
+static int
+round_milp(round_state *rs, int nw, double budget)
+{
+	const mx_snapshot *s = rs->s;
+	mx_plan    *out = rs->out;
+	mx_plan		heur;
+	mx_milp_result r;
+	double		bound = NAN;
+	int			nvars = 0;
+	mx_options	om = rs->o;
+
+	om.time_limit_ms = budget;
+	if (mx_plan_init(&heur, s->njobs) < 0)
+		return -1;
+	memcpy(heur.a, out->a, (size_t) s->njobs * sizeof(mx_assignment));
+
+	r = mx_milp_plan(s, &om, &rs->milpcap, rs->win, nw, out, &bound, &nvars);
+	out->milp_jobs = nw;
+	out->milp_vars = nvars;
+	if (r == MX_MILP_OPTIMAL || r == MX_MILP_FEASIBLE)
+		round_take_milp(rs, &heur, r, bound, nw);
+	else
+	{
+		round_restore(rs, &heur,
+					  r == MX_MILP_ERROR ? "heuristic (glpk error)" :
+					  r == MX_MILP_TIME_LIMIT ? "heuristic (glpk time limit)" :
+					  nvars == 0 ? "heuristic (nothing for glpk to decide)" :
+					  "heuristic (glpk found no better plan)");
+		if (r != MX_MILP_ERROR && isfinite(bound))
+			out->bound = window_bound(s, &rs->o, out, rs->order, rs->np, rs->win, nw, rs->hold, bound);
+	}
+	mx_plan_free(&heur);
+	return 0;
+}
+
+/*
+ * After the heuristic and the holds: the round's value horizon, then the
+ * configuration LP or the MILP. The round's time limit covers everything
+ * (docs/model.md, "Budget"): the solver gets what the heuristic left,
+ * minus a reserve for completing and checking its plan afterwards (about
+ * two heuristic runs).
+ */
+static int
+round_solve(round_state *rs)
+{
+	mx_plan    *out = rs->out;
+	mx_options *o = &rs->o;
+	int			nw = o->use_milp && !o->lp_configs ? rs->nwin : 0;
+	double		milp_budget = 0;
+
+	if (!(o->value_horizon_s > 0))
+		o->value_horizon_s = round_horizon(rs->s, o, &rs->milpcap, rs->win, rs->nwin, out);
+	out->heuristic_objective = mx_plan_value(rs->s, o, out);
 	out->objective = out->heuristic_objective;
 	out->bound = NAN;
 	set_solver(out, "heuristic");
-
-	/*
-	 * The round's time limit covers everything (docs/model.md, "Budget"):
-	 * the MILP gets what the heuristic left, minus a reserve for completing
-	 * and checking its plan afterwards (about two heuristic runs).
-	 */
 	if (nw > 0)
 	{
-		double		reserve = 2.0 * heur_ms + 0.5;
+		double		reserve = 2.0 * rs->heur_ms + 0.5;
 
-		milp_budget = o.time_limit_ms - (mx_wall_ms() - t0) - reserve;
+		milp_budget = o->time_limit_ms - (mx_wall_ms() - rs->t0) - reserve;
 		if (!(milp_budget >= 1.0))
 		{
 			nw = 0;
 			set_solver(out, "heuristic (glpk time limit)");
-			out->milp_jobs = nwin;
+			out->milp_jobs = rs->nwin;
 		}
 	}
+	if (o->use_milp && o->lp_configs)
+		lp_round(rs->s, o, &rs->cap, &rs->milpcap, rs->order, rs->np, rs->hold, rs->guard, rs->best,
+				 rs->t0 + o->time_limit_ms - 2.0 * rs->heur_ms - 0.5, out);
+	return nw > 0 ? round_milp(rs, nw, milp_budget) : 0;
+}
 
-	if (o.use_milp && o.lp_configs)
-		lp_round(s, &o, &cap, &milpcap, order, np, hold, guard, best,
-				 t0 + o.time_limit_ms - 2.0 * heur_ms - 0.5, out);
+/* The comparators and the baselines: 0, or -1 when out of memory. */
+static int
+plan_other_policy(const mx_snapshot *s, const mx_options *o, mx_plan *out, double t0)
+{
+	mx_capacity cap;
 
-	if (nw > 0)
+	if (o->policy >= MX_POLICY_SJF && o->policy <= MX_POLICY_K8S_ANY)
 	{
-		mx_milp_result r;
-		double		bound = NAN;
-		int			nvars = 0;
-		mx_options	om = o;
-
-		om.time_limit_ms = milp_budget;
-		if (mx_plan_init(&heur, s->njobs) < 0)
-			goto oom;
-		memcpy(heur.a, out->a, (size_t) s->njobs * sizeof(mx_assignment));
-
-		r = mx_milp_plan(s, &om, &milpcap, win, nw, out, &bound, &nvars);
-		out->milp_jobs = nw;
-		out->milp_vars = nvars;
-
-		if (r == MX_MILP_OPTIMAL || r == MX_MILP_FEASIBLE)
-		{
-			int			changed = memcmp(heur.a, out->a, (size_t) s->njobs * sizeof(mx_assignment)) != 0;
-			int			ok = 1;
-
-			if (changed)
-			{
-				/*
-				 * Keep the holds and the jobs the MILP starts now; every
-				 * other job is planned again by the heuristic's rules into
-				 * what is left (a later start is a forecast, not a hold).
-				 * With reserve_all (time-grid model) the window's later
-				 * starts are kept too, as in the planner before issue #4.
-				 */
-				for (i = 0; i < np; i++)
-				{
-					mx_assignment *a = &out->a[order[i]];
-
-					if (hold[order[i]] == 1 || a->status != MX_PLANNED)
-						continue;
-					if (hold[order[i]] != 2 || (!o.reserve_all && a->start > s->now + 1e-6))
-						a->status = MX_WAITING;
-				}
-				ok = complete_plan(s, &o, &cap, guard, best, order, np, out) == 0 && plan_fits(s, &cap, out);
-			}
-			if (ok)
-			{
-				double		obj = mx_plan_value(s, &o, out);
-
-				if (obj >= out->heuristic_objective - 1e-9 * fmax(1.0, fabs(out->heuristic_objective)))
-				{
-					out->objective = obj;
-					out->bound = window_bound(s, &o, out, order, np, win, nw, hold, bound);
-					if (!changed)
-						set_solver(out, "glpk (heuristic plan within gap)");
-					else
-						set_solver(out, r == MX_MILP_OPTIMAL ? "glpk" : "glpk (time limit, best found)");
-				}
-				else
-				{
-					memcpy(out->a, heur.a, (size_t) s->njobs * sizeof(mx_assignment));
-					out->objective = out->heuristic_objective;
-					/* GLPK's bound still holds for the window; report it as on the other paths */
-					if (isfinite(bound))
-						out->bound = window_bound(s, &o, out, order, np, win, nw, hold, bound);
-					set_solver(out, "heuristic (glpk plan no better)");
-				}
-			}
-			else
-			{
-				memcpy(out->a, heur.a, (size_t) s->njobs * sizeof(mx_assignment));
-				out->objective = out->heuristic_objective;
-				set_solver(out, "heuristic (glpk plan infeasible)");
-			}
-		}
-		else
-		{
-			memcpy(out->a, heur.a, (size_t) s->njobs * sizeof(mx_assignment));
-			out->objective = out->heuristic_objective;
-			if (r == MX_MILP_ERROR)
-				set_solver(out, "heuristic (glpk error)");
-			else if (r == MX_MILP_TIME_LIMIT)
-				set_solver(out, "heuristic (glpk time limit)");
-			else if (nvars == 0)
-				set_solver(out, "heuristic (nothing for glpk to decide)");
-			else
-				set_solver(out, "heuristic (glpk found no better plan)");
-			if (r != MX_MILP_ERROR && isfinite(bound))
-				out->bound = window_bound(s, &o, out, order, np, win, nw, hold, bound);
-		}
-		mx_plan_free(&heur);
+		if (mx_comparator_plan(s, o, out) < 0)
+			return -1;
+		out->solve_ms = mx_wall_ms() - t0;
+		return 0;
 	}
-
+	if (mx_capacity_init(&cap, s, o->overrun_s) < 0)
+		return -1;
+	set_solver(out, mx_policy_name(o->policy));
+	mx_baseline_plan(s, o, &cap, out);
 	mx_plan_enforce_limits(s, out);
-	fill_reasons(s, out);
-	free(order);
-	free(win);
-	free(hold);
-	free(guard);
-	free(best);
-	if (milpcap_ok)
-		mx_capacity_free(&milpcap);
 	mx_capacity_free(&cap);
 	out->solve_ms = mx_wall_ms() - t0;
 	return 0;
+}
 
-oom:
-	free(order);
-	free(win);
-	free(hold);
-	free(guard);
-	free(best);
-	if (milpcap_ok)
-		mx_capacity_free(&milpcap);
-	mx_capacity_free(&cap);
-	mx_plan_free(out);
-	return -1;
+int
+mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
+{
+	round_state rs;
+	int			i;
+
+	memset(&rs, 0, sizeof(rs));
+	rs.t0 = mx_wall_ms();
+	rs.s = s;
+	rs.o = *o_in;
+	rs.out = out;
+	memset(out, 0, sizeof(*out));
+	if (mx_plan_init(out, s->njobs) < 0)
+		return -1;
+	snprintf(out->policy, sizeof(out->policy), "%s", mx_policy_name(rs.o.policy));
+	for (i = 0; i < s->njobs; i++)
+		out->a[i].job_id = s->jobs[i].job_id;
+	if (!(rs.o.scaling_alpha >= 0) || !isfinite(rs.o.scaling_alpha))
+		rs.o.scaling_alpha = MX_FITTED_ALPHA;
+
+	if (rs.o.policy != MX_POLICY_MIXDNN)
+	{
+		if (plan_other_policy(s, &rs.o, out, rs.t0) == 0)
+			return 0;
+		mx_plan_free(out);
+		return -1;
+	}
+	if (mx_capacity_init(&rs.cap, s, rs.o.overrun_s) < 0)
+	{
+		mx_plan_free(out);
+		return -1;
+	}
+	if (round_plannable(&rs) < 0 || round_heuristic(&rs) < 0 || round_holds(&rs) < 0 || round_solve(&rs) < 0)
+	{
+		round_free(&rs);
+		mx_plan_free(out);
+		return -1;
+	}
+	mx_plan_enforce_limits(s, out);
+	fill_reasons(s, out);
+	round_free(&rs);
+	out->solve_ms = mx_wall_ms() - rs.t0;
+	return 0;
 }

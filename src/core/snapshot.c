@@ -52,3 +52,22 @@ mx_profile_index(const mx_snapshot *s, const char *model)
 			return i;
 	return -1;
 }
+
+int
+mx_node_status_parse(const char *name, mx_node_status *out)
+{
+	static const struct
+	{
+		const char *name;
+		mx_node_status status;
+	}			names[] = {{"up", MX_NODE_UP}, {"draining", MX_NODE_DRAINING}, {"down", MX_NODE_DOWN}};
+	size_t		i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i].name) == 0)
+		{
+			*out = names[i].status;
+			return 0;
+		}
+	return -1;
+}

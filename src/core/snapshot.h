@@ -140,6 +140,13 @@ void		mx_snapshot_free(mx_snapshot *s);
 
 /* Index of a type or profile by name, -1 when absent. */
 int			mx_type_index(const mx_snapshot *s, const char *name);
+
+/*
+ * A node status by its name in mixdnn.gpu_nodes.status ("up", "draining",
+ * "down"): 0, or -1 for any other text (*out unchanged; each reader decides
+ * what an unknown status means for it).
+ */
+int			mx_node_status_parse(const char *name, mx_node_status *out);
 int			mx_profile_index(const mx_snapshot *s, const char *model);
 
 #endif

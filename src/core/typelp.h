@@ -12,7 +12,7 @@
 #define MIXDNN_TYPELP_H
 
 #include "snapshot.h"
-#include "planner.h"
+#include "options.h"
 #include "capacity.h"
 #include "utility.h"
 

@@ -9,6 +9,7 @@
 
 #include "plan_limits.h"
 #include "utility.h"
+#include "tolerance.h"
 
 static const mx_profile *
 job_profile(const mx_snapshot *s, const mx_job *j)
@@ -64,8 +65,8 @@ thr_same_type(const mx_profile *p, int type, int n, double alpha)
 		if (pt->gpus == n)
 			return pt->thr > 0 && isfinite(pt->thr) ? pt->thr : 0.0;
 		d = fabs(log((double) n / pt->gpus));
-		if (d < bestd - 1e-12 ||
-			(fabs(d - bestd) <= 1e-12 && pt->gpus < p->points[best].gpus))
+		if (d < bestd - MX_TINY ||
+			(fabs(d - bestd) <= MX_TINY && pt->gpus < p->points[best].gpus))
 		{
 			bestd = d;
 			best = i;
@@ -431,17 +432,100 @@ explain_runtime(const mx_snapshot *s, const mx_job *j, double alpha, char *buf, 
 	return n > 0;
 }
 
+/* Why a hard-model job cannot run: its one type and count against the up nodes. */
+static void
+explain_hard(const mx_snapshot *s, const mx_job *j, const int *tot, const int *exists, char *buf, size_t len)
+{
+	int			t = j->ref_type;
+	const char *tn;
+
+	if (t < 0 || t >= s->ntypes)
+	{
+		snprintf(buf, len, "a hard-model job needs a GPU type");
+		return;
+	}
+	tn = s->types[t].name;
+	if (j->ref_gpus <= 0)
+		snprintf(buf, len, "needs a positive GPU count");
+	else if (tot[t] == 0 && exists[t] == 0)
+		snprintf(buf, len, "no node has a %s", tn);
+	else if (tot[t] == 0)
+		snprintf(buf, len, "no up node has a %s (%d %s node%s draining or down)",
+				 tn, exists[t], tn, exists[t] == 1 ? "" : "s");
+	else if (tot[t] < j->ref_gpus)
+		snprintf(buf, len, "needs %d GPUs of type %s, the cluster has %d up",
+				 j->ref_gpus, tn, tot[t]);
+	else if (j->profile >= 0 && j->profile < s->nprofiles)
+		snprintf(buf, len, "the profile of model %s says %d %s GPUs cannot run it",
+				 s->profiles[j->profile].model, j->ref_gpus, tn);
+	else
+		snprintf(buf, len, "the requested configuration cannot run");
+}
+
+/* Why a soft-model job cannot run: its allowed types and range against the up nodes. */
+static void
+explain_soft(const mx_snapshot *s, const mx_job *j, const int *tot, char *buf, size_t len)
+{
+	uint64_t	m = allowed_mask(s, j);
+	int			k,
+				i = 0,
+				lo,
+				hi,
+				best = -1;
+
+	soft_range(j, &lo, &hi);
+	for (k = 0; k < s->ntypes; k++)
+		if ((m & ((uint64_t) 1 << k)) && (best < 0 || tot[k] > tot[best]))
+			best = k;
+	if (m == 0)
+		snprintf(buf, len, "none of the allowed GPU types is registered");
+	else if (tot[best] == 0)
+	{
+		snprintf(buf, len, "no up node has an allowed GPU type (");
+		for (k = 0; k < s->ntypes; k++)
+			if (m & ((uint64_t) 1 << k))
+			{
+				append(buf, len, i ? ", %s" : "%s", s->types[k].name);
+				i++;
+			}
+		append(buf, len, "%s", ")");
+	}
+	else if (tot[best] < lo)
+		snprintf(buf, len, "needs at least %d GPUs of one type, the cluster has at most %d up (%s)",
+				 lo, tot[best], s->types[best].name);
+	else if (j->profile >= 0 && j->profile < s->nprofiles)
+		snprintf(buf, len, "the profile of model %s says no configuration that fits can run it",
+				 s->profiles[j->profile].model);
+	else
+		snprintf(buf, len, "no configuration fits the cluster");
+}
+
+/* 1: j has a configuration; 0: none; -1: out of memory. */
+static int
+has_config(const mx_snapshot *s, const mx_job *j, double alpha)
+{
+	int			mx = mx_job_configs_max(s, j),
+				n;
+	mx_config  *tmp;
+
+	if (mx <= 0)
+		return 0;
+	tmp = malloc((size_t) mx * sizeof(mx_config));
+	if (tmp == NULL)
+		return -1;
+	n = mx_job_configs(s, j, alpha, tmp, mx);
+	free(tmp);
+	return n > 0;
+}
+
 int
 mx_job_explain(const mx_snapshot *s, const mx_job *j, double alpha, char *buf, size_t len)
 {
 	int			tot[MX_MAX_TYPES];
 	int			exists[MX_MAX_TYPES];
-	uint64_t	m;
 	int			k,
 				i,
-				lo,
-				hi,
-				best = -1;
+				has;
 
 	if (len == 0)
 		return 0;
@@ -461,90 +545,20 @@ mx_job_explain(const mx_snapshot *s, const mx_job *j, double alpha, char *buf, s
 		snprintf(buf, len, "duration must be a positive number of seconds");
 		return 1;
 	}
-	if (mx_job_configs_max(s, j) > 0)
-	{
-		int			mx = mx_job_configs_max(s, j);
-		mx_config  *tmp = malloc((size_t) mx * sizeof(mx_config));
-		int			n;
-
-		if (tmp == NULL)
-			return 0;
-		n = mx_job_configs(s, j, alpha, tmp, mx);
-		free(tmp);
-		if (n > 0)
-			return 0;
-		if (explain_runtime(s, j, alpha, buf, len))
-			return 1;
-	}
+	has = has_config(s, j, alpha);
+	if (has != 0)
+		return 0;				/* it can run (or, out of memory, it is not refused) */
+	if (mx_job_configs_max(s, j) > 0 && explain_runtime(s, j, alpha, buf, len))
+		return 1;
 	up_totals(s, tot);
 	for (k = 0; k < s->ntypes; k++)
 		exists[k] = 0;
 	for (i = 0; i < s->nnodes; i++)
 		if (s->nodes[i].type >= 0 && s->nodes[i].type < s->ntypes)
 			exists[s->nodes[i].type]++;
-
 	if (j->cls == MX_HARD)
-	{
-		int			t = j->ref_type;
-		const char *tn;
-
-		if (t < 0 || t >= s->ntypes)
-		{
-			snprintf(buf, len, "a hard-model job needs a GPU type");
-			return 1;
-		}
-		tn = s->types[t].name;
-		if (j->ref_gpus <= 0)
-			snprintf(buf, len, "needs a positive GPU count");
-		else if (tot[t] == 0 && exists[t] == 0)
-			snprintf(buf, len, "no node has a %s", tn);
-		else if (tot[t] == 0)
-			snprintf(buf, len, "no up node has a %s (%d %s node%s draining or down)",
-					 tn, exists[t], tn, exists[t] == 1 ? "" : "s");
-		else if (tot[t] < j->ref_gpus)
-			snprintf(buf, len, "needs %d GPUs of type %s, the cluster has %d up",
-					 j->ref_gpus, tn, tot[t]);
-		else if (j->profile >= 0 && j->profile < s->nprofiles)
-			snprintf(buf, len, "the profile of model %s says %d %s GPUs cannot run it",
-					 s->profiles[j->profile].model, j->ref_gpus, tn);
-		else
-			snprintf(buf, len, "the requested configuration cannot run");
-		return 1;
-	}
-
-	m = allowed_mask(s, j);
-	soft_range(j, &lo, &hi);
-	for (k = 0; k < s->ntypes; k++)
-		if ((m & ((uint64_t) 1 << k)) && (best < 0 || tot[k] > tot[best]))
-			best = k;
-	if (m == 0)
-	{
-		snprintf(buf, len, "none of the allowed GPU types is registered");
-		return 1;
-	}
-	if (tot[best] == 0)
-	{
-		snprintf(buf, len, "no up node has an allowed GPU type (");
-		i = 0;
-		for (k = 0; k < s->ntypes; k++)
-			if (m & ((uint64_t) 1 << k))
-			{
-				append(buf, len, i ? ", %s" : "%s", s->types[k].name);
-				i++;
-			}
-		append(buf, len, "%s", ")");
-		return 1;
-	}
-	if (tot[best] < lo)
-	{
-		snprintf(buf, len, "needs at least %d GPUs of one type, the cluster has at most %d up (%s)",
-				 lo, tot[best], s->types[best].name);
-		return 1;
-	}
-	if (j->profile >= 0 && j->profile < s->nprofiles)
-		snprintf(buf, len, "the profile of model %s says no configuration that fits can run it",
-				 s->profiles[j->profile].model);
+		explain_hard(s, j, tot, exists, buf, len);
 	else
-		snprintf(buf, len, "no configuration fits the cluster");
+		explain_soft(s, j, tot, buf, len);
 	return 1;
 }

@@ -1,6 +1,6 @@
 /*
  * main.c — bin/mixdnn-launcher: the reference launcher of one GPU node
- * (SPEC §5, docs/launcher.md).
+ * (contract §5, docs/launcher.md).
  *
  * One loop polls the database socket, its keepers' sockets and a self-pipe
  * for signals. It claims the node's parts when a mixdnn_launch notice names

@@ -1,5 +1,5 @@
 /*
- * events.h — the events of SPEC §4 that ask for a round, as bits, so a
+ * events.h — the events of contract §4 that ask for a round, as bits, so a
  * transaction (or, in plan_mode worker, many transactions) can collect them
  * and a round can say in mixdnn.rounds.event what it answered.
  */

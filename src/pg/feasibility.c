@@ -1,6 +1,6 @@
 /*
  * feasibility.c — mixdnn._job_can_run(): whether any configuration of the
- * registered cluster could ever run a submission (SPEC §7), decided by the
+ * registered cluster could ever run a submission (contract §7), decided by the
  * core's own candidate rule, so that submission and planning agree: GPU
  * counts per type on every registered node (whatever its status), and the
  * model's measured throughputs, where 0 means "cannot run there".

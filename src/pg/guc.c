@@ -5,6 +5,7 @@
 
 #include <limits.h>
 
+#include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/timestamp.h"
@@ -218,7 +219,7 @@ mx_guc_init(void)
 
 	DefineCustomBoolVariable("mixdnn.reserve_all",
 							 "Every waiting job reserves GPUs in its turn, and the MILP plans on a time grid.",
-							 "The planner before the guards; kept for comparison (docs/model.md).",
+							 "The ablation of the guards (every job may hold GPUs ahead of time); kept for comparison (docs/model.md).",
 							 &mx_guc_reserve_all, d.reserve_all != 0,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 
@@ -309,4 +310,16 @@ mx_guc_options(mx_options *o)
 	o->fair_share_half_life_s = mx_guc_fair_share_half_life_s;
 	o->lp_configs = mx_guc_lp_configs;
 	o->lp_window = mx_guc_lp_window;
+}
+
+PG_FUNCTION_INFO_V1(mixdnn_lease);
+
+/* mixdnn._lease(): mixdnn.lease_timeout as an interval, as launch_due() grants it. */
+Datum
+mixdnn_lease(PG_FUNCTION_ARGS)
+{
+	Interval   *lease = palloc0(sizeof(Interval));
+
+	lease->time = (int64) mx_guc_lease_timeout_s * USECS_PER_SEC;
+	PG_RETURN_INTERVAL_P(lease);
 }

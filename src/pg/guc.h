@@ -11,7 +11,7 @@
 
 typedef enum mx_plan_mode
 {
-	MX_PLAN_MODE_COMMIT = 0,	/* a round in every committing transaction (SPEC §4) */
+	MX_PLAN_MODE_COMMIT = 0,	/* a round in every committing transaction (contract §4) */
 	MX_PLAN_MODE_WORKER			/* the background worker plans for many commits at once */
 } mx_plan_mode;
 

@@ -1,12 +1,12 @@
 /*
- * launch.c — mixdnn.launch_due(): gang allocation of GPUs to the jobs whose
- * planned start has come. The gpu_holds primary key rejects any double
+ * launch.c — gang allocation of GPUs to the jobs whose planned start has
+ * come, written back as launches (the caller re-plans what could not start:
+ * due.c). The gpu_holds primary key rejects any double
  * booking, so a bug here fails the launch instead of oversubscribing a GPU.
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
-#include "commands/async.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "lib/stringinfo.h"
@@ -17,71 +17,30 @@
 #include "utils/memutils.h"
 
 #include "clock.h"
+#include "column.h"
 #include "guc.h"
 #include "launch.h"
 #include "lock.h"
 #include "placement.h"
 #include "privilege.h"
-#include "round.h"
 #include "snapshot_read.h"
 #include "spi_cache.h"
-
-PG_FUNCTION_INFO_V1(mixdnn_launch_due);
-
-/* A growable column of Datums, one per row of an unnest() write. */
-typedef struct dvec
-{
-	int			n;
-	int			cap;
-	Datum	   *v;
-} dvec;
-
-static void
-dvec_push(dvec *d, Datum x)
-{
-	if (d->n == d->cap)
-	{
-		d->cap = d->cap ? 2 * d->cap : 16;
-		d->v = d->v ? repalloc(d->v, sizeof(Datum) * d->cap) : palloc(sizeof(Datum) * d->cap);
-	}
-	d->v[d->n++] = x;
-}
 
 /* What one launch_due() call writes: jobs, their parts, their GPUs. */
 typedef struct launch_batch
 {
-	dvec		job_id,
+	mx_column	job_id,
 				attempt,
 				end_at;
-	dvec		part_job,
+	mx_column	part_job,
 				part_attempt,
 				part_node,
 				part_rank,
 				part_gpus;
-	dvec		hold_node,
+	mx_column	hold_node,
 				hold_index,
 				hold_job;
 } launch_batch;
-
-static Datum
-array_of(const dvec *d, Oid elemtype)
-{
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-
-	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
-	return PointerGetDatum(construct_array(d->v, d->n, elemtype, typlen, typbyval, typalign));
-}
-
-static void
-spi_write(const char *sql, int nargs, Oid *types, Datum *values, int expect)
-{
-	int			rc = mx_spi_execute(sql, nargs, types, values, NULL, false, 0);
-
-	if (rc != expect)
-		elog(ERROR, "mixdnn: launch write failed (%s): %s", SPI_result_code_string(rc), sql);
-}
 
 static void
 write_batch(launch_batch *b, TimestampTz now)
@@ -94,34 +53,46 @@ write_batch(launch_batch *b, TimestampTz now)
 	Oid			holdtypes[3] = {TEXTARRAYOID, INT4ARRAYOID, INT8ARRAYOID};
 	Datum		holdvals[3];
 
-	jobvals[0] = array_of(&b->job_id, INT8OID);
-	jobvals[1] = array_of(&b->attempt, INT4OID);
-	jobvals[2] = array_of(&b->end_at, TIMESTAMPTZOID);
+	jobvals[0] = mx_column_array(&b->job_id, INT8OID);
+	jobvals[1] = mx_column_array(&b->attempt, INT4OID);
+	jobvals[2] = mx_column_array(&b->end_at, TIMESTAMPTZOID);
 	jobvals[3] = TimestampTzGetDatum(now);
-	spi_write("UPDATE mixdnn.jobs j SET status = 'launching', attempt = u.attempt, started_at = $4, "
+	mx_spi_run("UPDATE mixdnn.jobs j SET status = 'launching', attempt = u.attempt, started_at = $4, "
 			  "       planned_end = u.end_at, reason = NULL "
 			  "FROM unnest($1, $2, $3) AS u(job_id, attempt, end_at) WHERE j.job_id = u.job_id",
-			  4, jobtypes, jobvals, SPI_OK_UPDATE);
+			  4, jobtypes, jobvals, SPI_OK_UPDATE, "launch write");
 
-	partvals[0] = array_of(&b->part_job, INT8OID);
-	partvals[1] = array_of(&b->part_attempt, INT4OID);
-	partvals[2] = array_of(&b->part_node, TEXTOID);
-	partvals[3] = array_of(&b->part_rank, INT4OID);
-	partvals[4] = array_of(&b->part_gpus, INT4OID);
+	partvals[0] = mx_column_array(&b->part_job, INT8OID);
+	partvals[1] = mx_column_array(&b->part_attempt, INT4OID);
+	partvals[2] = mx_column_array(&b->part_node, TEXTOID);
+	partvals[3] = mx_column_array(&b->part_rank, INT4OID);
+	partvals[4] = mx_column_array(&b->part_gpus, INT4OID);
 	partvals[5] = TimestampTzGetDatum(now + (int64) mx_guc_lease_timeout_s * USECS_PER_SEC);
-	spi_write("INSERT INTO mixdnn.job_parts (job_id, attempt, node, node_rank, gpus, lease_until) "
+	mx_spi_run("INSERT INTO mixdnn.job_parts (job_id, attempt, node, node_rank, gpus, lease_until) "
 			  "SELECT u.*, $6 FROM unnest($1, $2, $3, $4, $5) AS u",
-			  6, parttypes, partvals, SPI_OK_INSERT);
+			  6, parttypes, partvals, SPI_OK_INSERT, "launch write");
 
-	holdvals[0] = array_of(&b->hold_node, TEXTOID);
-	holdvals[1] = array_of(&b->hold_index, INT4OID);
-	holdvals[2] = array_of(&b->hold_job, INT8OID);
-	spi_write("INSERT INTO mixdnn.gpu_holds (node, gpu_index, job_id) SELECT * FROM unnest($1, $2, $3)",
-			  3, holdtypes, holdvals, SPI_OK_INSERT);
+	/*
+	 * One notice per node part, in launch order, its payload built by
+	 * PostgreSQL's JSON functions (names quoted and escaped by the server).
+	 * Delivered at commit, and only then: a rolled-back launch notifies
+	 * nobody.
+	 */
+	mx_spi_run("SELECT pg_catalog.pg_notify('mixdnn_launch', "
+			   "       pg_catalog.json_build_object('job_id', u.job_id, 'node', u.node)::pg_catalog.text) "
+			   "FROM unnest($1, $2) WITH ORDINALITY AS u(job_id, node, ord) ORDER BY u.ord",
+			   2, (Oid[]) {INT8ARRAYOID, TEXTARRAYOID}, (Datum[]) {partvals[0], partvals[2]},
+			   SPI_OK_SELECT, "launch notice");
 
-	spi_write("UPDATE mixdnn.rounds SET launched = launched + $1 "
+	holdvals[0] = mx_column_array(&b->hold_node, TEXTOID);
+	holdvals[1] = mx_column_array(&b->hold_index, INT4OID);
+	holdvals[2] = mx_column_array(&b->hold_job, INT8OID);
+	mx_spi_run("INSERT INTO mixdnn.gpu_holds (node, gpu_index, job_id) SELECT * FROM unnest($1, $2, $3)",
+			  3, holdtypes, holdvals, SPI_OK_INSERT, "launch write");
+
+	mx_spi_run("UPDATE mixdnn.rounds SET launched = launched + $1 "
 			  "WHERE round_id = (SELECT max(round_id) FROM mixdnn.rounds)",
-			  1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(b->job_id.n)}, SPI_OK_UPDATE);
+			  1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(b->job_id.n)}, SPI_OK_UPDATE, "launch write");
 }
 
 /*
@@ -146,7 +117,7 @@ log_launches(const launch_batch *b, TimestampTz now, int unplaced)
 	}
 	initStringInfo(&ids);
 	for (i = 0; i < b->job_id.n && i < 10; i++)
-		appendStringInfo(&ids, "%s" INT64_FORMAT, i ? ", " : "", DatumGetInt64(b->job_id.v[i]));
+		appendStringInfo(&ids, "%s" INT64_FORMAT, i ? ", " : "", DatumGetInt64(b->job_id.values[i]));
 	if (b->job_id.n > 10)
 		appendStringInfo(&ids, ", ... %d more", b->job_id.n - 10);
 	ereport(LOG,
@@ -157,8 +128,76 @@ log_launches(const launch_batch *b, TimestampTz now, int unplaced)
 	pfree(ids.data);
 }
 
+/*
+ * The due jobs, locked. In plan_mode worker a user's cancel does not take
+ * the scheduler lock, so the due rows are locked as strongly as the UPDATE
+ * of write_batch() will: one cancelled meanwhile fails the re-checked
+ * status test, one being cancelled right now is left for the next call.
+ */
+static SPITupleTable *
+read_due(TimestampTz now, uint64 *ndue)
+{
+	if (mx_spi_execute("SELECT job_id, attempt + 1, planned_gpu_type, planned_gpus, "
+					   "       planned_end - planned_start "
+					   "FROM mixdnn.jobs WHERE status = 'planned' AND planned_start <= $1 "
+					   "ORDER BY planned_start, job_id FOR NO KEY UPDATE SKIP LOCKED",
+					   1, (Oid[]) {TIMESTAMPTZOID}, (Datum[]) {TimestampTzGetDatum(now)},
+					   NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "mixdnn: could not read due jobs");
+	*ndue = SPI_processed;
+	return SPI_tuptable;
+}
+
+/*
+ * Places the due job of row t on free GPUs of the cluster and adds its
+ * launch to b. False when its GPUs are still held.
+ */
+static bool
+place_due_job(mx_snapshot *cluster, HeapTuple t, TupleDesc desc, TimestampTz now, launch_batch *b)
+{
+	bool		isnull;
+	int64		job_id = DatumGetInt64(SPI_getbinval(t, desc, 1, &isnull));
+	int32		attempt = DatumGetInt32(SPI_getbinval(t, desc, 2, &isnull));
+	char	   *type_name = TextDatumGetCString(SPI_getbinval(t, desc, 3, &isnull));
+	int			gpus = DatumGetInt32(SPI_getbinval(t, desc, 4, &isnull));
+	Interval   *runtime = DatumGetIntervalP(SPI_getbinval(t, desc, 5, &isnull));
+	int			type = mx_type_index(cluster, type_name);
+	mx_part		parts[MX_MAX_NODE_GPUS];
+	int			nparts,
+				p,
+				g;
+
+	nparts = type < 0 ? 0 : mx_place(cluster->nodes, cluster->nnodes, type, gpus, parts, lengthof(parts));
+	if (nparts == 0)
+		return false;
+	mx_place_commit(cluster->nodes, parts, nparts);
+
+	mx_column_push(&b->job_id, Int64GetDatum(job_id), false);
+	mx_column_push(&b->attempt, Int32GetDatum(attempt), false);
+	mx_column_push(&b->end_at, DirectFunctionCall2(timestamptz_pl_interval, TimestampTzGetDatum(now),
+												   IntervalPGetDatum(runtime)), false);
+	for (p = 0; p < nparts; p++)
+	{
+		Datum		node = CStringGetTextDatum(cluster->nodes[parts[p].node].name);
+
+		mx_column_push(&b->part_job, Int64GetDatum(job_id), false);
+		mx_column_push(&b->part_attempt, Int32GetDatum(attempt), false);
+		mx_column_push(&b->part_node, node, false);
+		mx_column_push(&b->part_rank, Int32GetDatum(p), false);
+		mx_column_push(&b->part_gpus, Int32GetDatum(parts[p].gpus), false);
+		for (g = 0; g < MX_MAX_NODE_GPUS; g++)
+			if (parts[p].indices & (UINT64CONST(1) << g))
+			{
+				mx_column_push(&b->hold_node, node, false);
+				mx_column_push(&b->hold_index, Int32GetDatum(g), false);
+				mx_column_push(&b->hold_job, Int64GetDatum(job_id), false);
+			}
+	}
+	return true;
+}
+
 int
-mx_launch_due(void)
+mx_launch_due(int *unplaced_out)
 {
 	mx_saved_user saved;
 	MemoryContext cxt,
@@ -181,76 +220,11 @@ mx_launch_due(void)
 
 	now = mx_clock_now();
 	mx_read_cluster(&cluster, now);
-
-	/*
-	 * In plan_mode worker a user's cancel does not take the scheduler lock,
-	 * so lock the due rows (as strongly as the UPDATE below will): one
-	 * cancelled meanwhile fails the re-checked status test, one being
-	 * cancelled right now is left for the next call.
-	 */
-	if (mx_spi_execute("SELECT job_id, attempt + 1, planned_gpu_type, planned_gpus, "
-							  "       planned_end - planned_start "
-							  "FROM mixdnn.jobs WHERE status = 'planned' AND planned_start <= $1 "
-							  "ORDER BY planned_start, job_id FOR NO KEY UPDATE SKIP LOCKED",
-							  1, (Oid[]) {TIMESTAMPTZOID}, (Datum[]) {TimestampTzGetDatum(now)},
-							  NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "mixdnn: could not read due jobs");
-	due = SPI_tuptable;
-	ndue = SPI_processed;
-
+	due = read_due(now, &ndue);
 	memset(&b, 0, sizeof(b));
 	for (i = 0; i < ndue; i++)
-	{
-		HeapTuple	t = due->vals[i];
-		bool		isnull;
-		int64		job_id = DatumGetInt64(SPI_getbinval(t, due->tupdesc, 1, &isnull));
-		int32		attempt = DatumGetInt32(SPI_getbinval(t, due->tupdesc, 2, &isnull));
-		char	   *type_name = TextDatumGetCString(SPI_getbinval(t, due->tupdesc, 3, &isnull));
-		int			gpus = DatumGetInt32(SPI_getbinval(t, due->tupdesc, 4, &isnull));
-		Interval   *runtime = DatumGetIntervalP(SPI_getbinval(t, due->tupdesc, 5, &isnull));
-		int			type = mx_type_index(&cluster, type_name);
-		mx_part		parts[MX_MAX_NODE_GPUS];
-		int			nparts,
-					p;
-
-		nparts = type < 0 ? 0 : mx_place(cluster.nodes, cluster.nnodes, type, gpus, parts, lengthof(parts));
-		if (nparts == 0)
-		{
+		if (!place_due_job(&cluster, due->vals[i], due->tupdesc, now, &b))
 			unplaced++;
-			continue;
-		}
-		mx_place_commit(cluster.nodes, parts, nparts);
-
-		dvec_push(&b.job_id, Int64GetDatum(job_id));
-		dvec_push(&b.attempt, Int32GetDatum(attempt));
-		dvec_push(&b.end_at, DirectFunctionCall2(timestamptz_pl_interval, TimestampTzGetDatum(now),
-												 IntervalPGetDatum(runtime)));
-
-		for (p = 0; p < nparts; p++)
-		{
-			Datum		node = CStringGetTextDatum(cluster.nodes[parts[p].node].name);
-			int			g;
-
-			dvec_push(&b.part_job, Int64GetDatum(job_id));
-			dvec_push(&b.part_attempt, Int32GetDatum(attempt));
-			dvec_push(&b.part_node, node);
-			dvec_push(&b.part_rank, Int32GetDatum(p));
-			dvec_push(&b.part_gpus, Int32GetDatum(parts[p].gpus));
-
-			for (g = 0; g < MX_MAX_NODE_GPUS; g++)
-				if (parts[p].indices & (UINT64CONST(1) << g))
-				{
-					dvec_push(&b.hold_node, node);
-					dvec_push(&b.hold_index, Int32GetDatum(g));
-					dvec_push(&b.hold_job, Int64GetDatum(job_id));
-				}
-
-			/* Delivered at commit, and only then: a rolled-back launch notifies nobody. */
-			Async_Notify("mixdnn_launch",
-						 psprintf("{\"job_id\": " INT64_FORMAT ", \"node\": \"%s\"}", job_id,
-								  cluster.nodes[parts[p].node].name));
-		}
-	}
 
 	if (b.job_id.n > 0)
 		write_batch(&b, now);
@@ -262,14 +236,6 @@ mx_launch_due(void)
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(cxt);
 
-	/* A due job whose GPUs are still held (a job ran over) gets a new plan. */
-	if (unplaced > 0)
-		mx_run_round("due");
+	*unplaced_out = unplaced;
 	return launched;
-}
-
-Datum
-mixdnn_launch_due(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_INT32(mx_launch_due());
 }

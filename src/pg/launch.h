@@ -9,9 +9,10 @@
 /*
  * Launch every planned job whose planned_start <= mixdnn.now() and whose
  * GPUs are free: gang-allocate, write gpu_holds and job_parts, set
- * launching and NOTIFY mixdnn_launch. Jobs that could not be placed are
- * re-planned by a round. Returns how many jobs were launched.
+ * launching and NOTIFY mixdnn_launch. Sets *unplaced to the number of due
+ * jobs whose GPUs were still held; re-planning them is the caller's
+ * (due.h). Returns how many jobs were launched.
  */
-int			mx_launch_due(void);
+int			mx_launch_due(int *unplaced);
 
 #endif

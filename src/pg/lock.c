@@ -14,7 +14,8 @@
 
 #include "guc.h"
 #include "lock.h"
-#include "worker.h"
+#include "restore.h"
+#include "wake.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_lock_scheduler);
 PG_FUNCTION_INFO_V1(mixdnn_lock_scheduler_trigger);
@@ -124,6 +125,12 @@ mixdnn_lock_scheduler_trigger(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("mixdnn._lock_scheduler() must be called as a trigger")));
+	/*
+	 * A data load runs no round: it takes the load lock (restore.c) and not
+	 * this one, since the worker takes them the other way round.
+	 */
+	if (mx_restore_loading())
+		return PointerGetDatum(NULL);
 	/*
 	 * Without a round at commit a writer never waits for the lock while
 	 * holding rows, so it need not queue behind rounds (plan_mode worker).

@@ -76,9 +76,7 @@ queue_rank(const char *sql, int nargs, Oid *types, Datum *values)
 {
 	bool		isnull;
 
-	if (mx_spi_execute(sql, nargs, types, values, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "mixdnn: could not count the queue");
-	return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	return DatumGetInt64(mx_spi_value(sql, nargs, types, values, &isnull, "queue count"));
 }
 
 /* Later in queue order: lower priority, later submission, larger job_id. */

@@ -1,50 +1,83 @@
 /*
- * profile_read.c — one model's measured throughputs (profile_read.h).
+ * profile_read.c — the reader of mixdnn.profiles (profile_read.h).
  */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 
 #include "profile_read.h"
 #include "spi_cache.h"
 
-int
-mx_read_model_profile(mx_snapshot *s, const char *model)
+/*
+ * Appends the rows of mixdnn.profiles of the models (a text[]) to
+ * s->profiles, one profile per model that has rows, in model order and each
+ * model's points by type and GPU count: the one reader of the table, for
+ * rounds and for single submissions alike.
+ */
+static void
+append_profiles(mx_snapshot *s, Datum models)
 {
-	int			k = s->nprofiles > 0 ? mx_profile_index(s, model) : -1;
-	mx_profile *p;
+	int			p = -1;
 	uint64		i;
+	mx_profile *grown;
 
-	if (k >= 0)
-		return k;
-	if (mx_spi_execute("SELECT gpu_type, gpus, throughput FROM mixdnn.profiles WHERE model = $1",
-					   1, (Oid[]) {TEXTOID}, (Datum[]) {CStringGetTextDatum(model)},
-					   NULL, false, 0) != SPI_OK_SELECT)
-		elog(ERROR, "mixdnn: could not read profiles");
+	if (mx_spi_execute("SELECT model, gpu_type, gpus, throughput FROM mixdnn.profiles "
+					   "WHERE model = ANY ($1) ORDER BY model COLLATE \"C\", gpu_type, gpus",
+					   1, (Oid[]) {TEXTARRAYOID}, &models, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "mixdnn: could not read the profiles");
 	if (SPI_processed == 0)
-		return -1;
-	s->profiles = s->profiles ? repalloc(s->profiles, sizeof(mx_profile) * (s->nprofiles + 1))
-		: palloc(sizeof(mx_profile));
-	p = &s->profiles[s->nprofiles];
-	memset(p, 0, sizeof(*p));
-	strlcpy(p->model, model, MX_NAME_LEN);
-	p->points = palloc0(sizeof(mx_profile_point) * SPI_processed);
+		return;
+	grown = palloc0(sizeof(mx_profile) * (s->nprofiles + SPI_processed));
+	if (s->nprofiles > 0)
+		memcpy(grown, s->profiles, sizeof(mx_profile) * s->nprofiles);
+	s->profiles = grown;
 	for (i = 0; i < SPI_processed; i++)
 	{
 		HeapTuple	t = SPI_tuptable->vals[i];
 		TupleDesc	d = SPI_tuptable->tupdesc;
 		bool		isnull;
-		int			type = mx_type_index(s, TextDatumGetCString(SPI_getbinval(t, d, 1, &isnull)));
+		char	   *model = TextDatumGetCString(SPI_getbinval(t, d, 1, &isnull));
+		int			type = mx_type_index(s, TextDatumGetCString(SPI_getbinval(t, d, 2, &isnull)));
+		mx_profile_point *pt;
 
+		if (p < 0 || strncmp(s->profiles[p].model, model, MX_NAME_LEN) != 0)
+		{
+			p = s->nprofiles++;
+			strlcpy(s->profiles[p].model, model, MX_NAME_LEN);
+			s->profiles[p].points = palloc0(sizeof(mx_profile_point) * (SPI_processed - i));
+		}
 		/* A type deleted since the profile was measured is no configuration. */
 		if (type < 0)
 			continue;
-		p->points[p->npoints].type = type;
-		p->points[p->npoints].gpus = DatumGetInt32(SPI_getbinval(t, d, 2, &isnull));
-		p->points[p->npoints].thr = DatumGetFloat8(SPI_getbinval(t, d, 3, &isnull));
-		p->npoints++;
+		pt = &s->profiles[p].points[s->profiles[p].npoints++];
+		pt->type = type;
+		pt->gpus = DatumGetInt32(SPI_getbinval(t, d, 3, &isnull));
+		pt->thr = DatumGetFloat8(SPI_getbinval(t, d, 4, &isnull));
 	}
-	return s->nprofiles++;
+}
+
+void
+mx_read_profiles(mx_snapshot *s, Datum *models, int nmodels)
+{
+	s->profiles = palloc0(sizeof(mx_profile));
+	s->nprofiles = 0;
+	if (nmodels > 0)
+		append_profiles(s, PointerGetDatum(construct_array(models, nmodels, TEXTOID, -1, false,
+														   TYPALIGN_INT)));
+}
+
+int
+mx_read_model_profile(mx_snapshot *s, const char *model)
+{
+	int			k = s->nprofiles > 0 ? mx_profile_index(s, model) : -1;
+	int			before = s->nprofiles;
+	Datum		name = CStringGetTextDatum(model);
+
+	if (k >= 0)
+		return k;
+	append_profiles(s, PointerGetDatum(construct_array(&name, 1, TEXTOID, -1, false, TYPALIGN_INT)));
+	return s->nprofiles > before ? before : -1;
 }

@@ -21,7 +21,7 @@
 #include "privilege.h"
 #include "round.h"
 #include "snapshot_read.h"
-#include "worker.h"
+#include "wake.h"
 #include "writeback.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_run_round);

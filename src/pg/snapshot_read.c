@@ -27,10 +27,7 @@
 static void
 spi_run(const char *sql)
 {
-	int			rc = mx_spi_execute(sql, 0, NULL, NULL, NULL, false, 0);
-
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "mixdnn: snapshot query failed (%s): %s", SPI_result_code_string(rc), sql);
+	mx_spi_run(sql, 0, NULL, NULL, SPI_OK_SELECT, "snapshot query");
 }
 
 static bool
@@ -138,8 +135,9 @@ mx_read_cluster(mx_snapshot *s, TimestampTz now)
 		col_name(t, 1, n->name);
 		n->type = find_type(s, type);
 		n->gpus = DatumGetInt32(col(t, 3));
-		n->status = strcmp(status, "up") == 0 ? MX_NODE_UP
-			: strcmp(status, "draining") == 0 ? MX_NODE_DRAINING : MX_NODE_DOWN;
+		/* The table's CHECK admits no other status; were one there, the node takes nothing. */
+		if (mx_node_status_parse(status, &n->status) < 0)
+			n->status = MX_NODE_DOWN;
 	}
 
 	spi_run("SELECT node, gpu_index FROM mixdnn.gpu_holds");
@@ -159,47 +157,14 @@ static void
 read_profiles(mx_db_snapshot *d)
 {
 	mx_snapshot *s = &d->snap;
-	uint64		i;
-	int			p = -1,
-				nm = 0,
-				rc;
+	int			i,
+				nm = 0;
 	Datum	   *models = palloc(sizeof(Datum) * Max(s->njobs, 1));
-	Datum		arg;
 
-	for (i = 0; i < (uint64) s->njobs; i++)
+	for (i = 0; i < s->njobs; i++)
 		if (d->rows[i].model)
 			models[nm++] = CStringGetTextDatum(d->rows[i].model);
-	s->profiles = palloc0(sizeof(mx_profile));
-	s->nprofiles = 0;
-	if (nm == 0)
-		return;
-	arg = PointerGetDatum(construct_array(models, nm, TEXTOID, -1, false, TYPALIGN_INT));
-	rc = mx_spi_execute("SELECT model, gpu_type, gpus, throughput FROM mixdnn.profiles "
-						"WHERE model = ANY ($1) ORDER BY model COLLATE \"C\", gpu_type, gpus",
-						1, (Oid[]) {TEXTARRAYOID}, &arg, NULL, false, 0);
-	if (rc != SPI_OK_SELECT)
-		elog(ERROR, "mixdnn: could not read the profiles: %s", SPI_result_code_string(rc));
-	s->profiles = palloc0(sizeof(mx_profile) * Max(SPI_processed, 1));
-	for (i = 0; i < SPI_processed; i++)
-	{
-		HeapTuple	t = SPI_tuptable->vals[i];
-		char	   *model = TextDatumGetCString(col(t, 1));
-		int			type = find_type(s, TextDatumGetCString(col(t, 2)));
-		mx_profile_point *pt;
-
-		if (p < 0 || strncmp(s->profiles[p].model, model, MX_NAME_LEN) != 0)
-		{
-			p = s->nprofiles++;
-			strlcpy(s->profiles[p].model, model, MX_NAME_LEN);
-			s->profiles[p].points = palloc0(sizeof(mx_profile_point) * (SPI_processed - i));
-		}
-		if (type < 0)
-			continue;
-		pt = &s->profiles[p].points[s->profiles[p].npoints++];
-		pt->type = type;
-		pt->gpus = DatumGetInt32(col(t, 3));
-		pt->thr = DatumGetFloat8(col(t, 4));
-	}
+	mx_read_profiles(s, models, nm);
 }
 
 static void

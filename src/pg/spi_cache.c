@@ -71,3 +71,23 @@ mx_spi_execute(const char *sql, int nargs, Oid *argtypes, Datum *values,
 {
 	return SPI_execute_plan(mx_spi_cached_plan(sql, nargs, argtypes), values, nulls, read_only, count);
 }
+
+void
+mx_spi_run(const char *sql, int nargs, Oid *argtypes, Datum *values, int expect, const char *what)
+{
+	int			rc = mx_spi_execute(sql, nargs, argtypes, values, NULL, false, 0);
+
+	if (rc != expect)
+		elog(ERROR, "mixdnn: %s failed (%s): %s", what, SPI_result_code_string(rc), sql);
+}
+
+Datum
+mx_spi_value(const char *sql, int nargs, Oid *argtypes, Datum *values, bool *isnull, const char *what)
+{
+	int			rc = mx_spi_execute(sql, nargs, argtypes, values, NULL, false, 1);
+
+	if (rc != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "mixdnn: %s failed (%s, %d rows): %s", what, SPI_result_code_string(rc),
+			 (int) SPI_processed, sql);
+	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
+}

@@ -1,7 +1,8 @@
 /*
- * spi_cache.h — prepared SPI plans for the fixed queries of rounds and
- * launches, kept for the life of the backend, so a round does not parse and
- * plan the same statements again every time (docs/performance.md).
+ * spi_cache.h — the extension's SPI helpers: prepared plans for the fixed
+ * queries of rounds, launches and the worker, kept for the life of the
+ * backend, so a round does not parse and plan the same statements again
+ * every time (docs/performance.md), and the checks of their results.
  */
 #ifndef MIXDNN_SPI_CACHE_H
 #define MIXDNN_SPI_CACHE_H
@@ -21,6 +22,17 @@ SPIPlanPtr	mx_spi_cached_plan(const char *sql, int nargs, Oid *argtypes);
 /* SPI_execute_with_args() through the cache: same arguments, same result. */
 int			mx_spi_execute(const char *sql, int nargs, Oid *argtypes, Datum *values,
 						   const char *nulls, bool read_only, long count);
+
+/*
+ * mx_spi_execute() of a statement that must return expect (SPI_OK_UPDATE,
+ * say); anything else fails with what and the statement.
+ */
+void		mx_spi_run(const char *sql, int nargs, Oid *argtypes, Datum *values, int expect,
+					   const char *what);
+
+/* A query of one row: its first column, through the cache. */
+Datum		mx_spi_value(const char *sql, int nargs, Oid *argtypes, Datum *values, bool *isnull,
+						 const char *what);
 
 /*
  * A cursor over sql (a string literal, as above), planned for its first

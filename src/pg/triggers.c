@@ -1,7 +1,7 @@
 /*
  * triggers.c — which writes need a round, and one round per transaction.
  *
- * A BEFORE row trigger notes the events of SPEC §4 (arrival, completion,
+ * A BEFORE row trigger notes the events of contract §4 (arrival, completion,
  * cancel, node change, ...). A deferred constraint trigger on the same rows
  * runs the round when the transaction commits: the first one to fire plans
  * everything noted so far and the rest find nothing to do, so a statement
@@ -35,7 +35,7 @@
 #include "guc.h"
 #include "privilege.h"
 #include "round.h"
-#include "worker.h"
+#include "wake.h"
 #include "triggers.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_note_event);

@@ -1,5 +1,5 @@
 /*
- * worker.c — the launch background worker (SPEC §5, docs/launcher.md).
+ * worker.c — the launch background worker (contract §5, docs/launcher.md).
  *
  * One worker per database that has the extension, started by the
  * supervisor (supervisor.c; they find each other through registry.c). A
@@ -43,10 +43,11 @@
 #include "clock.h"
 #include "guc.h"
 #include "events.h"
-#include "launch.h"
+#include "due.h"
 #include "registry.h"
 #include "restore.h"
 #include "round.h"
+#include "wake.h"
 #include "worker.h"
 
 PGDLLEXPORT void mixdnn_worker_main(Datum main_arg);
@@ -63,121 +64,14 @@ PGDLLEXPORT void mixdnn_worker_main(Datum main_arg);
 
 static int	worker_poll_interval_s = 10;
 
-/* Per backend: the current transaction asked to wake the worker, and to plan for these events. */
-static bool wake_requested = false;
-static uint32 requested_events = 0;
-
 /* In the worker: events taken from shared memory by a round that has not committed yet. */
 static uint32 events_in_flight = 0;
-
-/* Whether this process is the worker; there, a round of the current transaction skipped locked rows. */
-static bool in_worker = false;
 
 /* In the worker: the name of its database, for messages. */
 static char database_name[NAMEDATALEN];
 
 /* In the worker: DROP EXTENSION removed what it served. */
 static bool extension_gone = false;
-static uint32 retry_events = 0;
-static bool xact_callback_registered = false;
-
-/* ---------- waking the worker ---------- */
-
-/* After commit, so that the worker's next snapshot sees what was committed. */
-static void
-worker_xact_callback(XactEvent event, void *arg)
-{
-	switch (event)
-	{
-		case XACT_EVENT_COMMIT:
-		case XACT_EVENT_PARALLEL_COMMIT:
-			/* Published only now: the worker must find the rows committed. */
-			if (requested_events != 0)
-				mx_registry_add_events(MyDatabaseId, requested_events);
-			if (wake_requested)
-				mx_registry_wake(MyDatabaseId);
-			wake_requested = false;
-			requested_events = 0;
-			break;
-		case XACT_EVENT_ABORT:
-		case XACT_EVENT_PARALLEL_ABORT:
-			wake_requested = false;
-			requested_events = 0;
-			break;
-		case XACT_EVENT_PREPARE:
-			/* A prepared transaction's events are planned at its COMMIT PREPARED's next event or poll. */
-			if (requested_events != 0)
-				mx_registry_add_events(MyDatabaseId, requested_events);
-			wake_requested = false;
-			requested_events = 0;
-			break;
-		default:
-			break;
-	}
-}
-
-void
-mx_worker_wake_at_commit(void)
-{
-	if (!xact_callback_registered)
-	{
-		RegisterXactCallback(worker_xact_callback, NULL);
-		xact_callback_registered = true;
-	}
-	wake_requested = true;
-}
-
-/*
- * The worker plans for this backend only if it is loaded and serves this
- * database. The answer holds for a whole transaction: one that skipped the
- * scheduler lock because the worker plans must not run a round at commit.
- * (A worker that is restarting still counts: the events wait for it in
- * shared memory.)
- */
-bool
-mx_worker_plans_here(void)
-{
-	static LocalTransactionId cached_lxid = InvalidLocalTransactionId;
-	static bool serves_here = false;
-
-	if (!mx_registry_loaded())
-		return false;
-	if (cached_lxid != MyProc->lxid)
-	{
-		serves_here = mx_registry_serves(MyDatabaseId);
-		cached_lxid = MyProc->lxid;
-	}
-	return serves_here;
-}
-
-const char *
-mx_worker_missing(void)
-{
-	/* A database opted out with mixdnn.launch_worker = off chose so; no word needed. */
-	if (!mx_registry_loaded())
-		return "no launch worker runs: mixdnn is not in shared_preload_libraries, "
-			"so the job starts only when mixdnn.launch_due() is called";
-	return NULL;
-}
-
-void
-mx_worker_retry_round(void)
-{
-	if (in_worker)
-		retry_events |= MX_EV_RETRY;
-	else
-		(void) mx_worker_request_round(MX_EV_RETRY);
-}
-
-bool
-mx_worker_request_round(int events)
-{
-	if (!mx_worker_plans_here())
-		return false;
-	mx_worker_wake_at_commit();
-	requested_events |= (uint32) events;
-	return true;
-}
 
 /* ---------- registration ---------- */
 
@@ -194,16 +88,18 @@ mx_worker_init(void)
 
 /* ---------- the worker ---------- */
 
-/* Runs sql, which returns one value of type int or timestamptz, or NULL. */
+/*
+ * Runs sql, which returns one value of type int or timestamptz, or NULL.
+ * Not through spi_cache.c's saved plans: a worker that keeps plans across
+ * its cycles broke the restore of a plain dump (test/e2e/t/40), so each
+ * cycle plans its few statements afresh.
+ */
 static Datum
 spi_value(const char *sql, bool *isnull)
 {
-	Datum		value;
-
 	if (SPI_execute(sql, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "mixdnn worker: unexpected result from %s", sql);
-	value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
-	return value;
+	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
 }
 
 static int
@@ -277,7 +173,7 @@ step_launch(long *wait_ms)
 				at;
 	long		ms;
 
-	(void) mx_launch_due();
+	(void) mx_launch_due_and_replan();
 	next = spi_value("SELECT mixdnn._next_wakeup()", &isnull);
 	if (isnull)
 		return;
@@ -314,6 +210,7 @@ static void
 run_step(cycle_step step, long *wait_ms)
 {
 	bool		installed;
+	uint32		retry;
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
@@ -352,10 +249,10 @@ run_step(cycle_step step, long *wait_ms)
 	CommitTransactionCommand();
 	events_in_flight = 0;
 	/* Not at once: the locker may hold its rows a while, and its commit is an event anyway. */
-	if (retry_events != 0)
+	retry = mx_wake_take_retry();
+	if (retry != 0)
 	{
-		mx_registry_add_events(MyDatabaseId, retry_events);
-		retry_events = 0;
+		mx_registry_add_events(MyDatabaseId, retry);
 		*wait_ms = Min(*wait_ms, PAST_DUE_DELAY_MS);
 	}
 	pgstat_report_activity(STATE_IDLE, NULL);
@@ -388,7 +285,7 @@ run_step_protected(cycle_step step, long *wait_ms, MemoryContext cxt)
 		if (events_in_flight != 0)
 			mx_registry_add_events(MyDatabaseId, events_in_flight);
 		events_in_flight = 0;
-		retry_events = 0;
+		(void) mx_wake_take_retry();
 		ereport(WARNING,
 				(errcode(edata->sqlerrcode),
 				 errmsg("mixdnn worker %s step failed: %s", step_names[step], edata->message),
@@ -484,7 +381,7 @@ mixdnn_worker_main(Datum main_arg)
 	mx_registry_attach(MyDatabaseId);
 	/* It runs as a superuser: no database or role setting may choose the names its queries use. */
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
-	in_worker = true;
+	mx_wake_in_worker();
 	pgstat_report_appname("mixdnn launch worker");
 	if (!database_served(&opted_out))
 		exit_idle(opted_out);

@@ -13,37 +13,10 @@
 #include "utils/lsyscache.h"
 
 #include "clock.h"
+#include "column.h"
 #include "spi_cache.h"
-#include "worker.h"
+#include "wake.h"
 #include "writeback.h"
-
-/* A column being collected for unnest(). */
-typedef struct column
-{
-	Datum	   *values;
-	bool	   *nulls;
-} column;
-
-static void
-column_init(column *c, int n)
-{
-	c->values = palloc0(sizeof(Datum) * Max(n, 1));
-	c->nulls = palloc0(sizeof(bool) * Max(n, 1));
-}
-
-static Datum
-column_array(const column *c, int n, Oid elemtype)
-{
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-	int			dims[1] = {n};
-	int			lbs[1] = {1};
-
-	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
-	return PointerGetDatum(construct_md_array(c->values, c->nulls, 1, dims, lbs,
-											  elemtype, typlen, typbyval, typalign));
-}
 
 static bool
 str_eq(const char *a, const char *b)
@@ -146,7 +119,7 @@ decide_row(const mx_snapshot *s, const mx_assignment *a, const mx_job_row *r, ne
 	nr->gpus = nr->planned ? a->gpus : 0;
 	if (!nr->planned)
 		nr->start = nr->end = 0;
-	/* A re-queued job keeps saying why (SPEC §3), before why it waits. */
+	/* A re-queued job keeps saying why (contract §3), before why it waits. */
 	if (r->requeue_reason)
 		nr->reason = nr->reason ? psprintf("%s; %s", r->requeue_reason, nr->reason) : r->requeue_reason;
 	/* A plan nobody will carry out says so. */
@@ -189,7 +162,7 @@ int
 mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double tolerance, int *skipped)
 {
 	const mx_snapshot *s = &d->snap;
-	column		id,
+	mx_column	id,
 				status,
 				type,
 				gpus,
@@ -203,13 +176,13 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double 
 							   TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID, INT8OID, INT8ARRAYOID};
 	Datum		values[9];
 
-	column_init(&id, s->njobs);
-	column_init(&status, s->njobs);
-	column_init(&type, s->njobs);
-	column_init(&gpus, s->njobs);
-	column_init(&start, s->njobs);
-	column_init(&end, s->njobs);
-	column_init(&reason, s->njobs);
+	mx_column_init(&id, s->njobs);
+	mx_column_init(&status, s->njobs);
+	mx_column_init(&type, s->njobs);
+	mx_column_init(&gpus, s->njobs);
+	mx_column_init(&start, s->njobs);
+	mx_column_init(&end, s->njobs);
+	mx_column_init(&reason, s->njobs);
 
 	for (i = 0; i < p->n; i++)
 	{
@@ -221,36 +194,27 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double 
 		if (!decision_changed(r, &nr, s->now, tolerance))
 			continue;
 
-		id.values[n] = Int64GetDatum(a->job_id);
-		status.values[n] = CStringGetTextDatum(nr.planned ? "planned" : "pending");
-		type.nulls[n] = !nr.planned;
-		gpus.nulls[n] = !nr.planned;
-		start.nulls[n] = !nr.planned;
-		end.nulls[n] = !nr.planned;
-		if (nr.planned)
-		{
-			type.values[n] = CStringGetTextDatum(nr.gpu_type);
-			gpus.values[n] = Int32GetDatum(nr.gpus);
-			start.values[n] = TimestampTzGetDatum(nr.start);
-			end.values[n] = TimestampTzGetDatum(nr.end);
-		}
-		reason.nulls[n] = nr.reason == NULL;
-		if (nr.reason)
-			reason.values[n] = CStringGetTextDatum(nr.reason);
+		mx_column_push(&id, Int64GetDatum(a->job_id), false);
+		mx_column_push(&status, CStringGetTextDatum(nr.planned ? "planned" : "pending"), false);
+		mx_column_push(&type, nr.planned ? CStringGetTextDatum(nr.gpu_type) : (Datum) 0, !nr.planned);
+		mx_column_push(&gpus, Int32GetDatum(nr.gpus), !nr.planned);
+		mx_column_push(&start, TimestampTzGetDatum(nr.start), !nr.planned);
+		mx_column_push(&end, TimestampTzGetDatum(nr.end), !nr.planned);
+		mx_column_push(&reason, nr.reason ? CStringGetTextDatum(nr.reason) : (Datum) 0, nr.reason == NULL);
 		n++;
 	}
 	*skipped = 0;
 	if (n == 0)
 		return 0;
 
-	values[0] = column_array(&id, n, INT8OID);
+	values[0] = mx_column_array(&id, INT8OID);
 	values[8] = lock_free_jobs(values[0], n, skipped);
-	values[1] = column_array(&status, n, TEXTOID);
-	values[2] = column_array(&type, n, TEXTOID);
-	values[3] = column_array(&gpus, n, INT4OID);
-	values[4] = column_array(&start, n, TIMESTAMPTZOID);
-	values[5] = column_array(&end, n, TIMESTAMPTZOID);
-	values[6] = column_array(&reason, n, TEXTOID);
+	values[1] = mx_column_array(&status, TEXTOID);
+	values[2] = mx_column_array(&type, TEXTOID);
+	values[3] = mx_column_array(&gpus, INT4OID);
+	values[4] = mx_column_array(&start, TIMESTAMPTZOID);
+	values[5] = mx_column_array(&end, TIMESTAMPTZOID);
+	values[6] = mx_column_array(&reason, TEXTOID);
 	values[7] = Int64GetDatum(round_id);
 
 	rc = mx_spi_execute(
@@ -283,7 +247,7 @@ int
 mx_write_queue(const mx_db_snapshot *d, int64 round_id, int horizon)
 {
 	const mx_snapshot *s = &d->snap;
-	Datum	   *ids = palloc(sizeof(Datum) * Max(s->njobs, 1));
+	mx_column	ids;
 	Datum		values[3];
 	int			i,
 				rc,
@@ -291,9 +255,10 @@ mx_write_queue(const mx_db_snapshot *d, int64 round_id, int horizon)
 
 	if (!d->horizon_full)
 		return 0;
+	mx_column_init(&ids, s->njobs);
 	for (i = 0; i < s->njobs; i++)
-		ids[i] = Int64GetDatum(s->jobs[i].job_id);
-	values[0] = PointerGetDatum(construct_array(ids, s->njobs, INT8OID, 8, true, TYPALIGN_DOUBLE));
+		mx_column_push(&ids, Int64GetDatum(s->jobs[i].job_id), false);
+	values[0] = mx_column_array(&ids, INT8OID);
 	values[1] = CStringGetTextDatum(mx_queued_reason(horizon));
 	values[2] = Int64GetDatum(round_id);
 

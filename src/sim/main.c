@@ -1,6 +1,6 @@
 /*
  * main.c — bin/mixdnn-sim: replay a job trace against a cluster with a
- * virtual clock, using the extension's planner (SPEC §6, docs/simulator.md).
+ * virtual clock, using the extension's planner (contract §6, docs/simulator.md).
  *
  * Exit status: 0 done; 1 the simulation stalled or the planner failed;
  * 2 bad usage or bad input.
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "plannerflags.h"
 #include "sim.h"
 
 static void
@@ -32,30 +33,16 @@ usage(FILE *f)
 			"  --soft-share P         make each job soft with probability P (0..1), else hard;\n"
 			"                         jobs without gpu_type stay soft (default: as in the trace)\n"
 			"  --seed N               seed of --soft-share (default 1)\n"
-			"  --no-milp              mixdnn: heuristic only\n"
-			"  --time-limit-ms MS     mixdnn: MILP wall-clock budget per round\n"
-			"  --window N             mixdnn: waiting jobs inside the MILP\n"
-			"  --mip-gap G            mixdnn: relative MIP gap\n"
-			"  --grid-points N        mixdnn: start-time points of the MILP grid\n"
-			"  --alpha A              scaling exponent for unprofiled configurations\n"
-			"  --aging-s S            mixdnn: a job's weight grows by its base weight every S s of waiting\n"
-			"  --starve-factor X      mixdnn: waiting X times its best run time earns a reservation (0: never)\n"
-			"  --critical-margin MU   mixdnn: slack share at which a long job is critical (<0: never)\n"
-			"  --drain-margin NU      mixdnn: slack share below which a critical job reserves (<0: never)\n"
-			"  --reserve-all          mixdnn: every job reserves in its turn (the planner before the guards)\n"
-			"  --start-now-milp       mixdnn: the start-now MILP instead of the configuration LP (ablation)\n"
-			"  --lp-window N          mixdnn: waiting jobs inside the configuration LP (default 60)\n"
-			"  --overrun-s S          assumed extra time of a job past its expected end\n"
 			"  --epoch T              epoch seconds of trace time 0 (default %.0f)\n"
 			"  --max-rounds N         stop after N rounds (unfinished jobs are reported)\n"
 			"  --watch NAME           print job NAME's plan of every round on stderr\n"
 			"  --shares FILE          role,shares: fair-share weights of the trace's owners (default 1)\n"
 			"  --quotas FILE          role,gpu_type,max_gpus,max_waiting_jobs,borrow: limits per owner\n"
-			"  --fair-share           weigh each job by its owner's fair-share factor (docs/model.md)\n"
-			"  --fair-share-half-life-s S  half-life of the usage history (default 86400)\n"
 			"  --quiet                no progress line on stderr\n"
-			"  --help\n",
+			"  --help\n"
+			"planner options:\n",
 			SIM_DEFAULT_EPOCH);
+	planner_flags_usage(f);
 }
 
 static int
@@ -143,17 +130,36 @@ open_out(const char *path)
 enum
 {
 	OPT_TYPES = 256, OPT_NODES, OPT_PROFILES, OPT_TRACE, OPT_POLICY, OPT_JSON, OPT_OUT,
-	OPT_UTIL_OUT, OPT_ROUNDS_OUT, OPT_SOFT_SHARE, OPT_SEED, OPT_NO_MILP, OPT_TIME_LIMIT,
-	OPT_WINDOW, OPT_GAP, OPT_GRID, OPT_ALPHA, OPT_AGING, OPT_OVERRUN, OPT_STARVE, OPT_CRITICAL, OPT_RESERVE_ALL, OPT_DRAIN, OPT_EPOCH,
-	OPT_MAX_ROUNDS, OPT_QUIET, OPT_HELP, OPT_WATCH,
-	OPT_SHARES, OPT_QUOTAS, OPT_FAIR_SHARE, OPT_HALF_LIFE,
-	OPT_START_NOW_MILP, OPT_LP_WINDOW
+	OPT_UTIL_OUT, OPT_ROUNDS_OUT, OPT_SOFT_SHARE, OPT_SEED, OPT_EPOCH,
+	OPT_MAX_ROUNDS, OPT_QUIET, OPT_HELP, OPT_WATCH, OPT_SHARES, OPT_QUOTAS
 };
 
-int
-main(int argc, char **argv)
+/* What the command line asks for. */
+typedef struct sim_cli
 {
-	static const struct option longopts[] = {
+	const char *types,
+			   *nodes,
+			   *profiles,
+			   *trace,
+			   *policy,
+			   *out,
+			   *util_out,
+			   *rounds_out,
+			   *shares,			/* --shares FILE, or NULL */
+			   *quotas;			/* --quotas FILE, or NULL */
+	int			json,
+				quiet;
+	double		soft_share;		/* < 0: as in the trace */
+	double		seed;
+	sim_options o;
+} sim_cli;
+
+#define MAX_LONGOPTS 64
+
+static void
+fill_longopts(struct option *longopts)
+{
+	static const struct option own[] = {
 		{"types", required_argument, NULL, OPT_TYPES},
 		{"nodes", required_argument, NULL, OPT_NODES},
 		{"profiles", required_argument, NULL, OPT_PROFILES},
@@ -165,266 +171,240 @@ main(int argc, char **argv)
 		{"rounds-out", required_argument, NULL, OPT_ROUNDS_OUT},
 		{"soft-share", required_argument, NULL, OPT_SOFT_SHARE},
 		{"seed", required_argument, NULL, OPT_SEED},
-		{"no-milp", no_argument, NULL, OPT_NO_MILP},
-		{"time-limit-ms", required_argument, NULL, OPT_TIME_LIMIT},
-		{"window", required_argument, NULL, OPT_WINDOW},
-		{"mip-gap", required_argument, NULL, OPT_GAP},
-		{"grid-points", required_argument, NULL, OPT_GRID},
-		{"alpha", required_argument, NULL, OPT_ALPHA},
-		{"aging-s", required_argument, NULL, OPT_AGING},
-		{"overrun-s", required_argument, NULL, OPT_OVERRUN},
-		{"starve-factor", required_argument, NULL, OPT_STARVE},
-		{"critical-margin", required_argument, NULL, OPT_CRITICAL},
-		{"reserve-all", no_argument, NULL, OPT_RESERVE_ALL},
-		{"drain-margin", required_argument, NULL, OPT_DRAIN},
 		{"epoch", required_argument, NULL, OPT_EPOCH},
 		{"max-rounds", required_argument, NULL, OPT_MAX_ROUNDS},
 		{"quiet", no_argument, NULL, OPT_QUIET},
 		{"watch", required_argument, NULL, OPT_WATCH},
 		{"shares", required_argument, NULL, OPT_SHARES},
 		{"quotas", required_argument, NULL, OPT_QUOTAS},
-		{"fair-share", no_argument, NULL, OPT_FAIR_SHARE},
-		{"fair-share-half-life-s", required_argument, NULL, OPT_HALF_LIFE},
 		{"help", no_argument, NULL, OPT_HELP},
-		{"start-now-milp", no_argument, NULL, OPT_START_NOW_MILP},
-		{"lp-window", required_argument, NULL, OPT_LP_WINDOW},
-		{NULL, 0, NULL, 0}
 	};
-	const char *types = NULL,
-			   *nodes = NULL,
-			   *profiles = NULL,
-			   *trace = NULL,
-			   *policy = NULL,
-			   *out = NULL,
-			   *util_out = NULL,
-			   *rounds_out = NULL,
-			   *shares = NULL,
-			   *quotas = NULL;
-	int			json = 0,
-				quiet = 0,
-				c,
-				rc;
-	double		soft_share = -1,
-				seed = 1,
-				d;
-	sim_options o;
-	sim_world	w;
-	sim_result	r;
-	char		err[512];
-	FILE	   *fout = NULL;
+	int			n = (int) (sizeof(own) / sizeof(own[0]));
 
-	sim_options_default(&o);
-	memset(&w, 0, sizeof(w));
+	memcpy(longopts, own, sizeof(own));
+	(void) planner_flags_add(longopts, n, MAX_LONGOPTS);
+}
+
+/* One option of the simulator's own: 0, or the exit status on bad input. */
+static int
+own_option(sim_cli *cli, int c, const char *arg)
+{
+	double		d;
+
+	switch (c)
+	{
+		case OPT_TYPES:
+			cli->types = arg;
+			break;
+		case OPT_NODES:
+			cli->nodes = arg;
+			break;
+		case OPT_PROFILES:
+			cli->profiles = arg;
+			break;
+		case OPT_TRACE:
+			cli->trace = arg;
+			break;
+		case OPT_POLICY:
+			cli->policy = arg;
+			break;
+		case OPT_JSON:
+			cli->json = 1;
+			break;
+		case OPT_OUT:
+			cli->out = arg;
+			break;
+		case OPT_UTIL_OUT:
+			cli->util_out = arg;
+			break;
+		case OPT_ROUNDS_OUT:
+			cli->rounds_out = arg;
+			break;
+		case OPT_SOFT_SHARE:
+			return parse_num("--soft-share", arg, 0, 1, &cli->soft_share) < 0 ? 2 : 0;
+		case OPT_SEED:
+			return parse_num("--seed", arg, 0, 1e15, &cli->seed) < 0 ? 2 : 0;
+		case OPT_EPOCH:
+			return parse_num("--epoch", arg, 0, 1e11, &cli->o.epoch) < 0 ? 2 : 0;
+		case OPT_MAX_ROUNDS:
+			if (parse_num("--max-rounds", arg, 0, 1e9, &d) < 0)
+				return 2;
+			cli->o.max_rounds = (int) d;
+			break;
+		case OPT_QUIET:
+			cli->quiet = 1;
+			break;
+		case OPT_WATCH:
+			cli->o.watch = arg;
+			break;
+		case OPT_SHARES:
+			cli->shares = arg;
+			break;
+		case OPT_QUOTAS:
+			cli->quotas = arg;
+			break;
+	}
+	return 0;
+}
+
+/*
+ * Reads the command line into *cli. Returns -1 to go on, else the exit
+ * status (0 after --help).
+ */
+static int
+parse_args(int argc, char **argv, sim_cli *cli)
+{
+	struct option longopts[MAX_LONGOPTS];
+	int			c,
+				rc;
+
+	fill_longopts(longopts);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1)
 	{
-		switch (c)
+		if (c == OPT_HELP)
 		{
-			case OPT_TYPES:
-				types = optarg;
-				break;
-			case OPT_NODES:
-				nodes = optarg;
-				break;
-			case OPT_PROFILES:
-				profiles = optarg;
-				break;
-			case OPT_TRACE:
-				trace = optarg;
-				break;
-			case OPT_POLICY:
-				policy = optarg;
-				break;
-			case OPT_JSON:
-				json = 1;
-				break;
-			case OPT_OUT:
-				out = optarg;
-				break;
-			case OPT_UTIL_OUT:
-				util_out = optarg;
-				break;
-			case OPT_ROUNDS_OUT:
-				rounds_out = optarg;
-				break;
-			case OPT_SOFT_SHARE:
-				if (parse_num("--soft-share", optarg, 0, 1, &soft_share) < 0)
-					return 2;
-				break;
-			case OPT_SEED:
-				if (parse_num("--seed", optarg, 0, 1e15, &seed) < 0)
-					return 2;
-				break;
-			case OPT_NO_MILP:
-				o.planner.use_milp = 0;
-				break;
-			case OPT_TIME_LIMIT:
-				if (parse_num("--time-limit-ms", optarg, 1, 3.6e6, &o.planner.time_limit_ms) < 0)
-					return 2;
-				break;
-			case OPT_WINDOW:
-				if (parse_num("--window", optarg, 0, 100000, &d) < 0)
-					return 2;
-				o.planner.window_jobs = (int) d;
-				break;
-			case OPT_GAP:
-				if (parse_num("--mip-gap", optarg, 0, 1, &o.planner.mip_gap) < 0)
-					return 2;
-				break;
-			case OPT_GRID:
-				if (parse_num("--grid-points", optarg, 2, 100000, &d) < 0)
-					return 2;
-				o.planner.grid_points = (int) d;
-				break;
-			case OPT_ALPHA:
-				if (parse_num("--alpha", optarg, 0, 1, &o.planner.scaling_alpha) < 0)
-					return 2;
-				break;
-			case OPT_AGING:
-				if (parse_num("--aging-s", optarg, 0, 1e12, &o.planner.aging_s) < 0)
-					return 2;
-				break;
-			case OPT_OVERRUN:
-				if (parse_num("--overrun-s", optarg, 0, 1e12, &o.planner.overrun_s) < 0)
-					return 2;
-				break;
-			case OPT_STARVE:
-				if (parse_num("--starve-factor", optarg, 0, 1e6, &o.planner.starve_factor) < 0)
-					return 2;
-				break;
-			case OPT_CRITICAL:
-				if (parse_num("--critical-margin", optarg, -1, 100, &o.planner.critical_margin) < 0)
-					return 2;
-				break;
-			case OPT_DRAIN:
-				if (parse_num("--drain-margin", optarg, -1, 100, &o.planner.drain_margin) < 0)
-					return 2;
-				break;
-			case OPT_RESERVE_ALL:
-				o.planner.reserve_all = 1;
-				break;
-			case OPT_START_NOW_MILP:
-				o.planner.lp_configs = 0;
-				break;
-			case OPT_LP_WINDOW:
-				if (parse_num("--lp-window", optarg, 1, 100000, &d) < 0)
-					return 2;
-				o.planner.lp_window = (int) d;
-				break;
-			case OPT_EPOCH:
-				if (parse_num("--epoch", optarg, 0, 1e11, &o.epoch) < 0)
-					return 2;
-				break;
-			case OPT_MAX_ROUNDS:
-				if (parse_num("--max-rounds", optarg, 0, 1e9, &d) < 0)
-					return 2;
-				o.max_rounds = (int) d;
-				break;
-			case OPT_QUIET:
-				quiet = 1;
-				break;
-			case OPT_WATCH:
-				o.watch = optarg;
-				break;
-			case OPT_SHARES:
-				shares = optarg;
-				break;
-			case OPT_QUOTAS:
-				quotas = optarg;
-				break;
-			case OPT_FAIR_SHARE:
-				o.planner.fair_share = 1;
-				break;
-			case OPT_HALF_LIFE:
-				if (parse_num("--fair-share-half-life-s", optarg, 60, 1e9, &o.planner.fair_share_half_life_s) < 0)
-					return 2;
-				break;
-			case OPT_HELP:
-				usage(stdout);
-				return 0;
-			default:
-				if (optopt >= OPT_TYPES)
-					fprintf(stderr, "mixdnn-sim: option %s needs a value\n", argv[optind - 1]);
-				else
-					fprintf(stderr, "mixdnn-sim: unknown option %s\n", argv[optind - 1]);
-				usage(stderr);
-				return 2;
+			usage(stdout);
+			return 0;
 		}
+		if (c == '?' || c == ':')
+		{
+			if (optopt >= OPT_TYPES)
+				fprintf(stderr, "mixdnn-sim: option %s needs a value\n", argv[optind - 1]);
+			else
+				fprintf(stderr, "mixdnn-sim: unknown option %s\n", argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+		rc = planner_flag_apply(&cli->o.planner, c, optarg, "mixdnn-sim");
+		if (rc < 0)
+			return 2;
+		if (rc == 0 && (rc = own_option(cli, c, optarg)) != 0)
+			return rc;
 	}
 	if (optind < argc)
 		return bad("unexpected argument \"%s\" (see --help)", argv[optind]);
-	if (!types)
+	if (!cli->types)
 		return bad("%s", "--types TYPES.csv is required");
-	if (!nodes)
+	if (!cli->nodes)
 		return bad("%s", "--nodes NODES.csv is required");
-	if (!trace)
+	if (!cli->trace)
 		return bad("%s", "--trace TRACE.csv is required");
-	if (!policy)
+	if (!cli->policy)
 		return bad("%s", "--policy mixdnn|k8s|static|backfill|sjf|hgreedy|hsjf|k8s-any is required");
-	if (mx_policy_parse(policy, &o.planner.policy) < 0)
-		return bad("unknown policy \"%s\" (mixdnn, k8s, static, backfill, sjf, hgreedy, hsjf or k8s-any)", policy);
+	if (mx_policy_parse(cli->policy, &cli->o.planner.policy) < 0)
+		return bad("unknown policy \"%s\" (mixdnn, k8s, static, backfill, sjf, hgreedy, hsjf or k8s-any)",
+				   cli->policy);
+	return -1;
+}
 
-	if (sim_load_types(&w, types, err, sizeof(err)) < 0 ||
-		sim_load_nodes(&w, nodes, err, sizeof(err)) < 0 ||
-		(profiles && sim_load_profiles(&w, profiles, err, sizeof(err)) < 0) ||
-		sim_load_trace(&w, trace, err, sizeof(err)) < 0 ||
-		(shares && sim_load_shares(&w, shares, err, sizeof(err)) < 0) ||
-		(quotas && sim_load_quotas(&w, quotas, err, sizeof(err)) < 0))
+/* The input files into *w; 0, or the exit status after a message. */
+static int
+load_world(const sim_cli *cli, sim_world *w)
+{
+	char		err[512];
+
+	if (sim_load_types(w, cli->types, err, sizeof(err)) < 0 ||
+		sim_load_nodes(w, cli->nodes, err, sizeof(err)) < 0 ||
+		(cli->profiles && sim_load_profiles(w, cli->profiles, err, sizeof(err)) < 0) ||
+		sim_load_trace(w, cli->trace, err, sizeof(err)) < 0 ||
+		(cli->shares && sim_load_shares(w, cli->shares, err, sizeof(err)) < 0) ||
+		(cli->quotas && sim_load_quotas(w, cli->quotas, err, sizeof(err)) < 0))
 	{
 		fprintf(stderr, "mixdnn-sim: %s\n", err);
-		sim_world_free(&w);
 		return 2;
 	}
-	if (soft_share >= 0)
-		apply_soft_share(&w, soft_share, (uint64_t) seed);
+	if (cli->soft_share >= 0)
+		apply_soft_share(w, cli->soft_share, (uint64_t) cli->seed);
+	return 0;
+}
 
-	o.progress = !quiet && isatty(STDERR_FILENO);
-	if (util_out && (o.util_out = open_out(util_out)) == NULL)
+/* The first few jobs no configuration of the cluster can run, on stderr. */
+static void
+warn_rejected(const sim_world *w, const sim_result *r)
+{
+	int			i,
+				shown = 0;
+
+	fprintf(stderr, "mixdnn-sim: warning: %d jobs can never run on this cluster and were rejected\n",
+			r->rejected);
+	for (i = 0; i < w->njobs && shown < 5; i++)
+		if (w->jobs[i].state == SJ_REJECTED)
+		{
+			fprintf(stderr, "  %s (trace line %d): %s\n", w->jobs[i].name, w->jobs[i].line,
+					w->jobs[i].reason);
+			shown++;
+		}
+}
+
+static void
+close_out(FILE *f)
+{
+	if (f && f != stdout)
+		fclose(f);
+}
+
+/* Runs the simulation and writes what was asked for; returns the exit status. */
+static int
+run_and_report(sim_cli *cli, sim_world *w)
+{
+	sim_result	r;
+	char		err[512];
+	FILE	   *fout = NULL;
+	int			rc;
+
+	cli->o.progress = !cli->quiet && isatty(STDERR_FILENO);
+	if (cli->util_out && (cli->o.util_out = open_out(cli->util_out)) == NULL)
 		return 2;
-	if (rounds_out && (o.rounds_out = open_out(rounds_out)) == NULL)
+	if (cli->rounds_out && (cli->o.rounds_out = open_out(cli->rounds_out)) == NULL)
 		return 2;
-	if (out && (fout = open_out(out)) == NULL)
+	if (cli->out && (fout = open_out(cli->out)) == NULL)
 		return 2;
 
-	rc = sim_run(&w, &o, &r, err, sizeof(err));
+	rc = sim_run(w, &cli->o, &r, err, sizeof(err));
 	if (rc < 0)
 	{
 		fprintf(stderr, "mixdnn-sim: %s\n", err);
-		sim_world_free(&w);
 		return 1;
 	}
 	if (rc > 0)
 		fprintf(stderr, "mixdnn-sim: warning: %s\n", err);
-	if (r.rejected > 0 && !quiet)
-	{
-		int			i,
-					shown = 0;
-
-		fprintf(stderr, "mixdnn-sim: warning: %d jobs can never run on this cluster and were rejected\n",
-				r.rejected);
-		for (i = 0; i < w.njobs && shown < 5; i++)
-			if (w.jobs[i].state == SJ_REJECTED)
-			{
-				fprintf(stderr, "  %s (trace line %d): %s\n", w.jobs[i].name, w.jobs[i].line,
-						w.jobs[i].reason);
-				shown++;
-			}
-	}
+	if (r.rejected > 0 && !cli->quiet)
+		warn_rejected(w, &r);
 	if (fout)
 	{
-		sim_write_jobs_csv(&w, fout);
-		if (fout != stdout)
-			fclose(fout);
+		sim_write_jobs_csv(w, fout);
+		close_out(fout);
 	}
-	if (o.util_out && o.util_out != stdout)
-		fclose(o.util_out);
-	if (o.rounds_out && o.rounds_out != stdout)
-		fclose(o.rounds_out);
-	if (json)
-		sim_print_json(&r, &o, stdout);
+	close_out(cli->o.util_out);
+	close_out(cli->o.rounds_out);
+	if (cli->json)
+		sim_print_json(&r, &cli->o, stdout);
 	else
-		sim_print_summary(&r, &o, stdout);
+		sim_print_summary(&r, &cli->o, stdout);
 	sim_result_free(&r);
-	sim_world_free(&w);
 	return rc > 0 ? 1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	sim_cli		cli;
+	sim_world	w;
+	int			rc;
+
+	memset(&cli, 0, sizeof(cli));
+	cli.soft_share = -1;
+	cli.seed = 1;
+	sim_options_default(&cli.o);
+	memset(&w, 0, sizeof(w));
+
+	rc = parse_args(argc, argv, &cli);
+	if (rc >= 0)
+		return rc;
+	rc = load_world(&cli, &w);
+	if (rc == 0)
+		rc = run_and_report(&cli, &w);
+	sim_world_free(&w);
+	return rc;
 }

@@ -16,11 +16,12 @@
 #include "plan.h"
 #include "planner.h"
 #include "placement.h"
+#include "tolerance.h"
 
 /* Snapshot times are epoch seconds; trace time 0 is this instant (2024-01-01T00:00:00Z). */
 #define SIM_DEFAULT_EPOCH 1704067200.0
 /* Two event times closer than this are the same instant. */
-#define SIM_EPS 1e-6
+#define SIM_EPS MX_TIME_EPS
 
 typedef enum sim_job_state
 {
@@ -172,5 +173,8 @@ int			sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size
 void		sim_write_jobs_csv(const sim_world *w, FILE *f);
 void		sim_print_json(const sim_result *r, const sim_options *o, FILE *f);
 void		sim_print_summary(const sim_result *r, const sim_options *o, FILE *f);
+
+/* "key": v, as JSON (null when v is not finite), then ", " unless last. */
+void		sim_json_num(FILE *f, const char *key, double v, int last);
 
 #endif

@@ -117,8 +117,8 @@ sim_write_jobs_csv(const sim_world *w, FILE *f)
 	}
 }
 
-static void
-json_num(FILE *f, const char *key, double v, int last)
+void
+sim_json_num(FILE *f, const char *key, double v, int last)
 {
 	if (isfinite(v))
 		fprintf(f, "\"%s\": %.6g%s", key, v, last ? "" : ", ");
@@ -148,17 +148,17 @@ json_owners(const sim_result *r, FILE *f)
 {
 	int			i;
 
-	json_num(f, "fairness_jain", r->fairness_jain, 0);
+	sim_json_num(f, "fairness_jain", r->fairness_jain, 0);
 	fprintf(f, "\"owners\": [");
 	for (i = 0; i < r->nowners; i++)
 	{
 		fprintf(f, "%s{\"owner\": ", i ? ", " : "");
 		json_str(f, r->owners[i].owner);
 		fprintf(f, ", ");
-		json_num(f, "gpu_seconds", r->owners[i].gpu_seconds, 0);
-		json_num(f, "entitlement", r->owners[i].entitlement, 0);
-		json_num(f, "avg_slowdown", r->owners[i].avg_slowdown, 0);
-		json_num(f, "finish_time_fairness", r->owners[i].finish_time_fairness, 1);
+		sim_json_num(f, "gpu_seconds", r->owners[i].gpu_seconds, 0);
+		sim_json_num(f, "entitlement", r->owners[i].entitlement, 0);
+		sim_json_num(f, "avg_slowdown", r->owners[i].avg_slowdown, 0);
+		sim_json_num(f, "finish_time_fairness", r->owners[i].finish_time_fairness, 1);
 		fputc('}', f);
 	}
 	fprintf(f, "], ");
@@ -170,37 +170,37 @@ sim_print_json(const sim_result *r, const sim_options *o, FILE *f)
 	fprintf(f, "{\"policy\": \"%s\", ", r->policy);
 	fprintf(f, "\"jobs\": %d, \"finished\": %d, \"rejected\": %d, \"unfinished\": %d, ",
 			r->jobs, r->finished, r->rejected, r->unfinished);
-	json_num(f, "avg_jct_s", r->avg_jct, 0);
-	json_num(f, "p50_jct_s", r->p50_jct, 0);
-	json_num(f, "p99_jct_s", r->p99_jct, 0);
-	json_num(f, "max_jct_s", r->max_jct, 0);
-	json_num(f, "makespan_s", r->makespan, 0);
-	json_num(f, "avg_wait_s", r->avg_wait, 0);
-	json_num(f, "p99_wait_s", r->p99_wait, 0);
-	json_num(f, "gpu_util", r->gpu_util, 0);
-	json_num(f, "gpu_seconds", r->gpu_seconds, 0);
+	sim_json_num(f, "avg_jct_s", r->avg_jct, 0);
+	sim_json_num(f, "p50_jct_s", r->p50_jct, 0);
+	sim_json_num(f, "p99_jct_s", r->p99_jct, 0);
+	sim_json_num(f, "max_jct_s", r->max_jct, 0);
+	sim_json_num(f, "makespan_s", r->makespan, 0);
+	sim_json_num(f, "avg_wait_s", r->avg_wait, 0);
+	sim_json_num(f, "p99_wait_s", r->p99_wait, 0);
+	sim_json_num(f, "gpu_util", r->gpu_util, 0);
+	sim_json_num(f, "gpu_seconds", r->gpu_seconds, 0);
 	fprintf(f, "\"cluster_gpus\": %d, ", r->cluster_gpus);
-	json_num(f, "solve_ms_p50", r->solve_ms_p50, 0);
-	json_num(f, "solve_ms_p95", r->solve_ms_p95, 0);
-	json_num(f, "solve_ms_max", r->solve_ms_max, 0);
-	json_num(f, "solve_ms_total", r->solve_ms_total, 0);
+	sim_json_num(f, "solve_ms_p50", r->solve_ms_p50, 0);
+	sim_json_num(f, "solve_ms_p95", r->solve_ms_p95, 0);
+	sim_json_num(f, "solve_ms_max", r->solve_ms_max, 0);
+	sim_json_num(f, "solve_ms_total", r->solve_ms_total, 0);
 	fprintf(f, "\"rounds\": %d, \"events\": %d, \"milp_rounds\": %d, \"fallback_rounds\": %d, ",
 			r->rounds, r->events, r->milp_rounds, r->fallback_rounds);
 	fprintf(f, "\"soft_jobs\": %d, \"moved\": %d, ", r->soft_jobs, r->moved);
-	json_num(f, "avg_utility", r->avg_utility, 0);
+	sim_json_num(f, "avg_utility", r->avg_utility, 0);
 	fprintf(f, "\"hard_finished\": %d, ", r->hard_finished);
-	json_num(f, "avg_jct_hard_s", r->avg_jct_hard, 0);
-	json_num(f, "ftf_mean", r->ftf_mean, 0);
-	json_num(f, "ftf_p99", r->ftf_p99, 0);
-	json_num(f, "ftf_max", r->ftf_max, 0);
+	sim_json_num(f, "avg_jct_hard_s", r->avg_jct_hard, 0);
+	sim_json_num(f, "ftf_mean", r->ftf_mean, 0);
+	sim_json_num(f, "ftf_p99", r->ftf_p99, 0);
+	sim_json_num(f, "ftf_max", r->ftf_max, 0);
 	fprintf(f, "\"overran\": %d, ", r->overran);
 	fprintf(f, "\"place_failures\": %d, ", r->place_failures);
 	fprintf(f, "\"use_milp\": %s, ", o->planner.use_milp ? "true" : "false");
-	json_num(f, "time_limit_ms", o->planner.time_limit_ms, 0);
+	sim_json_num(f, "time_limit_ms", o->planner.time_limit_ms, 0);
 	fprintf(f, "\"window_jobs\": %d, ", o->planner.window_jobs);
 	fprintf(f, "\"fair_share\": %s, ", o->planner.fair_share ? "true" : "false");
 	json_owners(r, f);
-	json_num(f, "wall_s", r->wall_s, 1);
+	sim_json_num(f, "wall_s", r->wall_s, 1);
 	fprintf(f, "}\n");
 }
 

@@ -98,69 +98,85 @@ write_util(const sim_world *w, const mx_node *nodes, double t, FILE *f)
 	fputc('\n', f);
 }
 
-int
-sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t errlen)
+/* The simulation's state between events. */
+typedef struct sim_state
 {
-	mx_snapshot s;
-	mx_node    *nodes = NULL;
-	mx_running_part *parts = NULL;
-	mx_job	   *sjobs = NULL;
-	int		   *sjob_of = NULL;		/* snapshot job -> world job */
-	int		   *running = NULL;
-	int			nrunning = 0;
-	launch	   *launches = NULL;
-	double	   *solve = NULL;
-	int		   *waiting_of = NULL;	/* per owner: its waiting jobs */
-	mx_owner   *round_owners = NULL;	/* the owners with their usage, per round */
-	int			nsolve = 0,
-				solve_cap = 0;
-	int			next_arrival = 0;
-	int			nwaiting = 0;
-	double		now = 0,
-				next_due = INFINITY;
-	double		last_progress = 0;
-	double		t_wall0 = mx_wall_ms();
+	sim_world  *w;
+	const sim_options *o;
+	sim_result *r;
+	mx_node    *nodes;			/* the cluster's nodes with their busy masks */
+	mx_running_part *parts;		/* a round's running parts */
+	mx_job	   *sjobs;			/* a round's waiting jobs */
+	int		   *sjob_of;		/* snapshot job -> world job */
+	int		   *running;		/* world jobs that run */
+	int			nrunning;
+	launch	   *launches;		/* a round's jobs due now */
+	double	   *solve;			/* wall time of every round */
+	int		   *waiting_of;		/* per owner: its waiting jobs */
+	mx_owner   *round_owners;	/* the owners with their usage, per round */
+	int			nsolve,
+				solve_cap;
+	int			next_arrival;	/* the next world job to arrive */
+	int			nwaiting;
+	int			done;
+	int			total_gpus;		/* of the nodes that are up */
+	double		now,
+				next_due;		/* the earliest planned start in the future */
+	double		last_progress;	/* wall ms of the last progress line */
+} sim_state;
+
+static int
+state_alloc(sim_state *st)
+{
+	sim_world  *w = st->w;
 	int			i,
-				k,
-				rc = 0,
-				done = 0;
-	int			total_gpus = 0;
-	int			nparts_max = 0;
-	const double eps = SIM_EPS;
+				nparts_max = 0;
 
-	memset(r, 0, sizeof(*r));
-	r->policy = mx_policy_name(o->planner.policy);
-	r->jobs = w->njobs;
-	r->soft_jobs = w->nsoft;
-
-	nodes = malloc((size_t) w->cluster.nnodes * sizeof(mx_node));
-	running = malloc((size_t) w->njobs * sizeof(int));
-	sjobs = malloc((size_t) w->njobs * sizeof(mx_job));
-	sjob_of = malloc((size_t) w->njobs * sizeof(int));
-	launches = malloc((size_t) w->njobs * sizeof(launch));
+	st->nodes = malloc((size_t) w->cluster.nnodes * sizeof(mx_node));
+	st->running = malloc((size_t) w->njobs * sizeof(int));
+	st->sjobs = malloc((size_t) w->njobs * sizeof(mx_job));
+	st->sjob_of = malloc((size_t) w->njobs * sizeof(int));
+	st->launches = malloc((size_t) w->njobs * sizeof(launch));
 	for (i = 0; i < w->cluster.nnodes; i++)
 		nparts_max += w->cluster.nodes[i].gpus;
-	parts = malloc((size_t) (nparts_max + 1) * sizeof(mx_running_part));
+	st->parts = malloc((size_t) (nparts_max + 1) * sizeof(mx_running_part));
 	if (w->nowners > 0)
 	{
-		waiting_of = calloc((size_t) w->nowners, sizeof(int));
-		round_owners = malloc((size_t) w->nowners * sizeof(mx_owner));
+		st->waiting_of = calloc((size_t) w->nowners, sizeof(int));
+		st->round_owners = malloc((size_t) w->nowners * sizeof(mx_owner));
 	}
-	if (!nodes || !running || !sjobs || !sjob_of || !launches || !parts ||
-		(w->nowners > 0 && (!waiting_of || !round_owners)))
-	{
-		snprintf(err, errlen, "out of memory");
-		rc = -1;
-		goto out;
-	}
-	memcpy(nodes, w->cluster.nodes, (size_t) w->cluster.nnodes * sizeof(mx_node));
+	if (!st->nodes || !st->running || !st->sjobs || !st->sjob_of || !st->launches || !st->parts ||
+		(w->nowners > 0 && (!st->waiting_of || !st->round_owners)))
+		return -1;
+	memcpy(st->nodes, w->cluster.nodes, (size_t) w->cluster.nnodes * sizeof(mx_node));
 	for (i = 0; i < w->cluster.nnodes; i++)
 	{
-		nodes[i].busy = 0;
-		if (nodes[i].status == MX_NODE_UP)
-			total_gpus += nodes[i].gpus;
+		st->nodes[i].busy = 0;
+		if (st->nodes[i].status == MX_NODE_UP)
+			st->total_gpus += st->nodes[i].gpus;
 	}
-	r->cluster_gpus = total_gpus;
+	return 0;
+}
+
+static void
+state_free(sim_state *st)
+{
+	free(st->nodes);
+	free(st->parts);
+	free(st->sjobs);
+	free(st->sjob_of);
+	free(st->running);
+	free(st->launches);
+	free(st->solve);
+	free(st->waiting_of);
+	free(st->round_owners);
+}
+
+/* Every job back to "not submitted yet", so a world can be run again. */
+static void
+reset_jobs(sim_world *w, const sim_options *o)
+{
+	int			i;
 
 	for (i = 0; i < w->njobs; i++)
 	{
@@ -180,386 +196,567 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 		j->job.prev_gpus = 0;
 		j->job.prev_start = 0;
 	}
+}
 
-	if (o->util_out)
+static void
+write_headers(const sim_state *st)
+{
+	const sim_world *w = st->w;
+	int			i;
+
+	if (st->o->util_out)
 	{
-		fprintf(o->util_out, "t_s,busy_gpus");
+		fprintf(st->o->util_out, "t_s,busy_gpus");
 		for (i = 0; i < w->cluster.ntypes; i++)
-			fprintf(o->util_out, ",busy_%s", w->cluster.types[i].name);
-		fprintf(o->util_out, "\n");
-		write_util(w, nodes, 0, o->util_out);
+			fprintf(st->o->util_out, ",busy_%s", w->cluster.types[i].name);
+		fprintf(st->o->util_out, "\n");
+		write_util(w, st->nodes, 0, st->o->util_out);
 	}
-	if (o->rounds_out)
-		fprintf(o->rounds_out, "t_s,waiting,running,launched,solve_ms,solver,milp_jobs,milp_vars,objective\n");
+	if (st->o->rounds_out)
+		fprintf(st->o->rounds_out, "t_s,waiting,running,launched,solve_ms,solver,milp_jobs,milp_vars,objective\n");
+}
+
+/* The next submission, completion or planned start; INFINITY when none. */
+static double
+next_event(const sim_state *st)
+{
+	double		t = INFINITY;
+	int			k;
+
+	if (st->next_arrival < st->w->njobs)
+		t = st->w->jobs[st->next_arrival].submit;
+	for (k = 0; k < st->nrunning; k++)
+		if (st->w->jobs[st->running[k]].finish < t)
+			t = st->w->jobs[st->running[k]].finish;
+	if (st->next_due < t)
+		t = st->next_due;
+	return t;
+}
+
+/* Step 1: running jobs whose finish has come free their GPUs. */
+static void
+complete_jobs(sim_state *st)
+{
+	int			i,
+				k;
+
+	for (k = 0; k < st->nrunning;)
+	{
+		sim_job    *j = &st->w->jobs[st->running[k]];
+
+		if (j->finish <= st->now + SIM_EPS)
+		{
+			for (i = 0; i < j->nparts; i++)
+				st->nodes[j->parts[i].node].busy &= ~j->parts[i].indices;
+			j->state = SJ_DONE;
+			st->done++;
+			st->running[k] = st->running[--st->nrunning];
+		}
+		else
+			k++;
+	}
+}
+
+/* Each owner's waiting jobs among those that have arrived. */
+static void
+count_waiting(sim_state *st)
+{
+	sim_world  *w = st->w;
+	int			i;
+
+	for (i = 0; i < w->nowners; i++)
+		st->waiting_of[i] = 0;
+	for (i = 0; w->nowners > 0 && i < st->next_arrival; i++)
+		if (w->jobs[i].state == SJ_WAITING && w->jobs[i].job.owner >= 0)
+			st->waiting_of[w->jobs[i].job.owner]++;
+}
+
+/*
+ * Step 2: submitted jobs join the waiting ones; a job beyond its owner's
+ * waiting-jobs limit is rejected.
+ */
+static void
+admit_arrivals(sim_state *st)
+{
+	sim_world  *w = st->w;
+
+	count_waiting(st);
+	while (st->next_arrival < w->njobs && w->jobs[st->next_arrival].submit <= st->now + SIM_EPS)
+	{
+		sim_job    *aj = &w->jobs[st->next_arrival++];
+
+		if (!sim_tenancy_admit(w, st->waiting_of, st->next_arrival - 1))
+		{
+			aj->state = SJ_REJECTED;
+			snprintf(aj->reason, MX_REASON_LEN, "role %s would have more than %d waiting jobs",
+					 w->owners[aj->job.owner].name, w->max_waiting[aj->job.owner]);
+			continue;
+		}
+		aj->state = SJ_WAITING;
+		if (w->nowners > 0 && aj->job.owner >= 0)
+			st->waiting_of[aj->job.owner]++;
+		st->nwaiting++;
+	}
+}
+
+/* Step 3's snapshot: the waiting jobs in submit order and the running parts. */
+static void
+build_snapshot(sim_state *st, mx_snapshot *s)
+{
+	sim_world  *w = st->w;
+	int			i,
+				k,
+				nj = 0,
+				np = 0;
+
+	for (i = 0; i < w->njobs && nj < st->nwaiting; i++)
+		if (w->jobs[i].state == SJ_WAITING)
+		{
+			st->sjobs[nj] = w->jobs[i].job;
+			st->sjob_of[nj] = i;
+			nj++;
+		}
+	for (k = 0; k < st->nrunning; k++)
+	{
+		sim_job    *j = &w->jobs[st->running[k]];
+
+		for (i = 0; i < j->nparts; i++)
+		{
+			st->parts[np].job_id = j->job.job_id;
+			st->parts[np].node = j->parts[i].node;
+			st->parts[np].gpus = j->parts[i].gpus;
+			st->parts[np].expected_end = st->o->epoch + j->expected_finish;
+			st->parts[np].owner = j->job.owner;
+			np++;
+		}
+	}
+	*s = w->cluster;
+	s->now = st->o->epoch + st->now;
+	s->nodes = st->nodes;
+	s->nparts = np;
+	s->parts = st->parts;
+	s->njobs = nj;
+	s->jobs = st->sjobs;
+	if (w->nowners > 0)
+	{
+		sim_tenancy_usage(w, st->o, st->now, st->round_owners);
+		s->nowners = w->nowners;
+		s->owners = st->round_owners;
+	}
+}
+
+/* Counts a round and keeps its solve time; -1 when out of memory. */
+static int
+record_round(sim_state *st, const mx_plan *plan, double ms)
+{
+	sim_result *r = st->r;
+
+	if (st->nsolve >= st->solve_cap)
+	{
+		double	   *ns;
+
+		st->solve_cap = st->solve_cap ? st->solve_cap * 2 : 1024;
+		ns = realloc(st->solve, (size_t) st->solve_cap * sizeof(double));
+		if (ns == NULL)
+			return -1;
+		st->solve = ns;
+	}
+	st->solve[st->nsolve++] = ms;
+	r->rounds++;
+	if (strncmp(plan->solver, "glpk", 4) == 0)
+		r->milp_rounds++;
+	if (strstr(plan->solver, "fallback") || strstr(plan->solver, "limit") ||
+		strstr(plan->solver, "error"))
+		r->fallback_rounds++;
+	return 0;
+}
+
+static void
+watch_job(const sim_state *st, const sim_job *j, const mx_assignment *a, int nj)
+{
+	const sim_world *w = st->w;
+	double		epoch = st->o->epoch;
+
+	fprintf(stderr, "watch %s t=%.3f round %d: %s %s x%d start %.3f end %.3f utility %.3f (%d waiting) %s\n",
+			j->name, st->now, st->r->rounds,
+			a->status == MX_PLANNED ? "planned" : a->status == MX_WAITING ? "waiting" : "unplannable",
+			a->type >= 0 ? w->cluster.types[a->type].name : "-", a->gpus,
+			a->start - epoch, a->end - epoch, a->utility, nj, a->reason);
+}
+
+/*
+ * Step 4's first half: remember each job's plan, reject what can never run,
+ * and collect the jobs planned to start now. Returns how many are due.
+ */
+static int
+apply_plan(sim_state *st, const mx_plan *plan, int nj)
+{
+	int			i,
+				nl = 0;
+
+	for (i = 0; i < plan->n && i < nj; i++)
+	{
+		const mx_assignment *a = &plan->a[i];
+		int			ai = a->job >= 0 && a->job < nj ? a->job : i;
+		sim_job    *j = &st->w->jobs[st->sjob_of[ai]];
+		double		st_s = a->start - st->o->epoch;
+
+		snprintf(j->reason, MX_REASON_LEN, "%s", a->reason);
+		if (st->o->watch && strcmp(st->o->watch, j->name) == 0)
+			watch_job(st, j, a, nj);
+		if (a->status == MX_UNPLANNABLE)
+		{
+			j->state = SJ_REJECTED;
+			j->type = a->type;
+			j->gpus = a->gpus;
+			st->nwaiting--;
+			continue;
+		}
+		if (a->status == MX_PLANNED && isnan(j->first_planned_start))
+			j->first_planned_start = st_s < st->now ? st->now : st_s;
+		if (a->status == MX_PLANNED && st_s <= st->now + SIM_EPS && a->type >= 0 && a->gpus > 0)
+		{
+			st->launches[nl].ji = st->sjob_of[ai];
+			st->launches[nl].ai = i;
+			st->launches[nl].start = st_s;
+			nl++;
+			continue;
+		}
+		j->replans++;
+		j->job.prev_type = a->status == MX_PLANNED ? a->type : -1;
+		j->job.prev_gpus = a->status == MX_PLANNED ? a->gpus : 0;
+		j->job.prev_start = a->status == MX_PLANNED ? a->start : 0;
+		if (a->status == MX_PLANNED && st_s > st->now + SIM_EPS && st_s < st->next_due)
+			st->next_due = st_s;
+	}
+	return nl;
+}
+
+/* Starts job j on a's configuration, placed on parts it already holds. */
+static void
+start_job(sim_state *st, sim_job *j, const mx_assignment *a, int ji)
+{
+	double		util = a->utility,
+				run,
+				est;
+
+	/* planned with the estimate, runs its true duration on that configuration */
+	if (!(util > 0) || !isfinite(util))
+		est = (a->end > a->start) ? a->end - a->start : j->job.duration;
+	else
+		est = j->job.duration / util;
+	run = est * (j->true_duration / j->job.duration);
+	j->state = SJ_RUNNING;
+	j->type = a->type;
+	j->gpus = a->gpus;
+	j->utility = (util > 0 && isfinite(util)) ? util : j->job.duration / est;
+	j->start = st->now;
+	j->finish = st->now + run;
+	j->expected_finish = st->now + est;
+	st->running[st->nrunning++] = ji;
+	st->nwaiting--;
+}
+
+/*
+ * Step 4's second half: the due jobs in order of planned start, then submit
+ * order, placed and started. Returns how many started.
+ */
+static int
+launch_due(sim_state *st, const mx_plan *plan, int nl)
+{
+	const sim_world *w = st->w;
+	int			k,
+				launched = 0;
+
+	qsort(st->launches, nl, sizeof(launch), cmp_launch);
+	for (k = 0; k < nl; k++)
+	{
+		const mx_assignment *a = &plan->a[st->launches[k].ai];
+		sim_job    *j = &st->w->jobs[st->launches[k].ji];
+		int			npart;
+
+		npart = mx_place(st->nodes, w->cluster.nnodes, a->type, a->gpus, j->parts, SIM_MAX_PARTS);
+		if (npart <= 0)
+		{
+			st->r->place_failures++;
+			j->replans++;
+			snprintf(j->reason, MX_REASON_LEN, "placement failed: %d %s GPUs not free on the nodes",
+					 a->gpus, w->cluster.types[a->type].name);
+			j->job.prev_type = -1;
+			j->job.prev_gpus = 0;
+			j->job.prev_start = 0;
+			continue;
+		}
+		mx_place_commit(st->nodes, j->parts, npart);
+		j->nparts = npart;
+		start_job(st, j, a, st->launches[k].ji);
+		launched++;
+	}
+	return launched;
+}
+
+/* Steps 3 and 4. 0, or -1 with err set. */
+static int
+run_round(sim_state *st, char *err, size_t errlen)
+{
+	mx_snapshot s;
+	mx_plan		plan;
+	double		t0,
+				ms;
+	int			nl,
+				launched;
+
+	build_snapshot(st, &s);
+	memset(&plan, 0, sizeof(plan));
+	t0 = mx_wall_ms();
+	if (mx_tenancy_plan_round(&s, &st->o->planner, &plan) != 0)
+	{
+		snprintf(err, errlen, "mx_plan_round failed at t=%.3f s (out of memory)", st->now);
+		return -1;
+	}
+	ms = mx_wall_ms() - t0;
+	if (record_round(st, &plan, ms) < 0)
+	{
+		mx_plan_free(&plan);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	nl = apply_plan(st, &plan, s.njobs);
+	launched = launch_due(st, &plan, nl);
+	if (st->o->rounds_out)
+		fprintf(st->o->rounds_out, "%.3f,%d,%d,%d,%.3f,\"%s\",%d,%d,%.6g\n",
+				st->now, s.njobs, st->nrunning, launched, ms, plan.solver, plan.milp_jobs,
+				plan.milp_vars, plan.objective);
+	mx_plan_free(&plan);
+	return 0;
+}
+
+static void
+show_progress(sim_state *st)
+{
+	double		wnow = mx_wall_ms();
+
+	if (wnow - st->last_progress > 250)
+	{
+		st->last_progress = wnow;
+		fprintf(stderr, "\r%s: t=%.0fs  %d/%d done  %d waiting  %d running  %d rounds   ",
+				st->r->policy, st->now, st->done, st->w->njobs, st->nwaiting, st->nrunning, st->r->rounds);
+		fflush(stderr);
+	}
+}
+
+/* The event loop. 0, or -1 with err set. */
+static int
+run_events(sim_state *st, char *err, size_t errlen)
+{
+	const sim_options *o = st->o;
 
 	for (;;)
 	{
-		double		t = INFINITY;
-		mx_plan		plan;
-		int			nj = 0,
-					np = 0,
-					nl = 0;
+		double		t = next_event(st);
 
-		if (next_arrival < w->njobs)
-			t = w->jobs[next_arrival].submit;
-		for (k = 0; k < nrunning; k++)
-			if (w->jobs[running[k]].finish < t)
-				t = w->jobs[running[k]].finish;
-		if (next_due < t)
-			t = next_due;
 		if (!isfinite(t))
 			break;
-		if (t > now)
-			now = t;
-		r->events++;
+		if (t > st->now)
+			st->now = t;
+		st->r->events++;
 
-		/* 1. completions */
-		for (k = 0; k < nrunning;)
-		{
-			sim_job    *j = &w->jobs[running[k]];
-
-			if (j->finish <= now + eps)
-			{
-				for (i = 0; i < j->nparts; i++)
-					nodes[j->parts[i].node].busy &= ~j->parts[i].indices;
-				j->state = SJ_DONE;
-				done++;
-				running[k] = running[--nrunning];
-			}
-			else
-				k++;
-		}
-		/* 2. arrivals; a job beyond its owner's waiting-jobs limit is rejected */
-		for (k = 0; k < w->nowners; k++)
-			waiting_of[k] = 0;
-		for (i = 0; w->nowners > 0 && i < next_arrival; i++)
-			if (w->jobs[i].state == SJ_WAITING && w->jobs[i].job.owner >= 0)
-				waiting_of[w->jobs[i].job.owner]++;
-		while (next_arrival < w->njobs && w->jobs[next_arrival].submit <= now + eps)
-		{
-			sim_job    *aj = &w->jobs[next_arrival++];
-
-			if (!sim_tenancy_admit(w, waiting_of, next_arrival - 1))
-			{
-				aj->state = SJ_REJECTED;
-				snprintf(aj->reason, MX_REASON_LEN, "role %s would have more than %d waiting jobs",
-						 w->owners[aj->job.owner].name, w->max_waiting[aj->job.owner]);
-				continue;
-			}
-			aj->state = SJ_WAITING;
-			if (w->nowners > 0 && aj->job.owner >= 0)
-				waiting_of[aj->job.owner]++;
-			nwaiting++;
-		}
-
-		/* 3. one round */
-		next_due = INFINITY;
-		if (nwaiting > 0)
-		{
-			double		t0,
-						ms;
-
-			for (i = 0; i < w->njobs && nj < nwaiting; i++)
-				if (w->jobs[i].state == SJ_WAITING)
-				{
-					sjobs[nj] = w->jobs[i].job;
-					sjob_of[nj] = i;
-					nj++;
-				}
-			/* running parts, sorted by job start (stable in job order) */
-			for (k = 0; k < nrunning; k++)
-			{
-				sim_job    *j = &w->jobs[running[k]];
-
-				for (i = 0; i < j->nparts; i++)
-				{
-					parts[np].job_id = j->job.job_id;
-					parts[np].node = j->parts[i].node;
-					parts[np].gpus = j->parts[i].gpus;
-					parts[np].expected_end = o->epoch + j->expected_finish;
-					parts[np].owner = j->job.owner;
-					np++;
-				}
-			}
-			s = w->cluster;
-			s.now = o->epoch + now;
-			s.nodes = nodes;
-			s.nparts = np;
-			s.parts = parts;
-			s.njobs = nj;
-			s.jobs = sjobs;
-			if (w->nowners > 0)
-			{
-				sim_tenancy_usage(w, o, now, round_owners);
-				s.nowners = w->nowners;
-				s.owners = round_owners;
-			}
-
-			memset(&plan, 0, sizeof(plan));
-			t0 = mx_wall_ms();
-			if (mx_tenancy_plan_round(&s, &o->planner, &plan) != 0)
-			{
-				snprintf(err, errlen, "mx_plan_round failed at t=%.3f s (out of memory)", now);
-				rc = -1;
-				goto out;
-			}
-			ms = mx_wall_ms() - t0;
-			if (nsolve >= solve_cap)
-			{
-				double	   *ns;
-
-				solve_cap = solve_cap ? solve_cap * 2 : 1024;
-				ns = realloc(solve, (size_t) solve_cap * sizeof(double));
-				if (ns == NULL)
-				{
-					mx_plan_free(&plan);
-					snprintf(err, errlen, "out of memory");
-					rc = -1;
-					goto out;
-				}
-				solve = ns;
-			}
-			solve[nsolve++] = ms;
-			r->rounds++;
-			if (strncmp(plan.solver, "glpk", 4) == 0)
-				r->milp_rounds++;
-			if (strstr(plan.solver, "fallback") || strstr(plan.solver, "limit") ||
-				strstr(plan.solver, "error"))
-				r->fallback_rounds++;
-
-			/* 4. the plan: remember it, reject the impossible, launch what is due */
-			for (i = 0; i < plan.n && i < nj; i++)
-			{
-				const mx_assignment *a = &plan.a[i];
-				int			ai = a->job >= 0 && a->job < nj ? a->job : i;
-				sim_job    *j = &w->jobs[sjob_of[ai]];
-				double		st = a->start - o->epoch;
-
-				snprintf(j->reason, MX_REASON_LEN, "%s", a->reason);
-				if (o->watch && strcmp(o->watch, j->name) == 0)
-					fprintf(stderr, "watch %s t=%.3f round %d: %s %s x%d start %.3f end %.3f utility %.3f (%d waiting) %s\n",
-							j->name, now, r->rounds,
-							a->status == MX_PLANNED ? "planned" : a->status == MX_WAITING ? "waiting" : "unplannable",
-							a->type >= 0 ? w->cluster.types[a->type].name : "-", a->gpus,
-							a->start - o->epoch, a->end - o->epoch, a->utility, nj, a->reason);
-				if (a->status == MX_UNPLANNABLE)
-				{
-					j->state = SJ_REJECTED;
-					j->type = a->type;
-					j->gpus = a->gpus;
-					nwaiting--;
-					continue;
-				}
-				if (a->status == MX_PLANNED && isnan(j->first_planned_start))
-					j->first_planned_start = st < now ? now : st;
-				if (a->status == MX_PLANNED && st <= now + eps && a->type >= 0 && a->gpus > 0)
-				{
-					launches[nl].ji = sjob_of[ai];
-					launches[nl].ai = i;
-					launches[nl].start = st;
-					nl++;
-					continue;
-				}
-				j->replans++;
-				j->job.prev_type = a->status == MX_PLANNED ? a->type : -1;
-				j->job.prev_gpus = a->status == MX_PLANNED ? a->gpus : 0;
-				j->job.prev_start = a->status == MX_PLANNED ? a->start : 0;
-				if (a->status == MX_PLANNED && st > now + eps && st < next_due)
-					next_due = st;
-			}
-			qsort(launches, nl, sizeof(launch), cmp_launch);
-			{
-				int			launched = 0;
-
-				for (k = 0; k < nl; k++)
-				{
-					const mx_assignment *a = &plan.a[launches[k].ai];
-					sim_job    *j = &w->jobs[launches[k].ji];
-					int			npart;
-					double		util = a->utility,
-								run,
-								est;
-
-					npart = mx_place(nodes, w->cluster.nnodes, a->type, a->gpus, j->parts, SIM_MAX_PARTS);
-					if (npart <= 0)
-					{
-						r->place_failures++;
-						j->replans++;
-						snprintf(j->reason, MX_REASON_LEN, "placement failed: %d %s GPUs not free on the nodes",
-								 a->gpus, w->cluster.types[a->type].name);
-						j->job.prev_type = -1;
-						j->job.prev_gpus = 0;
-						j->job.prev_start = 0;
-						continue;
-					}
-					mx_place_commit(nodes, j->parts, npart);
-					j->nparts = npart;
-					/* planned with the estimate, runs its true duration on that configuration */
-					if (!(util > 0) || !isfinite(util))
-						est = (a->end > a->start) ? a->end - a->start : j->job.duration;
-					else
-						est = j->job.duration / util;
-					run = est * (j->true_duration / j->job.duration);
-					j->state = SJ_RUNNING;
-					j->type = a->type;
-					j->gpus = a->gpus;
-					j->utility = (util > 0 && isfinite(util)) ? util : j->job.duration / est;
-					j->start = now;
-					j->finish = now + run;
-					j->expected_finish = now + est;
-					running[nrunning++] = launches[k].ji;
-					nwaiting--;
-					launched++;
-				}
-				if (o->rounds_out)
-					fprintf(o->rounds_out, "%.3f,%d,%d,%d,%.3f,\"%s\",%d,%d,%.6g\n",
-							now, nj, nrunning, launched, ms, plan.solver, plan.milp_jobs,
-							plan.milp_vars, plan.objective);
-			}
-			mx_plan_free(&plan);
-		}
+		complete_jobs(st);
+		admit_arrivals(st);
+		st->next_due = INFINITY;
+		if (st->nwaiting > 0 && run_round(st, err, errlen) < 0)
+			return -1;
 		if (o->util_out)
-			write_util(w, nodes, now, o->util_out);
-
+			write_util(st->w, st->nodes, st->now, o->util_out);
 		if (o->progress)
-		{
-			double		wnow = mx_wall_ms();
-
-			if (wnow - last_progress > 250)
-			{
-				last_progress = wnow;
-				fprintf(stderr, "\r%s: t=%.0fs  %d/%d done  %d waiting  %d running  %d rounds   ",
-						r->policy, now, done, w->njobs, nwaiting, nrunning, r->rounds);
-				fflush(stderr);
-			}
-		}
-		if (o->max_rounds > 0 && r->rounds >= o->max_rounds)
+			show_progress(st);
+		if (o->max_rounds > 0 && st->r->rounds >= o->max_rounds)
 			break;
-
 		/* stalled: waiting jobs, nothing will ever happen again */
-		if (nwaiting > 0 && nrunning == 0 && next_arrival >= w->njobs && !isfinite(next_due))
+		if (st->nwaiting > 0 && st->nrunning == 0 && st->next_arrival >= st->w->njobs && !isfinite(st->next_due))
 			break;
 	}
 	if (o->progress)
 		fprintf(stderr, "\r%*s\r", 78, "");
+	return 0;
+}
 
-	/* metrics */
+/* Per finished job: completion, wait and finish-time fairness; sorted. */
+typedef struct job_stats
+{
+	double	   *jct,
+			   *wait,
+			   *ftf;
+	double		sum_jct,
+				sum_wait,
+				sum_util,
+				sum_ftf,
+				sum_hard;
+	double		first_submit,
+				last_finish;
+	int			n;
+} job_stats;
+
+/* Counts every job by its end state and collects the finished ones' figures. */
+static void
+collect_jobs(sim_world *w, sim_result *r, job_stats *js)
+{
+	int			i;
+
+	js->first_submit = INFINITY;
+	js->last_finish = -INFINITY;
+	for (i = 0; i < w->njobs; i++)
 	{
-		double	   *jct = malloc((size_t) w->njobs * sizeof(double) + 1);
-		double	   *wait = malloc((size_t) w->njobs * sizeof(double) + 1);
-		double	   *ftf = malloc((size_t) w->njobs * sizeof(double) + 1);
-		double		sum_ftf = 0,
-					sum_hard = 0;
-		double		first_submit = INFINITY,
-					last_finish = -INFINITY,
-					sum_jct = 0,
-					sum_wait = 0,
-					sum_util = 0;
-		int			n = 0;
+		sim_job    *j = &w->jobs[i];
+		int			n = js->n;
 
-		if (jct == NULL || wait == NULL || ftf == NULL)
+		if (j->state == SJ_WAITING || j->state == SJ_FUTURE || j->state == SJ_RUNNING)
 		{
-			free(jct);
-			free(wait);
-			free(ftf);
-			snprintf(err, errlen, "out of memory");
-			rc = -1;
-			goto out;
+			j->state = SJ_UNFINISHED;
+			r->unfinished++;
+			continue;
 		}
-		for (i = 0; i < w->njobs; i++)
+		if (j->state == SJ_REJECTED)
 		{
-			sim_job    *j = &w->jobs[i];
-
-			if (j->state == SJ_WAITING || j->state == SJ_FUTURE || j->state == SJ_RUNNING)
-			{
-				j->state = SJ_UNFINISHED;
-				r->unfinished++;
-				continue;
-			}
-			if (j->state == SJ_REJECTED)
-			{
-				r->rejected++;
-				continue;
-			}
-			if (j->submit < first_submit)
-				first_submit = j->submit;
-			if (j->finish > last_finish)
-				last_finish = j->finish;
-			jct[n] = j->finish - j->submit;
-			wait[n] = j->start - j->submit;
-			sum_jct += jct[n];
-			sum_wait += wait[n];
-			sum_util += j->utility;
-			ftf[n] = jct[n] / j->true_duration;
-			sum_ftf += ftf[n];
-			if (j->job.cls == MX_HARD)
-			{
-				r->hard_finished++;
-				sum_hard += jct[n];
-			}
-			if (j->finish > j->expected_finish + SIM_EPS)
-				r->overran++;
-			r->gpu_seconds += (double) j->gpus * (j->finish - j->start);
-			if (j->type != j->job.ref_type || j->gpus != j->job.ref_gpus)
-				r->moved++;
-			n++;
+			r->rejected++;
+			continue;
 		}
-		r->finished = n;
-		if (n > 0)
+		if (j->submit < js->first_submit)
+			js->first_submit = j->submit;
+		if (j->finish > js->last_finish)
+			js->last_finish = j->finish;
+		js->jct[n] = j->finish - j->submit;
+		js->wait[n] = j->start - j->submit;
+		js->sum_jct += js->jct[n];
+		js->sum_wait += js->wait[n];
+		js->sum_util += j->utility;
+		js->ftf[n] = js->jct[n] / j->true_duration;
+		js->sum_ftf += js->ftf[n];
+		if (j->job.cls == MX_HARD)
 		{
-			qsort(jct, n, sizeof(double), cmp_double);
-			qsort(wait, n, sizeof(double), cmp_double);
-			r->avg_jct = sum_jct / n;
-			r->p50_jct = percentile(jct, n, 0.50);
-			r->p99_jct = percentile(jct, n, 0.99);
-			r->max_jct = jct[n - 1];
-			r->avg_wait = sum_wait / n;
-			r->p99_wait = percentile(wait, n, 0.99);
-			r->avg_utility = sum_util / n;
-			qsort(ftf, n, sizeof(double), cmp_double);
-			r->ftf_mean = sum_ftf / n;
-			r->ftf_p99 = percentile(ftf, n, 0.99);
-			r->ftf_max = ftf[n - 1];
-			r->avg_jct_hard = r->hard_finished > 0 ? sum_hard / r->hard_finished : NAN;
-			r->makespan = last_finish - first_submit;
-			if (r->makespan > 0 && total_gpus > 0)
-				r->gpu_util = r->gpu_seconds / ((double) total_gpus * r->makespan);
+			r->hard_finished++;
+			js->sum_hard += js->jct[n];
 		}
-		free(jct);
-		free(wait);
-		free(ftf);
-		if (nsolve > 0)
-		{
-			for (i = 0; i < nsolve; i++)
-				r->solve_ms_total += solve[i];
-			qsort(solve, nsolve, sizeof(double), cmp_double);
-			r->solve_ms_p50 = percentile(solve, nsolve, 0.50);
-			r->solve_ms_p95 = percentile(solve, nsolve, 0.95);
-			r->solve_ms_max = solve[nsolve - 1];
-		}
+		if (j->finish > j->expected_finish + SIM_EPS)
+			r->overran++;
+		r->gpu_seconds += (double) j->gpus * (j->finish - j->start);
+		if (j->type != j->job.ref_type || j->gpus != j->job.ref_gpus)
+			r->moved++;
+		js->n++;
 	}
-	if (sim_tenancy_metrics(w, r) < 0)
+}
+
+static void
+summarize_jobs(job_stats *js, int total_gpus, sim_result *r)
+{
+	int			n = js->n;
+
+	r->finished = n;
+	if (n == 0)
+		return;
+	qsort(js->jct, n, sizeof(double), cmp_double);
+	qsort(js->wait, n, sizeof(double), cmp_double);
+	r->avg_jct = js->sum_jct / n;
+	r->p50_jct = percentile(js->jct, n, 0.50);
+	r->p99_jct = percentile(js->jct, n, 0.99);
+	r->max_jct = js->jct[n - 1];
+	r->avg_wait = js->sum_wait / n;
+	r->p99_wait = percentile(js->wait, n, 0.99);
+	r->avg_utility = js->sum_util / n;
+	qsort(js->ftf, n, sizeof(double), cmp_double);
+	r->ftf_mean = js->sum_ftf / n;
+	r->ftf_p99 = percentile(js->ftf, n, 0.99);
+	r->ftf_max = js->ftf[n - 1];
+	r->avg_jct_hard = r->hard_finished > 0 ? js->sum_hard / r->hard_finished : NAN;
+	r->makespan = js->last_finish - js->first_submit;
+	if (r->makespan > 0 && total_gpus > 0)
+		r->gpu_util = r->gpu_seconds / ((double) total_gpus * r->makespan);
+}
+
+static void
+summarize_solves(sim_state *st)
+{
+	sim_result *r = st->r;
+	int			i;
+
+	if (st->nsolve == 0)
+		return;
+	for (i = 0; i < st->nsolve; i++)
+		r->solve_ms_total += st->solve[i];
+	qsort(st->solve, st->nsolve, sizeof(double), cmp_double);
+	r->solve_ms_p50 = percentile(st->solve, st->nsolve, 0.50);
+	r->solve_ms_p95 = percentile(st->solve, st->nsolve, 0.95);
+	r->solve_ms_max = st->solve[st->nsolve - 1];
+}
+
+/* The metrics of the run. 0, or -1 when out of memory. */
+static int
+compute_metrics(sim_state *st)
+{
+	size_t		size = (size_t) st->w->njobs * sizeof(double) + 1;
+	job_stats	js;
+	int			rc = 0;
+
+	memset(&js, 0, sizeof(js));
+	js.jct = malloc(size);
+	js.wait = malloc(size);
+	js.ftf = malloc(size);
+	if (js.jct == NULL || js.wait == NULL || js.ftf == NULL)
+		rc = -1;
+	else
+	{
+		collect_jobs(st->w, st->r, &js);
+		summarize_jobs(&js, st->total_gpus, st->r);
+		summarize_solves(st);
+		rc = sim_tenancy_metrics(st->w, st->r);
+	}
+	free(js.jct);
+	free(js.wait);
+	free(js.ftf);
+	return rc;
+}
+
+int
+sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t errlen)
+{
+	sim_state	st;
+	double		t_wall0 = mx_wall_ms();
+	int			rc = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->policy = mx_policy_name(o->planner.policy);
+	r->jobs = w->njobs;
+	r->soft_jobs = w->nsoft;
+
+	memset(&st, 0, sizeof(st));
+	st.w = w;
+	st.o = o;
+	st.r = r;
+	st.next_due = INFINITY;
+	if (state_alloc(&st) < 0)
+	{
+		snprintf(err, errlen, "out of memory");
+		state_free(&st);
+		return -1;
+	}
+	r->cluster_gpus = st.total_gpus;
+	reset_jobs(w, o);
+	write_headers(&st);
+
+	if (run_events(&st, err, errlen) < 0)
+		rc = -1;
+	else if (compute_metrics(&st) < 0)
 	{
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
-		goto out;
 	}
-	if (r->unfinished > 0)
+	else if (r->unfinished > 0)
 	{
-		snprintf(err, errlen, "simulation stalled at t=%.3f s: %d jobs never started", now, r->unfinished);
+		snprintf(err, errlen, "simulation stalled at t=%.3f s: %d jobs never started", st.now, r->unfinished);
 		rc = 1;
 	}
-	r->wall_s = (mx_wall_ms() - t_wall0) / 1e3;
-
-out:
-	free(nodes);
-	free(parts);
-	free(sjobs);
-	free(sjob_of);
-	free(running);
-	free(launches);
-	free(solve);
-	free(waiting_of);
-	free(round_owners);
+	if (rc >= 0)
+		r->wall_s = (mx_wall_ms() - t_wall0) / 1e3;
+	state_free(&st);
 	return rc;
 }

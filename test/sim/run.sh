@@ -199,6 +199,45 @@ bad "no --policy" $A --trace "$T/t1.csv"
 bad "no --trace" $A --policy k8s
 bad "unknown option" $A --trace "$T/t1.csv" --policy k8s --frobnicate
 bad "bad --soft-share" $A --trace "$T/t1.csv" --policy k8s --soft-share 2
+# The planner's options: one table (src/core/options.c) checked by the
+# simulator and the benchmark alike.
+BENCH=$(dirname "$SIM")/mixdnn-bench
+for o in "--mip-gap 2" "--window x" "--time-limit-ms 0" "--critical-margin -2"; do
+	# shellcheck disable=SC2086
+	bad "bad $o" $A --trace "$T/t1.csv" --policy mixdnn $o
+	if [ -x "$BENCH" ]; then
+		# shellcheck disable=SC2086
+		"$BENCH" --waiting 5 --gpus 16 --rounds 1 --bound none --quiet --json $o >/dev/null 2>"$T/bench.err"
+		rc=$?
+		grep -q "is not a number in" "$T/bench.err"
+		is "$rc $?" "2 0" "mixdnn-bench refuses $o with the simulator's message"
+	else
+		skip 1 "bin/mixdnn-bench is not built"
+	fi
+done
+"$SIM" $A --trace "$T/t1.csv" --policy mixdnn --value-horizon-s 86400 --json >"$T/vh.out" 2>&1
+ok $? "the simulator takes the benchmark's --value-horizon-s"
+
+# mixdnn-bench --load: a snapshot as bench/export_snapshot.sql writes it
+# (a running part on an unknown node is skipped; 4 + 2 of 20 GPUs held).
+if [ -x "$BENCH" ]; then
+	L="$T/load"
+	mkdir -p "$L"
+	printf 'gpu_type,speed\nv100,1.0\nk80,0.4\n' >"$L/types.csv"
+	printf 'node,gpu_type,gpus,status\nv1,v100,8,up\nv2,v100,4,draining\nk1,k80,8,\n' >"$L/nodes.csv"
+	printf 'job_id,node,gpus,end_s\n1,v1,4,600\n2,k1,2,1200\n3,zz,1,100\n' >"$L/running.csv"
+	printf '%s\n' 'job_id,model_class,gpu_type,gpus,min_gpus,max_gpus,allowed_types,duration_s,priority,age_s,prev_type,prev_gpus,prev_start_s' \
+		'10,hard,v100,2,2,2,,3600,0,100,,0,' '11,soft,,4,2,8,,7200,10,50,v100,4,300' \
+		'12,soft,k80,2,1,4,v100|k80,1800,0,10,,0,' >"$L/waiting.csv"
+	"$BENCH" --load "$L" --rounds 1 --bound none >"$T/load.out" 2>&1
+	grep -q "W=3 G=20 T=2 .*busy=6/20 .*running_parts=2" "$T/load.out"
+	ok $? "mixdnn-bench --load reads the four files of a snapshot"
+	printf 'job_id,node,gpus,end_s\n1,v1,four,600\n' >"$L/running.csv"
+	"$BENCH" --load "$L" --rounds 1 --bound none >"$T/load.out" 2>&1
+	is "$?" 1 "mixdnn-bench --load refuses a number it cannot read"
+else
+	skip 2 "bin/mixdnn-bench is not built"
+fi
 printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,0,,hard,tpu,1,10\n' >"$T/b1.csv"
 bad "unknown gpu_type in the trace" $A --trace "$T/b1.csv" --policy k8s
 printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,zero,,hard,fast,1,10\n' >"$T/b2.csv"
@@ -209,6 +248,8 @@ printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,0,,hard,,1,1
 bad "hard job without gpu_type" $A --trace "$T/b4.csv" --policy k8s
 printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s,min_gpus,max_gpus\nx,0,,soft,fast,4,10,4,2\n' >"$T/b5.csv"
 bad "min_gpus > max_gpus" $A --trace "$T/b5.csv" --policy k8s
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s,min_gpus\nx,0,,hard,fast,1,10,zero\n' >"$T/b5h.csv"
+bad "a hard job's malformed min_gpus" $A --trace "$T/b5h.csv" --policy k8s
 printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,0,,medium,fast,1,10\n' >"$T/b6.csv"
 bad "unknown model_class" $A --trace "$T/b6.csv" --policy k8s
 printf 'name,submit_s,model,model_class,gpus,duration_s\nx,0,,hard,1,10\n' >"$T/b7.csv"

@@ -1,0 +1,134 @@
+/*
+ * csvload.c — the column-driven CSV loader (csvload.h).
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "csvload.h"
+
+int
+csv_copy_name(char *dst, const char *src)
+{
+	size_t		l;
+
+	while (isspace((unsigned char) *src))
+		src++;
+	l = strlen(src);
+	while (l > 0 && isspace((unsigned char) src[l - 1]))
+		l--;
+	if (l >= CSV_NAME_LEN)
+		return -1;
+	memcpy(dst, src, l);
+	dst[l] = '\0';
+	return 0;
+}
+
+/* What a number of column c must be, for its error message. */
+static void
+number_rule(const csv_column *c, char *buf, size_t size)
+{
+	const char *what = c->kind == CSV_INT ? "an integer" : "a number";
+
+	if (c->lo == 0 && c->lo_open && isinf(c->hi))
+		snprintf(buf, size, "must be a positive number");
+	else if (isinf(c->lo) && isinf(c->hi))
+		snprintf(buf, size, "must be %s", what);
+	else if (isinf(c->hi))
+		snprintf(buf, size, "must be %s >= %g", what, c->lo);
+	else
+		snprintf(buf, size, "must be %s %g..%g", what, c->lo, c->hi);
+}
+
+/* One field into the row; 0, or -1 with err set. */
+static int
+parse_field(const csv_column *c, const char *v, void *row, const csv_reader *r, char *err, size_t errlen)
+{
+	char	   *field = (char *) row + c->offset;
+	double		d = 0;
+	int			i = 0,
+				bad;
+	char		rule[64];
+
+	if (c->kind == CSV_LIST)
+	{
+		snprintf(field, CSV_LIST_LEN, "%s", v);
+		return 0;
+	}
+	if (c->kind == CSV_NAME || c->kind == CSV_TEXT)
+	{
+		if (csv_copy_name(field, v) == 0 && (c->kind == CSV_TEXT || field[0] != '\0'))
+			return 0;
+		if (c->kind == CSV_NAME)
+			snprintf(err, errlen, "%s:%d: %s must be 1..%d characters", r->path, r->line, c->name,
+					 CSV_NAME_LEN - 1);
+		else
+			snprintf(err, errlen, "%s:%d: %s longer than %d characters", r->path, r->line, c->name,
+					 CSV_NAME_LEN - 1);
+		return -1;
+	}
+	if (!c->required && v[0] == '\0')
+		return 0;
+	if (c->kind == CSV_INT)
+	{
+		bad = csv_parse_int(v, &i) < 0;
+		d = i;
+	}
+	else
+		bad = csv_parse_double(v, &d) < 0;
+	if (bad || d < c->lo || d > c->hi || (c->lo_open && d == c->lo))
+	{
+		number_rule(c, rule, sizeof(rule));
+		snprintf(err, errlen, "%s:%d: %s \"%s\" %s", r->path, r->line, c->name, v, rule);
+		return -1;
+	}
+	if (c->kind == CSV_INT)
+		*(int *) field = i;
+	else
+		*(double *) field = d;
+	return 0;
+}
+
+int
+csv_load(const char *path, const csv_column *cols, int ncols, void *row, size_t rowsize,
+		 csv_row_fn fn, void *ctx, char *err, size_t errlen)
+{
+	csv_reader	r;
+	int			idx[CSV_MAX_FIELDS];
+	int			i,
+				rc;
+
+	if (csv_open(&r, path) < 0)
+	{
+		snprintf(err, errlen, "%s", r.err);
+		return -1;
+	}
+	for (i = 0; i < ncols && i < CSV_MAX_FIELDS; i++)
+	{
+		idx[i] = csv_col(&r, cols[i].name);
+		if (idx[i] < 0 && cols[i].required)
+		{
+			snprintf(err, errlen, "%s: missing column \"%s\" in the header", path, cols[i].name);
+			csv_close(&r);
+			return -1;
+		}
+	}
+	while ((rc = csv_next(&r)) > 0)
+	{
+		memset(row, 0, rowsize);
+		for (i = 0; i < ncols && i < CSV_MAX_FIELDS; i++)
+			if (parse_field(&cols[i], csv_get(&r, idx[i]), row, &r, err, errlen) < 0)
+				break;
+		if (i < ncols || fn(ctx, row, &r, err, errlen) < 0)
+		{
+			csv_close(&r);
+			return -1;
+		}
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "%s", r.err);
+	csv_close(&r);
+	return rc < 0 ? -1 : 0;
+}

@@ -1,0 +1,56 @@
+/*
+ * csvload.h — one loader for the simulator's CSV files, driven by a
+ * description of their columns: the header is checked, every field is
+ * parsed and range-checked into the caller's row struct with one form of
+ * error message ("FILE:LINE: COLUMN \"VALUE\" must be ..."), and the caller
+ * sees each parsed row.
+ */
+#ifndef MIXDNN_SIM_CSVLOAD_H
+#define MIXDNN_SIM_CSVLOAD_H
+
+#include <stddef.h>
+
+#include "csv.h"
+
+typedef enum csv_kind
+{
+	CSV_NAME,					/* 1 .. CSV_NAME_LEN - 1 characters, trimmed */
+	CSV_TEXT,					/* as a name, but may be empty */
+	CSV_LIST,					/* raw text, cut at CSV_LIST_LEN - 1 characters */
+	CSV_INT,
+	CSV_REAL
+} csv_kind;
+
+/* Room of a CSV_NAME or CSV_TEXT field in a row (MX_NAME_LEN), of a CSV_LIST field. */
+#define CSV_NAME_LEN 64
+#define CSV_LIST_LEN 1024
+
+typedef struct csv_column
+{
+	const char *name;
+	int			required;		/* the header must have it; a number must not be empty */
+	csv_kind	kind;
+	size_t		offset;			/* of the field in the row: char[CSV_NAME_LEN], char[CSV_LIST_LEN], int or double */
+	double		lo,
+				hi;				/* numbers: the range accepted */
+	int			lo_open;		/* 1: lo itself is not (a positive number) */
+} csv_column;
+
+/*
+ * Called with each row parsed (fields of absent columns and empty optional
+ * numbers are 0). Returns 0, or -1 with err set ("FILE:LINE: ..." from r).
+ */
+typedef int (*csv_row_fn) (void *ctx, void *row, const csv_reader *r, char *err, size_t errlen);
+
+/*
+ * Reads path: its header must have every required column, each record is
+ * parsed into row (rowsize bytes, zeroed first) and handed to fn. Returns 0,
+ * or -1 with err set.
+ */
+int			csv_load(const char *path, const csv_column *cols, int ncols, void *row, size_t rowsize,
+					 csv_row_fn fn, void *ctx, char *err, size_t errlen);
+
+/* A trimmed copy of src into dst (CSV_NAME_LEN); -1 when too long. */
+int			csv_copy_name(char *dst, const char *src);
+
+#endif
