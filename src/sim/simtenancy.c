@@ -6,13 +6,12 @@
  *
  * The simulator has no group roles: a quota row binds the owner it names.
  */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
+#include "csvload.h"
 #include "sim.h"
 #include "tenancy.h"
 
@@ -63,8 +62,6 @@ sim_owner_index(sim_world *w, const char *name)
 static int
 parse_limit(const char *v, int *out)
 {
-	while (isspace((unsigned char) *v))
-		v++;
 	if (*v == '\0')
 	{
 		*out = -1;
@@ -73,106 +70,127 @@ parse_limit(const char *v, int *out)
 	return (csv_parse_int(v, out) < 0 || *out < 0) ? -1 : 0;
 }
 
+#define OFF(type, field) offsetof(type, field)
+#define lengthof(a) ((int) (sizeof(a) / sizeof((a)[0])))
+
+typedef struct shares_row
+{
+	char		role[CSV_NAME_LEN];
+	double		shares;
+} shares_row;
+
+static const csv_column shares_columns[] = {
+	{"role", 1, CSV_NAME, OFF(shares_row, role)},
+	{"shares", 1, CSV_REAL, OFF(shares_row, shares), 1, 1e6},
+};
+
+static int
+keep_shares(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
+{
+	sim_world  *w = ctx;
+	shares_row *sr = row;
+	int			ow = sim_owner_index(w, sr->role);
+
+	if (ow < 0)
+		return fail(err, errlen, "out of memory");
+	w->owners[ow].shares = sr->shares;
+	return 0;
+}
+
 int
 sim_load_shares(sim_world *w, const char *path, char *err, size_t errlen)
 {
-	csv_reader	r;
-	int			cr,
-				cs,
-				rc;
+	shares_row	row;
 
-	if (csv_open(&r, path) < 0)
-		return fail(err, errlen, "%s", r.err);
-	cr = csv_col(&r, "role");
-	cs = csv_col(&r, "shares");
-	if (cr < 0 || cs < 0)
-	{
-		csv_close(&r);
-		return fail(err, errlen, "%s: the header needs the columns role,shares", path);
-	}
-	while ((rc = csv_next(&r)) > 0)
-	{
-		int			ow = sim_owner_index(w, csv_get(&r, cr));
-		double		sh;
-
-		if (ow < 0 || csv_parse_double(csv_get(&r, cs), &sh) < 0 || !(sh >= 1 && sh <= 1e6))
-		{
-			csv_close(&r);
-			return fail(err, errlen, "%s:%d: %s", path, r.line,
-						ow < 0 ? "role must have 1 to 63 characters" : "shares must be a number between 1 and 1000000");
-		}
-		w->owners[ow].shares = sh;
-	}
-	csv_close(&r);
-	return rc < 0 ? fail(err, errlen, "%s", r.err) : 0;
+	return csv_load(path, shares_columns, lengthof(shares_columns), &row, sizeof(row), keep_shares, w,
+					err, errlen);
 }
 
-/* One row of --quotas; the strictest row of an owner and type binds. */
-static int
-quota_row(sim_world *w, csv_reader *r, const int *c, char *err, size_t errlen)
+/*
+ * The limits are text: an empty one means no limit, which a number column
+ * of csvload.h cannot tell from 0.
+ */
+typedef struct quota_row
 {
-	const char *type = csv_get(r, c[1]);
-	const char *b = csv_get(r, c[4]);
-	int			ow = sim_owner_index(w, csv_get(r, c[0]));
-	int			t = type[0] ? mx_type_index(&w->cluster, type) : -1;
-	int			max,
-				wait,
-				borrow = strcmp(b, "true") == 0 || strcmp(b, "t") == 0 || strcmp(b, "1") == 0;
-	mx_owner   *o;
+	char		role[CSV_NAME_LEN];
+	char		gpu_type[CSV_NAME_LEN]; /* empty: all types */
+	char		max_gpus[CSV_NAME_LEN];
+	char		max_waiting_jobs[CSV_NAME_LEN];
+	char		borrow[CSV_NAME_LEN];	/* empty: false */
+} quota_row;
 
-	if (ow < 0)
-		return fail(err, errlen, "%s:%d: %s", r->path, r->line, "role must have 1 to 63 characters");
-	if (type[0] && t < 0)
-		return fail(err, errlen, "%s:%d: gpu_type \"%s\" is not in the types file (empty = all types)", r->path, r->line, type);
-	if (parse_limit(csv_get(r, c[2]), &max) < 0 || parse_limit(csv_get(r, c[3]), &wait) < 0)
-		return fail(err, errlen, "%s:%d: %s", r->path, r->line,
-					"max_gpus and max_waiting_jobs must be integers >= 0 or empty (no limit)");
-	if (!borrow && b[0] && strcmp(b, "false") != 0 && strcmp(b, "f") != 0 && strcmp(b, "0") != 0)
-		return fail(err, errlen, "%s:%d: borrow \"%s\" must be true or false", r->path, r->line, b);
-	o = &w->owners[ow];
-	if (wait >= 0 && (w->max_waiting[ow] < 0 || wait < w->max_waiting[ow]))
-		w->max_waiting[ow] = wait;
-	if (max < 0)
+static const csv_column quota_columns[] = {
+	{"role", 1, CSV_NAME, OFF(quota_row, role)},
+	{"gpu_type", 1, CSV_TEXT, OFF(quota_row, gpu_type)},
+	{"max_gpus", 1, CSV_TEXT, OFF(quota_row, max_gpus)},
+	{"max_waiting_jobs", 1, CSV_TEXT, OFF(quota_row, max_waiting_jobs)},
+	{"borrow", 1, CSV_TEXT, OFF(quota_row, borrow)},
+};
+
+/* borrow as 1 or 0; -1 for anything but true/t/1, false/f/0 or empty. */
+static int
+parse_borrow(const char *b)
+{
+	if (strcmp(b, "true") == 0 || strcmp(b, "t") == 0 || strcmp(b, "1") == 0)
+		return 1;
+	if (b[0] == '\0' || strcmp(b, "false") == 0 || strcmp(b, "f") == 0 || strcmp(b, "0") == 0)
 		return 0;
+	return -1;
+}
+
+/* max_gpus of owner o on type t (-1: all types); the strictest row binds. */
+static void
+bind_quota(mx_owner *o, int t, int max, int borrow)
+{
 	if (t < 0)
 	{
 		o->borrow_all = (o->quota_all < 0 || max < o->quota_all) ? borrow : (o->borrow_all && borrow);
 		if (o->quota_all < 0 || max < o->quota_all)
 			o->quota_all = max;
-		return 0;
+		return;
 	}
 	if (o->quota[t] < 0 || max < o->quota[t] || !borrow)
 		o->borrow = borrow ? (o->borrow | ((uint64_t) 1 << t)) : (o->borrow & ~((uint64_t) 1 << t));
 	if (o->quota[t] < 0 || max < o->quota[t])
 		o->quota[t] = max;
+}
+
+/* One row of --quotas. */
+static int
+keep_quota(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
+{
+	sim_world  *w = ctx;
+	quota_row  *qr = row;
+	int			ow = sim_owner_index(w, qr->role);
+	int			t = qr->gpu_type[0] ? mx_type_index(&w->cluster, qr->gpu_type) : -1;
+	int			borrow = parse_borrow(qr->borrow);
+	int			max,
+				wait;
+
+	if (ow < 0)
+		return fail(err, errlen, "out of memory");
+	if (qr->gpu_type[0] && t < 0)
+		return fail(err, errlen, "%s:%d: gpu_type \"%s\" is not in the types file (empty = all types)",
+					r->path, r->line, qr->gpu_type);
+	if (parse_limit(qr->max_gpus, &max) < 0 || parse_limit(qr->max_waiting_jobs, &wait) < 0)
+		return fail(err, errlen, "%s:%d: %s", r->path, r->line,
+					"max_gpus and max_waiting_jobs must be integers >= 0 or empty (no limit)");
+	if (borrow < 0)
+		return fail(err, errlen, "%s:%d: borrow \"%s\" must be true or false", r->path, r->line, qr->borrow);
+	if (wait >= 0 && (w->max_waiting[ow] < 0 || wait < w->max_waiting[ow]))
+		w->max_waiting[ow] = wait;
+	if (max >= 0)
+		bind_quota(&w->owners[ow], t, max, borrow);
 	return 0;
 }
 
 int
 sim_load_quotas(sim_world *w, const char *path, char *err, size_t errlen)
 {
-	static const char *const names[] = {"role", "gpu_type", "max_gpus", "max_waiting_jobs", "borrow"};
-	csv_reader	r;
-	int			c[5],
-				i,
-				rc;
+	quota_row	row;
 
-	if (csv_open(&r, path) < 0)
-		return fail(err, errlen, "%s", r.err);
-	for (i = 0; i < 5; i++)
-		if ((c[i] = csv_col(&r, names[i])) < 0)
-		{
-			csv_close(&r);
-			return fail(err, errlen, "%s: the header needs the columns role,gpu_type,max_gpus,max_waiting_jobs,borrow", path);
-		}
-	while ((rc = csv_next(&r)) > 0)
-		if (quota_row(w, &r, c, err, errlen) < 0)
-		{
-			csv_close(&r);
-			return -1;
-		}
-	csv_close(&r);
-	return rc < 0 ? fail(err, errlen, "%s", r.err) : 0;
+	return csv_load(path, quota_columns, lengthof(quota_columns), &row, sizeof(row), keep_quota, w,
+					err, errlen);
 }
 
 int

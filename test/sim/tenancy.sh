@@ -153,10 +153,21 @@ is "$?:$(cat "$T/e1")" "2:mixdnn-sim: $T/bad1.csv:2: max_gpus and max_waiting_jo
 	"a negative max_gpus is refused"
 printf 'role,shares\nalice,0\n' >"$T/bad2.csv"
 "$SIM" --types "$T/types.csv" --nodes "$T/n4.csv" --trace "$T/q.csv" --policy mixdnn --shares "$T/bad2.csv" >/dev/null 2>"$T/e2"
-is "$?:$(cat "$T/e2")" "2:mixdnn-sim: $T/bad2.csv:2: shares must be a number between 1 and 1000000" "zero shares are refused"
+is "$?:$(cat "$T/e2")" "2:mixdnn-sim: $T/bad2.csv:2: shares \"0\" must be a number 1..1e+06" "zero shares are refused"
 printf 'role,gpu_type,max_gpus,max_waiting_jobs,borrow\nalice,a100,1,,false\n' >"$T/bad3.csv"
 "$SIM" --types "$T/types.csv" --nodes "$T/n4.csv" --trace "$T/q.csv" --policy mixdnn --quotas "$T/bad3.csv" >/dev/null 2>"$T/e3"
 is "$?" "2" "a quota for an unknown GPU type is refused"
+printf 'role,gpu_type,max_gpus,max_waiting_jobs,borrow\nalice,,1,,maybe\n' >"$T/bad4.csv"
+"$SIM" --types "$T/types.csv" --nodes "$T/n4.csv" --trace "$T/q.csv" --policy mixdnn --quotas "$T/bad4.csv" >/dev/null 2>"$T/e4"
+is "$?:$(cat "$T/e4")" "2:mixdnn-sim: $T/bad4.csv:2: borrow \"maybe\" must be true or false" "a borrow that is not true or false is refused"
+printf 'role,gpu_type,max_gpus,max_waiting_jobs\nalice,,1,\n' >"$T/bad5.csv"
+"$SIM" --types "$T/types.csv" --nodes "$T/n4.csv" --trace "$T/q.csv" --policy mixdnn --quotas "$T/bad5.csv" >/dev/null 2>"$T/e5"
+is "$?:$(cat "$T/e5")" "2:mixdnn-sim: $T/bad5.csv: missing column \"borrow\" in the header" "a quotas file needs every column"
+# The fair-share options are planner options: the benchmark refuses the same values.
+BENCH=$(dirname "$SIM")/mixdnn-bench
+"$BENCH" --fair-share-half-life-s 10 --waiting 5 --quiet >/dev/null 2>"$T/e6"
+is "$?:$(cat "$T/e6")" "2:mixdnn-bench: --fair-share-half-life-s: \"10\" is not a number in [60, 1e+09]" \
+	"mixdnn-bench refuses a half-life below 60 s"
 
 echo "# tenancy: $((N - FAILED)) passed, $FAILED failed"
 [ $FAILED -eq 0 ]
