@@ -18,6 +18,7 @@ import json
 import math
 import os
 import platform
+import re
 import statistics
 import sys
 
@@ -634,8 +635,21 @@ def report(a, R):
     sec_fairness(R, w)
     sec_scale(R, w)
     sec_reproduce(w, a)
+    L.extend(kept_sections(a.out))
     with open(a.out, "w") as f:
         f.write("\n".join(L).rstrip("\n") + "\n")
+
+
+def kept_sections(path):
+    """Sections other tools write into the report between <!-- NAME:begin -->
+    and <!-- NAME:end --> (tools/eval_tenancy.sh): kept, each after a blank line."""
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        return []
+    found = re.finditer(r"<!-- ([\w-]+):begin -->.*?<!-- \1:end -->", text, flags=re.S)
+    return [line for m in found for line in [""] + m.group(0).split("\n")]
 
 
 def summary(R):

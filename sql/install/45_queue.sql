@@ -26,18 +26,18 @@ CREATE FUNCTION mixdnn._jobs_waiting_limit() RETURNS trigger
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	lim		int := pg_catalog.current_setting('mixdnn.max_waiting_jobs')::int;
+	lim		int;
 	r		record;
 	waiting	bigint;
 BEGIN
-	IF lim <= 0 THEN
-		RETURN NULL;
-	END IF;
 	-- Superusers (the extension's owner, replays, benchmarks) are not limited.
 	FOR r IN SELECT n.owner FROM new_jobs n
 			 WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles o
 							   WHERE o.rolname OPERATOR(pg_catalog.=) n.owner AND o.rolsuper)
 			 GROUP BY n.owner ORDER BY n.owner LOOP
+		-- mixdnn.quotas (65_tenancy.sql) or mixdnn.max_waiting_jobs; NULL: none.
+		lim := mixdnn._waiting_limit(r.owner);
+		CONTINUE WHEN lim IS NULL;
 		INSERT INTO mixdnn.submitters AS s (owner) VALUES (r.owner)
 			ON CONFLICT (owner) DO UPDATE SET owner = EXCLUDED.owner;
 		SELECT pg_catalog.count(*) INTO waiting FROM (
@@ -47,14 +47,14 @@ BEGIN
 		IF waiting > lim THEN
 			RAISE EXCEPTION 'role % would have more than % waiting jobs', r.owner, lim
 				USING ERRCODE = 'program_limit_exceeded',
-					  DETAIL = 'mixdnn.max_waiting_jobs limits the pending and planned jobs of each role.',
+					  DETAIL = 'The strictest max_waiting_jobs of mixdnn.quotas rows naming the role or a group it belongs to binds, else mixdnn.max_waiting_jobs.',
 					  HINT = 'Submit again once some of its jobs have started, or cancel some.';
 		END IF;
 	END LOOP;
 	RETURN NULL;
 END
 $$;
-COMMENT ON FUNCTION mixdnn._jobs_waiting_limit() IS 'internal trigger: at most mixdnn.max_waiting_jobs waiting jobs per role';
+COMMENT ON FUNCTION mixdnn._jobs_waiting_limit() IS 'internal trigger: at most the role''s waiting-jobs limit (mixdnn.quotas, else mixdnn.max_waiting_jobs)';
 
 CREATE TRIGGER jobs_waiting_limit AFTER INSERT ON mixdnn.jobs
 	REFERENCING NEW TABLE AS new_jobs

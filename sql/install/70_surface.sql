@@ -22,7 +22,8 @@ CREATE VIEW mixdnn.queue WITH (security_barrier = true) AS
 				ELSE q.started_at OPERATOR(pg_catalog.-) q.submitted_at END AS waited,
 		   CASE WHEN q.visible THEN q.model END AS model,
 		   CASE WHEN q.visible THEN q.reason END AS reason,
-		   q.owner OPERATOR(pg_catalog.=) CURRENT_USER AS mine
+		   q.owner OPERATOR(pg_catalog.=) CURRENT_USER AS mine,
+		   f.factor AS fair_share
 	FROM (SELECT j.*,
 				 j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned}'::text[]) AS waiting,
 				 j.owner OPERATOR(pg_catalog.=) CURRENT_USER
@@ -36,7 +37,11 @@ CREATE VIEW mixdnn.queue WITH (security_barrier = true) AS
 							  CASE WHEN j.planned_start IS NULL THEN j.submitted_at END,
 							  j.job_id) AS served
 		  FROM mixdnn.jobs j
-		  WHERE j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned,launching,running}'::text[])) q;
+		  WHERE j.status OPERATOR(pg_catalog.=) ANY ('{pending,planned,launching,running}'::text[])) q
+		 -- only with fair share on (a one-time filter: otherwise never called)
+		 LEFT JOIN (SELECT u.role, u.factor FROM mixdnn.fair_share_usage() u
+					WHERE pg_catalog.current_setting('mixdnn.fair_share')::boolean) f
+			ON f.role OPERATOR(pg_catalog.=) q.owner;
 COMMENT ON VIEW mixdnn.queue IS 'unfinished jobs in the order the scheduler serves them; others'' jobs without their private columns';
 
 -- Why a waiting job has its plan: each candidate configuration (C: src/pg/explain.c).

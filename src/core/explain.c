@@ -10,11 +10,13 @@
 #include "tolerance.h"
 #include "capacity.h"
 #include "heuristic.h"
+#include "tenancy.h"
 #include "utility.h"
 
 
 static const char *const cause_names[] = {
-	NULL, "capacity", "guards", "reservations", "objective", "cluster", "horizon"
+	NULL, "capacity", "guards", "reservations", "objective", "cluster", "horizon", "quota",
+	"fair_share"
 };
 
 const char *
@@ -144,6 +146,77 @@ fill_candidate(const mx_snapshot *s, const mx_options *o, const explain_caps *k,
 		out->blocked_by = MX_BLOCK_NONE;
 }
 
+/*
+ * 1 when fair share delays job ji: its owner used more than its share
+ * (factor below 1) and the same round without fair share would end the
+ * job sooner. 0 when not, -1 when out of memory.
+ */
+static int
+fair_share_delays(const mx_snapshot *s, const mx_options *o, const mx_plan *p, int ji)
+{
+	mx_options	plain = *o;
+	mx_plan		q;
+	double	   *factor;
+	int			ow = s->jobs[ji].owner,
+				r;
+
+	if (!o->fair_share)
+		return 0;
+	factor = malloc((size_t) s->nowners * sizeof(double));
+	if (factor == NULL || mx_tenancy_factors(s, o, factor, NULL, NULL) < 0)
+	{
+		free(factor);
+		return -1;
+	}
+	r = factor[ow] < 1.0;
+	free(factor);
+	if (!r)
+		return 0;
+	plain.fair_share = 0;
+	if (mx_tenancy_plan_round(s, &plain, &q) != 0)
+		return -1;
+	r = q.a[ji].status == MX_PLANNED &&
+		(p->a[ji].status != MX_PLANNED || q.a[ji].end < p->a[ji].end - MX_TIME_EPS);
+	mx_plan_free(&q);
+	return r;
+}
+
+/*
+ * Causes that come from the owner, not the GPUs: a quota that lends
+ * nothing and would be exceeded by starting now (beside what the owner
+ * holds and its other jobs p starts now); or GPUs planned for others that
+ * the round without fair share would have given this job (then the chosen
+ * row says so too: it is why the job ends later).
+ */
+static int
+owner_causes(const mx_snapshot *s, const mx_options *o, const mx_plan *p, int ji, mx_explanation *out)
+{
+	int			ow = s->jobs[ji].owner,
+				i,
+				fs;
+
+	if (s->nowners <= 0 || ow < 0 || ow >= s->nowners)
+		return 0;
+	fs = fair_share_delays(s, o, p, ji);
+	if (fs < 0)
+		return -1;
+	for (i = 0; i < out->n; i++)
+	{
+		mx_candidate *c = &out->c[i];
+
+		/* The chosen row too: fair share is why it starts later than it could. */
+		if (c->chosen && fs)
+			c->blocked_by = MX_BLOCK_FAIR_SHARE;
+		if (c->chosen || c->blocked_by == MX_BLOCK_NONE || c->type < 0)
+			continue;
+		if (mx_tenancy_over_quota(s, p, ji, c->type, c->gpus, NULL, 0) == 2)
+			c->blocked_by = MX_BLOCK_QUOTA;
+		else if (fs && (c->blocked_by == MX_BLOCK_RESERVATIONS || c->blocked_by == MX_BLOCK_OBJECTIVE))
+			c->blocked_by = MX_BLOCK_FAIR_SHARE;
+	}
+	return 0;
+}
+
 static int
 explain_unplannable(mx_explanation *out)
 {
@@ -192,6 +265,8 @@ mx_explain_job(const mx_snapshot *s, const mx_options *o_in, const mx_plan *p, i
 	out->n = n;
 	for (i = 0; i < n; i++)
 		fill_candidate(s, &o, &k, j, ji < p->n ? &p->a[ji] : &behind_horizon, &cf[i], &out->c[i]);
+	if (ji < p->n && owner_causes(s, &o, p, ji, out) < 0)
+		goto out;
 	qsort(out->c, (size_t) n, sizeof(mx_candidate), cmp_candidate);
 	rc = 0;
 out:

@@ -25,7 +25,9 @@ typedef enum mx_block_cause
 	MX_BLOCK_RESERVATIONS,		/* GPUs planned for other waiting jobs */
 	MX_BLOCK_OBJECTIVE,			/* it fits, but the round's plan is worth more overall */
 	MX_BLOCK_CLUSTER,			/* no up node could hold any configuration */
-	MX_BLOCK_HORIZON			/* behind the planning horizon: no round plans it yet */
+	MX_BLOCK_HORIZON,			/* behind the planning horizon: no round plans it yet */
+	MX_BLOCK_QUOTA,				/* its owner's quota, which lends no GPUs, would be exceeded now */
+	MX_BLOCK_FAIR_SHARE			/* the round without fair share would end the job sooner (also on the chosen row) */
 } mx_block_cause;
 
 typedef struct mx_candidate

@@ -26,7 +26,8 @@ mx_job_weight(const mx_snapshot *s, const mx_job *j, const mx_options *o)
 		prio = 1000;
 	if (prio < -1000)
 		prio = -1000;
-	return pow(2.0, prio / 10.0) * (1.0 + (isfinite(aging) ? waited / aging : 0.0));
+	return pow(2.0, prio / 10.0) * (1.0 + (isfinite(aging) ? waited / aging : 0.0)) *
+		(j->weight_factor > 0 ? j->weight_factor : 1.0);
 }
 
 double

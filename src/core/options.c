@@ -28,6 +28,8 @@ mx_options_default(mx_options *o)
 	o->critical_margin = 0.05;
 	o->drain_margin = -1.0;
 	o->reserve_all = 0;
+	o->fair_share = 0;
+	o->fair_share_half_life_s = MX_DEFAULT_HALF_LIFE_S;
 	o->lp_configs = 1;
 	o->lp_window = 60;
 }
@@ -94,6 +96,10 @@ const mx_option_spec mx_option_specs[] = {
 	"mixdnn: the start-now MILP instead of the configuration LP (ablation)"},
 	{"lp-window", MX_OPT_INT, OFF(lp_window), 1, 100000, "N",
 	"mixdnn: waiting jobs inside the configuration LP (default 60)"},
+	{"fair-share", MX_OPT_SET, OFF(fair_share), 0, 0, NULL,
+	"mixdnn: weigh each job by its owner's fair-share factor (docs/model.md)"},
+	{"fair-share-half-life-s", MX_OPT_REAL, OFF(fair_share_half_life_s), 60, 1e9, "S",
+	"half-life of the owners' usage history (default 86400)"},
 	{"overrun-s", MX_OPT_REAL, OFF(overrun_s), 0, 1e12, "S", "assumed extra time of a job past its expected end"},
 };
 

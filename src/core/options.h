@@ -51,6 +51,13 @@ typedef struct mx_options
 	 */
 	double		value_horizon_s;
 	/*
+	 * Fair share (tenancy.h, docs/model.md "Quotas and fair share"): 1
+	 * scales each job's weight by its owner's factor; the half-life of
+	 * the usage history the factor is computed from.
+	 */
+	int			fair_share;
+	double		fair_share_half_life_s;
+	/*
 	 * The configuration LP (docs/model.md, "Configuration LP"): with
 	 * use_milp, a time-indexed LP over the first lp_window waiting jobs
 	 * that are not held chooses their configurations; 0 restores the
@@ -61,6 +68,7 @@ typedef struct mx_options
 } mx_options;
 
 #define MX_DEFAULT_HORIZON_S (30.0 * 86400.0)
+#define MX_DEFAULT_HALF_LIFE_S (86400.0)
 
 /* Fitted on Gavel's throughput matrix, docs/model.md "Scaling exponent". */
 #define MX_FITTED_ALPHA 0.75

@@ -23,6 +23,7 @@ mx_snapshot_free(mx_snapshot *s)
 	free(s->parts);
 	free(s->jobs);
 	free(s->profiles);
+	free(s->owners);
 	memset(s, 0, sizeof(*s));
 }
 

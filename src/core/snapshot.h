@@ -47,6 +47,7 @@ typedef struct mx_running_part
 	int			node;			/* index into snapshot.nodes */
 	int			gpus;
 	double		expected_end;	/* when its GPUs are expected to be free */
+	int			owner;			/* index into snapshot.owners; meaningful only when nowners > 0 */
 } mx_running_part;
 
 typedef enum mx_job_class
@@ -79,6 +80,10 @@ typedef struct mx_job
 	 * plans nothing for it and reports this reason. Owned by the caller.
 	 */
 	const char *refuse;
+	/* Index into snapshot.owners; meaningful only when nowners > 0 (tenancy.h). */
+	int			owner;
+	/* Multiplies the job's weight; 0 means 1. Set by the tenancy pass only. */
+	double		weight_factor;
 } mx_job;
 
 /* One measured throughput: model runs at thr on gpus GPUs of type. */
@@ -96,6 +101,22 @@ typedef struct mx_profile
 	mx_profile_point *points;
 } mx_profile;
 
+/*
+ * A submitting role with its limits, resolved by whoever builds the
+ * snapshot (the strictest matching quota row binds), and its fair-share
+ * inputs (docs/model.md, "Quotas and fair share").
+ */
+typedef struct mx_owner
+{
+	char		name[MX_NAME_LEN];
+	double		shares;			/* > 0 */
+	double		usage_s;		/* decayed speed-weighted GPU-seconds of its finished and running parts */
+	int			quota_all;		/* most GPUs of all types held at once; -1: none */
+	int			borrow_all;		/* 1: may exceed quota_all on GPUs no one else can use now */
+	int			quota[MX_MAX_TYPES];	/* per type, -1: none */
+	uint64_t	borrow;			/* bit t: may exceed quota[t] likewise */
+} mx_owner;
+
 typedef struct mx_snapshot
 {
 	double		now;
@@ -109,6 +130,9 @@ typedef struct mx_snapshot
 	mx_job	   *jobs;
 	int			nprofiles;
 	mx_profile *profiles;
+	/* 0: no tenancy (every job's and part's owner is ignored). */
+	int			nowners;
+	mx_owner   *owners;
 } mx_snapshot;
 
 /* Free every array of a snapshot built with malloc (simulator, benchmark, tests). */

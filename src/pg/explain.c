@@ -45,6 +45,9 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, const c
 {
 	const mx_snapshot *s = &pv->d.snap;
 
+	if (c->chosen && c->blocked_by == MX_BLOCK_FAIR_SHARE)
+		return pstrdup("chosen: the round's plan, later than without fair share: "
+					   "the job's owner has used more than its share (mixdnn.shares)");
 	if (c->chosen)
 		return psprintf("chosen: %s",
 						guard == MX_GUARD_STARVING ? "the job is starving and holds a reservation" :
@@ -67,6 +70,12 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, const c
 			return psprintf("queued: position %lld in queue order, behind the planning horizon of the "
 							"first %d waiting jobs; it is planned once it moves within it",
 							(long long) pv->queue_rank, pv->horizon);
+		case MX_BLOCK_QUOTA:
+			return psprintf("%d %s GPUs would take the job's owner beyond its quota (mixdnn.quotas)",
+							c->gpus, s->types[c->type].name);
+		case MX_BLOCK_FAIR_SHARE:
+			return psprintf("%d %s GPUs are planned for other owners' jobs, served first because this job's owner "
+							"has used more than its fair share (mixdnn.shares)", c->gpus, s->types[c->type].name);
 		default:
 			return pstrdup(isfinite(c->start) ? "finishes no sooner than the chosen configuration"
 						   : "never fits the up nodes beside the other jobs' plans");

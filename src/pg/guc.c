@@ -37,6 +37,8 @@ int			mx_guc_max_retries;
 int			mx_guc_lock_timeout_ms;
 int			mx_guc_planning_horizon;
 int			mx_guc_max_waiting_jobs;
+bool		mx_guc_fair_share;
+int			mx_guc_fair_share_half_life_s;
 double		mx_guc_replan_tolerance;
 
 bool		mx_virtual_now_set = false;
@@ -240,6 +242,17 @@ mx_guc_init(void)
 							&mx_guc_max_waiting_jobs, 1000, 0, 10000000,
 							PGC_SUSET, 0, NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("mixdnn.fair_share",
+							 "Weigh each job by its owner's fair-share factor (mixdnn.shares).",
+							 "Owners who used less than their share of the GPUs are served first (docs/model.md).",
+							 &mx_guc_fair_share, false,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.fair_share_half_life",
+							"Half-life of the GPU usage history fair share is computed from.",
+							NULL, &mx_guc_fair_share_half_life_s, 86400, 60, 365 * 86400,
+							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("mixdnn.lp_configs",
 							 "A GLPK LP over the waiting jobs chooses their GPU types and counts.",
 							 "Off: the start-now MILP instead (docs/model.md, \"Configuration LP\"); for comparison.",
@@ -293,6 +306,8 @@ mx_guc_options(mx_options *o)
 	o->critical_margin = mx_guc_critical_margin;
 	o->drain_margin = mx_guc_drain_margin;
 	o->reserve_all = mx_guc_reserve_all;
+	o->fair_share = mx_guc_fair_share;
+	o->fair_share_half_life_s = mx_guc_fair_share_half_life_s;
 	o->lp_configs = mx_guc_lp_configs;
 	o->lp_window = mx_guc_lp_window;
 }

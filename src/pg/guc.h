@@ -37,6 +37,8 @@ extern int	mx_guc_max_retries;
 extern int	mx_guc_lock_timeout_ms;
 extern int	mx_guc_planning_horizon;
 extern int	mx_guc_max_waiting_jobs;
+extern bool mx_guc_fair_share;
+extern int	mx_guc_fair_share_half_life_s;
 extern double mx_guc_replan_tolerance;
 
 /* The virtual clock: valid only when mx_virtual_now_set. */

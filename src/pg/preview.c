@@ -6,6 +6,7 @@
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "miscadmin.h"
 
 #include "clock.h"
 #include "guc.h"
@@ -13,6 +14,8 @@
 #include "privilege.h"
 #include "profile_read.h"
 #include "spi_cache.h"
+#include "tenancy.h"
+#include "tenancy_read.h"
 
 /* Append *h to the snapshot's waiting jobs, submitted now, served last on ties. */
 static void
@@ -118,10 +121,12 @@ preview_begin(mx_preview *pv, mx_saved_user *saved)
 	mx_become_owner(saved);
 }
 
+/* As a round plans: under the owners' quotas and fair share. */
 static void
 preview_plan(mx_preview *pv)
 {
-	if (mx_plan_round(&pv->d.snap, &pv->o, &pv->plan) != 0)
+	mx_read_owners(&pv->d, &pv->o);
+	if (mx_tenancy_plan_round(&pv->d.snap, &pv->o, &pv->plan) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory in the mixdnn planner")));
@@ -158,6 +163,8 @@ mx_preview_run(const mx_hypothetical *extra, mx_preview_fn fn, void *arg)
 	mx_saved_user saved;
 	mx_preview	pv;
 	TimestampTz now = mx_clock_now();
+	/* The job would be the caller's (jobs.owner), read before becoming the owner. */
+	char	   *caller = GetUserNameFromId(GetUserId(), false);
 
 	preview_begin(&pv, &saved);
 	pv.queue_rank = queue_rank(rank_new_sql, 2, (Oid[]) {INT4OID, TIMESTAMPTZOID},
@@ -169,6 +176,7 @@ mx_preview_run(const mx_hypothetical *extra, mx_preview_fn fn, void *arg)
 		if (pv.d.horizon_full)
 			drop_last_in_queue(&pv.d);
 		add_job(&pv, extra);
+		pv.d.rows[pv.ji].owner = caller;
 		preview_plan(&pv);
 	}
 	preview_end(&pv, &saved, fn, arg);
@@ -192,6 +200,9 @@ mx_preview_job(int64 job_id, mx_preview_fn fn, void *arg)
 		/* Behind the horizon: read after planning, so the plan does not cover it. */
 		pv.ji = mx_read_waiting_job(&pv.d, job_id);
 		pv.behind_horizon = pv.ji >= 0;
+		/* Not among the planned jobs' owners: no owner causes apply to it. */
+		if (pv.behind_horizon)
+			pv.d.snap.jobs[pv.ji].owner = -1;
 		if (pv.behind_horizon)
 			pv.queue_rank = queue_rank(rank_job_sql, 1, (Oid[]) {INT8OID},
 									   (Datum[]) {Int64GetDatum(job_id)});

@@ -16,6 +16,8 @@
 #include "guc.h"
 #include "lock.h"
 #include "planner.h"
+#include "tenancy.h"
+#include "tenancy_read.h"
 #include "privilege.h"
 #include "round.h"
 #include "snapshot_read.h"
@@ -51,9 +53,10 @@ mx_run_round(const char *event)
 	now = mx_clock_now();
 	mx_read_snapshot(&d, now, mx_guc_planning_horizon);
 	mx_guc_options(&o);
+	mx_read_owners(&d, &o);
 
 	memset(&plan, 0, sizeof(plan));
-	if (mx_plan_round(&d.snap, &o, &plan) != 0)
+	if (mx_tenancy_plan_round(&d.snap, &o, &plan) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory in the mixdnn planner")));

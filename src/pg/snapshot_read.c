@@ -174,12 +174,13 @@ read_running(mx_db_snapshot *d)
 	uint64		i;
 	int64		last_job = 0;
 
-	spi_run("SELECT p.job_id, p.node, p.gpus, j.planned_end "
+	spi_run("SELECT p.job_id, p.node, p.gpus, j.planned_end, j.owner::text "
 			"FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt "
 			"WHERE j.status IN ('launching', 'running') AND p.state IN ('launching', 'running') "
 			"ORDER BY p.job_id, p.node_rank");
 	s->nparts = 0;
 	s->parts = palloc0(sizeof(mx_running_part) * Max(SPI_processed, 1));
+	d->part_owners = palloc0(sizeof(char *) * Max(SPI_processed, 1));
 	d->running_jobs = 0;
 	for (i = 0; i < SPI_processed; i++)
 	{
@@ -195,7 +196,7 @@ read_running(mx_db_snapshot *d)
 			d->running_jobs++;
 		last_job = rp->job_id;
 		if (rp->node >= 0)
-			s->nparts++;
+			d->part_owners[s->nparts++] = TextDatumGetCString(col(t, 5));
 	}
 }
 
@@ -252,7 +253,8 @@ allowed_mask(const mx_snapshot *s, HeapTuple t, int c, const char **refuse)
 	"       CASE WHEN attempt > 0 THEN " \
 	"         (SELECT e.reason FROM mixdnn.job_events e WHERE e.job_id = j.job_id " \
 	"            AND e.new_status = 'planned' AND e.old_status IN ('launching', 'running') " \
-	"          ORDER BY e.event_id DESC LIMIT 1) END " \
+	"          ORDER BY e.event_id DESC LIMIT 1) END, " \
+	"       owner::text " \
 	"FROM mixdnn.jobs j WHERE status IN ('pending', 'planned') "
 
 static const char *const waiting_sql =
@@ -289,6 +291,7 @@ read_job(mx_snapshot *s, HeapTuple t, mx_job *j, mx_job_row *r)
 	r->end = col_isnull(t, 16) ? 0 : DatumGetTimestampTz(col(t, 16));
 	r->reason = col_isnull(t, 17) ? NULL : TextDatumGetCString(col(t, 17));
 	r->requeue_reason = col_isnull(t, 18) ? NULL : TextDatumGetCString(col(t, 18));
+	r->owner = TextDatumGetCString(col(t, 19));
 
 	j->prev_type = r->gpu_type ? find_type(s, r->gpu_type) : -1;
 	j->prev_gpus = r->gpus;

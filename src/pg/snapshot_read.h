@@ -21,6 +21,7 @@ typedef struct mx_job_row
 	char	   *reason;			/* NULL when none */
 	char	   *requeue_reason;	/* why its last launch was lost, NULL when never */
 	char	   *model;			/* NULL when none */
+	char	   *owner;
 } mx_job_row;
 
 typedef struct mx_db_snapshot
@@ -28,6 +29,7 @@ typedef struct mx_db_snapshot
 	mx_snapshot snap;			/* arrays palloc'd in the current context */
 	mx_job_row *rows;			/* parallel to snap.jobs */
 	int			running_jobs;	/* launching and running jobs */
+	char	  **part_owners;	/* parallel to snap.parts */
 	bool		horizon_full;	/* as many jobs as the horizon holds: more may wait behind */
 } mx_db_snapshot;
 

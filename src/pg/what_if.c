@@ -2,7 +2,8 @@
  * what_if.c — mixdnn._what_if(), the core of mixdnn.what_if(): when and on
  * what a job would run if it were submitted now, from a plan made exactly
  * as a round makes it, with the job added; or why it would not be planned
- * (behind the planning horizon) or not accepted (mixdnn.max_waiting_jobs).
+ * (behind the planning horizon) or not accepted (the caller's waiting-jobs
+ * limit: mixdnn.quotas, else mixdnn.max_waiting_jobs).
  * Nothing is written. The SQL wrapper (sql/install/70_surface.sql)
  * validates the arguments and applies the submission defaults first.
  */
@@ -22,7 +23,9 @@
 #include "explain.h"
 #include "guc.h"
 #include "preview.h"
+#include "privilege.h"
 #include "spi_cache.h"
+#include "tenancy.h"
 #include "writeback.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_what_if);
@@ -56,6 +59,28 @@ put_row(ReturnSetInfo *rsinfo, const mx_preview *pv, int64 position, const char 
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 }
 
+/*
+ * The job waits, unplanned, because a quota that lends nothing binds its
+ * owner (the caller) on every type it may run on: the round would refuse
+ * its start (tenancy.c), not the up nodes.
+ */
+static bool
+over_own_quota(const mx_preview *pv)
+{
+	const mx_snapshot *s = &pv->d.snap;
+	const mx_job *j = &s->jobs[pv->ji];
+	int			need = j->cls == MX_HARD ? j->ref_gpus : j->min_gpus;
+	int			k;
+
+	if (pv->plan.a[pv->ji].status != MX_WAITING || j->owner < 0 || j->owner >= s->nowners)
+		return false;
+	for (k = 0; k < s->ntypes && k < 64; k++)
+		if ((j->allowed & (UINT64CONST(1) << k)) &&
+			mx_tenancy_over_quota(s, &pv->plan, pv->ji, k, need, NULL, 0) == 2)
+			return true;
+	return false;
+}
+
 static void
 what_if_plan(const mx_preview *pv, void *arg)
 {
@@ -72,49 +97,77 @@ what_if_plan(const mx_preview *pv, void *arg)
 	if (a->status == MX_PLANNED)
 		put_row(rsinfo, pv, mx_plan_position(&pv->plan, pv->ji), a->reason, NULL);
 	else
-		put_row(rsinfo, pv, 0, a->reason, mx_block_cause_name(MX_BLOCK_CLUSTER));
+		put_row(rsinfo, pv, 0, a->reason,
+				mx_block_cause_name(over_own_quota(pv) ? MX_BLOCK_QUOTA : MX_BLOCK_CLUSTER));
+}
+
+/*
+ * The caller's waiting-jobs limit as the submission trigger computes it
+ * (mixdnn._waiting_limit: the strictest mixdnn.quotas row binding the
+ * caller, else mixdnn.max_waiting_jobs); -1 for none. The quotas are the
+ * admins' alone, so they are read as the extension's owner.
+ */
+static int32
+caller_waiting_limit(void)
+{
+	Datum		who = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(GetUserId(), false)));
+	mx_saved_user saved;
+	bool		isnull = true;
+	int32		lim = -1;
+
+	mx_become_owner(&saved);
+	if (mx_spi_execute("SELECT mixdnn._waiting_limit($1)", 1, (Oid[]) {NAMEOID}, &who,
+					   NULL, true, 1) == SPI_OK_SELECT && SPI_processed == 1)
+		lim = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	else
+		elog(ERROR, "mixdnn: could not read the caller's waiting-jobs limit");
+	mx_restore_user(&saved);
+	return isnull ? -1 : lim;
 }
 
 /*
  * The caller's waiting jobs, as the submission trigger counts them
- * (mixdnn._jobs_waiting_limit); -1 when the caller is not limited. As the
- * caller: row-level security and owner = current_user select their jobs.
+ * (mixdnn._jobs_waiting_limit), when they reach the limit *lim; -1 when
+ * the caller is not limited or below it. The count runs as the caller:
+ * row-level security and owner = current_user select their jobs.
  */
 static int64
-waiting_jobs_over_limit(void)
+waiting_jobs_over_limit(int32 *lim)
 {
 	int64		waiting;
 	bool		isnull;
 
-	if (mx_guc_max_waiting_jobs <= 0 || superuser())
+	if (superuser() || (*lim = caller_waiting_limit()) < 0)
 		return -1;
 	if (mx_spi_execute("SELECT pg_catalog.count(*) FROM (SELECT FROM mixdnn.jobs j "
 					   "WHERE j.owner = CURRENT_USER AND j.status IN ('pending', 'planned') LIMIT $1) w",
-					   1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(mx_guc_max_waiting_jobs)},
+					   1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(*lim)},
 					   NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "mixdnn: could not count the caller's waiting jobs");
 	waiting = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	return waiting >= mx_guc_max_waiting_jobs ? waiting : -1;
+	return waiting >= *lim ? waiting : -1;
 }
 
-/* A submission over mixdnn.max_waiting_jobs would fail: say so, plan nothing. */
+/* A submission over the caller's waiting-jobs limit would fail: say so, plan nothing. */
 static bool
 refused_by_limit(ReturnSetInfo *rsinfo)
 {
 	mx_preview	none;
 	int64		waiting;
+	int32		lim = -1;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "mixdnn: SPI_connect failed");
-	waiting = waiting_jobs_over_limit();
+	waiting = waiting_jobs_over_limit(&lim);
 	SPI_finish();
 	if (waiting < 0)
 		return false;
 	memset(&none, 0, sizeof(none));
 	none.ji = -1;
 	put_row(rsinfo, &none, 0,
-			psprintf("refused: role %s has %lld waiting jobs, the most mixdnn.max_waiting_jobs allows",
-					 GetUserNameFromId(GetUserId(), false), (long long) waiting),
+			psprintf("refused: role %s has %lld waiting jobs, the most %s allows",
+					 GetUserNameFromId(GetUserId(), false), (long long) waiting,
+					 lim == mx_guc_max_waiting_jobs ? "mixdnn.max_waiting_jobs" : "its mixdnn.quotas row"),
 			"limit");
 	return true;
 }

@@ -36,6 +36,8 @@ usage(FILE *f)
 			"  --epoch T              epoch seconds of trace time 0 (default %.0f)\n"
 			"  --max-rounds N         stop after N rounds (unfinished jobs are reported)\n"
 			"  --watch NAME           print job NAME's plan of every round on stderr\n"
+			"  --shares FILE          role,shares: fair-share weights of the trace's owners (default 1)\n"
+			"  --quotas FILE          role,gpu_type,max_gpus,max_waiting_jobs,borrow: limits per owner\n"
 			"  --quiet                no progress line on stderr\n"
 			"  --help\n"
 			"planner options:\n",
@@ -129,7 +131,7 @@ enum
 {
 	OPT_TYPES = 256, OPT_NODES, OPT_PROFILES, OPT_TRACE, OPT_POLICY, OPT_JSON, OPT_OUT,
 	OPT_UTIL_OUT, OPT_ROUNDS_OUT, OPT_SOFT_SHARE, OPT_SEED, OPT_EPOCH,
-	OPT_MAX_ROUNDS, OPT_QUIET, OPT_HELP, OPT_WATCH
+	OPT_MAX_ROUNDS, OPT_QUIET, OPT_HELP, OPT_WATCH, OPT_SHARES, OPT_QUOTAS
 };
 
 /* What the command line asks for. */
@@ -142,7 +144,9 @@ typedef struct sim_cli
 			   *policy,
 			   *out,
 			   *util_out,
-			   *rounds_out;
+			   *rounds_out,
+			   *shares,			/* --shares FILE, or NULL */
+			   *quotas;			/* --quotas FILE, or NULL */
 	int			json,
 				quiet;
 	double		soft_share;		/* < 0: as in the trace */
@@ -171,6 +175,8 @@ fill_longopts(struct option *longopts)
 		{"max-rounds", required_argument, NULL, OPT_MAX_ROUNDS},
 		{"quiet", no_argument, NULL, OPT_QUIET},
 		{"watch", required_argument, NULL, OPT_WATCH},
+		{"shares", required_argument, NULL, OPT_SHARES},
+		{"quotas", required_argument, NULL, OPT_QUOTAS},
 		{"help", no_argument, NULL, OPT_HELP},
 	};
 	int			n = (int) (sizeof(own) / sizeof(own[0]));
@@ -230,6 +236,12 @@ own_option(sim_cli *cli, int c, const char *arg)
 			break;
 		case OPT_WATCH:
 			cli->o.watch = arg;
+			break;
+		case OPT_SHARES:
+			cli->shares = arg;
+			break;
+		case OPT_QUOTAS:
+			cli->quotas = arg;
 			break;
 	}
 	return 0;
@@ -295,7 +307,9 @@ load_world(const sim_cli *cli, sim_world *w)
 	if (sim_load_types(w, cli->types, err, sizeof(err)) < 0 ||
 		sim_load_nodes(w, cli->nodes, err, sizeof(err)) < 0 ||
 		(cli->profiles && sim_load_profiles(w, cli->profiles, err, sizeof(err)) < 0) ||
-		sim_load_trace(w, cli->trace, err, sizeof(err)) < 0)
+		sim_load_trace(w, cli->trace, err, sizeof(err)) < 0 ||
+		(cli->shares && sim_load_shares(w, cli->shares, err, sizeof(err)) < 0) ||
+		(cli->quotas && sim_load_quotas(w, cli->quotas, err, sizeof(err)) < 0))
 	{
 		fprintf(stderr, "mixdnn-sim: %s\n", err);
 		return 2;
@@ -368,6 +382,7 @@ run_and_report(sim_cli *cli, sim_world *w)
 		sim_print_json(&r, &cli->o, stdout);
 	else
 		sim_print_summary(&r, &cli->o, stdout);
+	sim_result_free(&r);
 	return rc > 0 ? 1 : 0;
 }
 

@@ -66,6 +66,10 @@ typedef struct sim_world
 	int			njobs;
 	sim_job    *jobs;			/* sorted by submit, then trace order */
 	int			nsoft;
+	/* Owners (trace column owner, --shares, --quotas; simtenancy.c); job.owner indexes them. */
+	int			nowners;
+	mx_owner   *owners;
+	int		   *max_waiting;	/* per owner, -1: no limit */
 } sim_world;
 
 /* Loaders: 0, or -1 with a message in err (size errlen). Load types first. */
@@ -74,6 +78,12 @@ int			sim_load_nodes(sim_world *w, const char *path, char *err, size_t errlen);
 int			sim_load_profiles(sim_world *w, const char *path, char *err, size_t errlen);
 int			sim_load_trace(sim_world *w, const char *path, char *err, size_t errlen);
 void		sim_world_free(sim_world *w);
+
+/* Owners (simtenancy.c). Index of an owner by name, added when new; -1 when too long or out of memory. */
+int			sim_owner_index(sim_world *w, const char *name);
+/* --shares FILE (role,shares) and --quotas FILE (role,gpu_type,max_gpus,max_waiting_jobs,borrow). */
+int			sim_load_shares(sim_world *w, const char *path, char *err, size_t errlen);
+int			sim_load_quotas(sim_world *w, const char *path, char *err, size_t errlen);
 
 typedef struct sim_options
 {
@@ -126,7 +136,29 @@ typedef struct sim_result
 	int			milp_rounds;	/* rounds whose solver name starts with "glpk" */
 	int			fallback_rounds;	/* rounds whose solver mentions a fallback */
 	double		wall_s;
+	/* With owners: Jain's index over their finish-time fairness (NAN without), and each one's figures. */
+	double		fairness_jain;
+	int			nowners;
+	struct sim_owner_result *owners;	/* malloc'd; sim_result_free */
 } sim_result;
+
+typedef struct sim_owner_result
+{
+	const char *owner;			/* the world's name */
+	double		gpu_seconds;
+	double		entitlement;	/* shares over all owners' shares */
+	double		avg_slowdown;	/* JCT / duration over its finished jobs; NAN: none */
+	double		finish_time_fairness;	/* its JCTs over those alone on its entitlement (simtenancy.c) */
+} sim_owner_result;
+
+void		sim_result_free(sim_result *r);
+
+/* 1 when job ji may join the waiting jobs given each owner's waiting count. */
+int			sim_tenancy_admit(const sim_world *w, const int *waiting_of, int ji);
+/* The world's owners with usage_s at now (fair share) into out (nowners entries). */
+void		sim_tenancy_usage(const sim_world *w, const sim_options *o, double now, mx_owner *out);
+/* Per-owner figures and fairness_jain into r. 0, or -1 when out of memory. */
+int			sim_tenancy_metrics(const sim_world *w, sim_result *r);
 
 void		sim_options_default(sim_options *o);
 

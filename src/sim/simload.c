@@ -270,6 +270,7 @@ typedef struct trace_row
 				max_gpus;
 	char		allowed_types[CSV_LIST_LEN];	/* "a|b|c"; empty: every type */
 	int			priority;
+	char		owner[CSV_NAME_LEN];	/* empty: no owner */
 } trace_row;
 
 static const csv_column trace_columns[] = {
@@ -285,6 +286,7 @@ static const csv_column trace_columns[] = {
 	{"max_gpus", 0, CSV_INT, OFF(trace_row, max_gpus), 1, SIM_MAX_JOB_GPUS},
 	{"allowed_types", 0, CSV_LIST, OFF(trace_row, allowed_types)},
 	{"priority", 0, CSV_INT, OFF(trace_row, priority), -INFINITY, INFINITY},
+	{"owner", 0, CSV_TEXT, OFF(trace_row, owner)},
 };
 
 /* allowed_types "a|b|c" as a type mask; 0, or -1 with err set. */
@@ -375,6 +377,9 @@ keep_job(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 	mj->duration = tr->estimate_s > 0 ? tr->estimate_s : tr->duration_s;
 	mj->priority = tr->priority;
 	mj->prev_type = -1;
+	mj->owner = tr->owner[0] ? sim_owner_index(w, tr->owner) : -1;
+	if (tr->owner[0] && mj->owner < 0)
+		return fail(err, errlen, "out of memory");
 	if (mj->cls == MX_SOFT)
 		w->nsoft++;
 	if (reserve_one((void **) &w->jobs, &lc->cap, w->njobs, sizeof(*w->jobs), 256) < 0)

@@ -126,6 +126,44 @@ sim_json_num(FILE *f, const char *key, double v, int last)
 		fprintf(f, "\"%s\": null%s", key, last ? "" : ", ");
 }
 
+static void
+json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+	{
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char) *s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char) *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* Per owner (trace column owner): "owners": [{owner, gpu_seconds, entitlement, avg_slowdown}, ...] */
+static void
+json_owners(const sim_result *r, FILE *f)
+{
+	int			i;
+
+	sim_json_num(f, "fairness_jain", r->fairness_jain, 0);
+	fprintf(f, "\"owners\": [");
+	for (i = 0; i < r->nowners; i++)
+	{
+		fprintf(f, "%s{\"owner\": ", i ? ", " : "");
+		json_str(f, r->owners[i].owner);
+		fprintf(f, ", ");
+		sim_json_num(f, "gpu_seconds", r->owners[i].gpu_seconds, 0);
+		sim_json_num(f, "entitlement", r->owners[i].entitlement, 0);
+		sim_json_num(f, "avg_slowdown", r->owners[i].avg_slowdown, 0);
+		sim_json_num(f, "finish_time_fairness", r->owners[i].finish_time_fairness, 1);
+		fputc('}', f);
+	}
+	fprintf(f, "], ");
+}
+
 void
 sim_print_json(const sim_result *r, const sim_options *o, FILE *f)
 {
@@ -160,6 +198,8 @@ sim_print_json(const sim_result *r, const sim_options *o, FILE *f)
 	fprintf(f, "\"use_milp\": %s, ", o->planner.use_milp ? "true" : "false");
 	sim_json_num(f, "time_limit_ms", o->planner.time_limit_ms, 0);
 	fprintf(f, "\"window_jobs\": %d, ", o->planner.window_jobs);
+	fprintf(f, "\"fair_share\": %s, ", o->planner.fair_share ? "true" : "false");
+	json_owners(r, f);
 	sim_json_num(f, "wall_s", r->wall_s, 1);
 	fprintf(f, "}\n");
 }

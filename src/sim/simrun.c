@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "sim.h"
+#include "tenancy.h"
 #include "stopwatch.h"
 
 void
@@ -111,6 +112,8 @@ typedef struct sim_state
 	int			nrunning;
 	launch	   *launches;		/* a round's jobs due now */
 	double	   *solve;			/* wall time of every round */
+	int		   *waiting_of;		/* per owner: its waiting jobs */
+	mx_owner   *round_owners;	/* the owners with their usage, per round */
 	int			nsolve,
 				solve_cap;
 	int			next_arrival;	/* the next world job to arrive */
@@ -137,7 +140,13 @@ state_alloc(sim_state *st)
 	for (i = 0; i < w->cluster.nnodes; i++)
 		nparts_max += w->cluster.nodes[i].gpus;
 	st->parts = malloc((size_t) (nparts_max + 1) * sizeof(mx_running_part));
-	if (!st->nodes || !st->running || !st->sjobs || !st->sjob_of || !st->launches || !st->parts)
+	if (w->nowners > 0)
+	{
+		st->waiting_of = calloc((size_t) w->nowners, sizeof(int));
+		st->round_owners = malloc((size_t) w->nowners * sizeof(mx_owner));
+	}
+	if (!st->nodes || !st->running || !st->sjobs || !st->sjob_of || !st->launches || !st->parts ||
+		(w->nowners > 0 && (!st->waiting_of || !st->round_owners)))
 		return -1;
 	memcpy(st->nodes, w->cluster.nodes, (size_t) w->cluster.nnodes * sizeof(mx_node));
 	for (i = 0; i < w->cluster.nnodes; i++)
@@ -159,6 +168,8 @@ state_free(sim_state *st)
 	free(st->running);
 	free(st->launches);
 	free(st->solve);
+	free(st->waiting_of);
+	free(st->round_owners);
 }
 
 /* Every job back to "not submitted yet", so a world can be run again. */
@@ -246,17 +257,45 @@ complete_jobs(sim_state *st)
 	}
 }
 
-/* Step 2: submitted jobs join the waiting ones. */
+/* Each owner's waiting jobs among those that have arrived. */
+static void
+count_waiting(sim_state *st)
+{
+	sim_world  *w = st->w;
+	int			i;
+
+	for (i = 0; i < w->nowners; i++)
+		st->waiting_of[i] = 0;
+	for (i = 0; w->nowners > 0 && i < st->next_arrival; i++)
+		if (w->jobs[i].state == SJ_WAITING && w->jobs[i].job.owner >= 0)
+			st->waiting_of[w->jobs[i].job.owner]++;
+}
+
+/*
+ * Step 2: submitted jobs join the waiting ones; a job beyond its owner's
+ * waiting-jobs limit is rejected.
+ */
 static void
 admit_arrivals(sim_state *st)
 {
 	sim_world  *w = st->w;
 
+	count_waiting(st);
 	while (st->next_arrival < w->njobs && w->jobs[st->next_arrival].submit <= st->now + SIM_EPS)
 	{
-		w->jobs[st->next_arrival].state = SJ_WAITING;
+		sim_job    *aj = &w->jobs[st->next_arrival++];
+
+		if (!sim_tenancy_admit(w, st->waiting_of, st->next_arrival - 1))
+		{
+			aj->state = SJ_REJECTED;
+			snprintf(aj->reason, MX_REASON_LEN, "role %s would have more than %d waiting jobs",
+					 w->owners[aj->job.owner].name, w->max_waiting[aj->job.owner]);
+			continue;
+		}
+		aj->state = SJ_WAITING;
+		if (w->nowners > 0 && aj->job.owner >= 0)
+			st->waiting_of[aj->job.owner]++;
 		st->nwaiting++;
-		st->next_arrival++;
 	}
 }
 
@@ -287,6 +326,7 @@ build_snapshot(sim_state *st, mx_snapshot *s)
 			st->parts[np].node = j->parts[i].node;
 			st->parts[np].gpus = j->parts[i].gpus;
 			st->parts[np].expected_end = st->o->epoch + j->expected_finish;
+			st->parts[np].owner = j->job.owner;
 			np++;
 		}
 	}
@@ -297,6 +337,12 @@ build_snapshot(sim_state *st, mx_snapshot *s)
 	s->parts = st->parts;
 	s->njobs = nj;
 	s->jobs = st->sjobs;
+	if (w->nowners > 0)
+	{
+		sim_tenancy_usage(w, st->o, st->now, st->round_owners);
+		s->nowners = w->nowners;
+		s->owners = st->round_owners;
+	}
 }
 
 /* Counts a round and keeps its solve time; -1 when out of memory. */
@@ -463,7 +509,7 @@ run_round(sim_state *st, char *err, size_t errlen)
 	build_snapshot(st, &s);
 	memset(&plan, 0, sizeof(plan));
 	t0 = mx_wall_ms();
-	if (mx_plan_round(&s, &st->o->planner, &plan) != 0)
+	if (mx_tenancy_plan_round(&s, &st->o->planner, &plan) != 0)
 	{
 		snprintf(err, errlen, "mx_plan_round failed at t=%.3f s (out of memory)", st->now);
 		return -1;
@@ -662,6 +708,7 @@ compute_metrics(sim_state *st)
 		collect_jobs(st->w, st->r, &js);
 		summarize_jobs(&js, st->total_gpus, st->r);
 		summarize_solves(st);
+		rc = sim_tenancy_metrics(st->w, st->r);
 	}
 	free(js.jct);
 	free(js.wait);

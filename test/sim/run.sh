@@ -312,6 +312,10 @@ else
 	skip 20 "shared data (gavel/) not found: generated-trace tests"
 fi
 
+# ---------------------------------------------------------------- owners: quotas and fair share
+sh "$ROOT/test/sim/tenancy.sh" "$SIM"
+ok $? "owners, quotas and fair share (test/sim/tenancy.sh)"
+
 # the comparators of SPEC §6 and estimate_s: their own hand-checked cases
 sh "$ROOT/test/sim/comparators.sh" "$SIM" >"$T/comparators.tap" 2>&1
 ok $? "comparators and estimate_s (test/sim/comparators.sh)"

@@ -45,7 +45,7 @@ pg_dump -d $SRC -f "$W/plain.sql"
 ok $? "pg_dump, plain format"
 pg_dump -d $SRC -Fc -f "$W/custom.dump"
 ok $? "pg_dump, custom format"
-is "$(grep -c '^COPY mixdnn\.' "$W/plain.sql")" 10 "the dump has the rows of the 10 tables registered for it"
+is "$(grep -c '^COPY mixdnn\.' "$W/plain.sql")" 12 "the dump has the rows of the 12 tables registered for it"
 
 # The rows are compared before the launch worker may serve the copies: once
 # a load ends the worker repairs and runs a "restore" round there, which

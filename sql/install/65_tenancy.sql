@@ -1,0 +1,118 @@
+-- A shared cluster: GPU quotas and waiting-job limits per role and group
+-- role, and fair-share weights (docs/model.md, "Quotas and fair share";
+-- docs/reference.md). Both tables are the admins' alone.
+
+CREATE TABLE mixdnn.quotas (
+	role		name NOT NULL,
+	gpu_type	text,
+	max_gpus	int CONSTRAINT quotas_max_gpus_check CHECK (max_gpus BETWEEN 0 AND 1000000),
+	max_waiting_jobs int CONSTRAINT quotas_max_waiting_jobs_check CHECK (max_waiting_jobs BETWEEN 0 AND 10000000),
+	borrow		boolean NOT NULL DEFAULT false,
+	CONSTRAINT quotas_role_gpu_type_key UNIQUE NULLS NOT DISTINCT (role, gpu_type)
+);
+COMMENT ON TABLE mixdnn.quotas IS 'limits per role or group role; a role is bound by every row naming it or a role it is a member of, the strictest binding';
+COMMENT ON COLUMN mixdnn.quotas.role IS 'a user or group role';
+COMMENT ON COLUMN mixdnn.quotas.gpu_type IS 'the GPU type max_gpus counts; NULL = GPUs of all types together; checked on write, a row naming a type deleted since binds nothing';
+COMMENT ON COLUMN mixdnn.quotas.max_gpus IS 'most GPUs the role''s launching and running jobs may hold; NULL = no limit';
+COMMENT ON COLUMN mixdnn.quotas.max_waiting_jobs IS 'most pending and planned jobs of the role; NULL = no limit from this row (mixdnn.max_waiting_jobs applies when no row sets one)';
+COMMENT ON COLUMN mixdnn.quotas.borrow IS 'true: beyond max_gpus a job may use GPUs no job within its quota can use now (no preemption)';
+
+CREATE TABLE mixdnn.shares (
+	role		name PRIMARY KEY,
+	shares		int NOT NULL CONSTRAINT shares_shares_check CHECK (shares BETWEEN 1 AND 1000000)
+);
+COMMENT ON TABLE mixdnn.shares IS 'fair-share weights per role (with mixdnn.fair_share on); a role without a row has 1 share';
+COMMENT ON COLUMN mixdnn.shares.shares IS 'the role''s entitlement is its shares over the shares of every role with unfinished jobs';
+
+-- Plain-words versions of the constraints (the same SQLSTATEs), and the
+-- role must exist: a quota for a misspelt role would bind no one.
+CREATE FUNCTION mixdnn._tenancy_before_write() RETURNS trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF NEW.role IS NULL OR NOT EXISTS (SELECT FROM pg_catalog.pg_roles r
+									   WHERE r.rolname OPERATOR(pg_catalog.=) NEW.role) THEN
+		RAISE EXCEPTION 'role must name an existing role, not "%"', coalesce(NEW.role::text, 'NULL')
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	IF TG_TABLE_NAME = 'shares' THEN
+		IF NEW.shares IS NULL OR NEW.shares NOT BETWEEN 1 AND 1000000 THEN
+			RAISE EXCEPTION 'shares must be between 1 and 1000000, not %', coalesce(NEW.shares::text, 'NULL')
+				USING ERRCODE = 'check_violation';
+		END IF;
+		RETURN NEW;
+	END IF;
+	IF NEW.gpu_type IS NOT NULL AND NOT EXISTS (SELECT FROM mixdnn.gpu_types t
+												WHERE t.gpu_type OPERATOR(pg_catalog.=) NEW.gpu_type) THEN
+		RAISE EXCEPTION 'gpu_type must be a registered GPU type or NULL (all types), not "%"', NEW.gpu_type
+			USING ERRCODE = 'foreign_key_violation',
+				  HINT = 'Registered types are listed in mixdnn.gpu_types.';
+	END IF;
+	IF NEW.max_gpus NOT BETWEEN 0 AND 1000000 THEN
+		RAISE EXCEPTION 'max_gpus must be between 0 and 1000000 or NULL (no limit), not %', NEW.max_gpus
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF NEW.max_waiting_jobs NOT BETWEEN 0 AND 10000000 THEN
+		RAISE EXCEPTION 'max_waiting_jobs must be between 0 and 10000000 or NULL (no limit), not %', NEW.max_waiting_jobs
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF NEW.borrow IS NULL THEN
+		RAISE EXCEPTION 'borrow must be true or false, not NULL'
+			USING ERRCODE = 'not_null_violation';
+	END IF;
+	IF EXISTS (SELECT FROM mixdnn.quotas q
+			   WHERE q.role OPERATOR(pg_catalog.=) NEW.role
+				 AND q.gpu_type IS NOT DISTINCT FROM NEW.gpu_type
+				 AND (TG_OP = 'INSERT' OR q.ctid OPERATOR(pg_catalog.<>) OLD.ctid)) THEN
+		RAISE EXCEPTION 'role % already has a quota for %', NEW.role,
+			coalesce('gpu_type ' || NEW.gpu_type, 'all GPU types (gpu_type NULL)')
+			USING ERRCODE = 'unique_violation',
+				  HINT = 'Update that row instead.';
+	END IF;
+	RETURN NEW;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._tenancy_before_write() IS 'internal trigger: plain-words checks of mixdnn.quotas and mixdnn.shares';
+
+CREATE TRIGGER quotas_before_write BEFORE INSERT OR UPDATE ON mixdnn.quotas
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._tenancy_before_write();
+CREATE TRIGGER shares_before_write BEFORE INSERT OR UPDATE ON mixdnn.shares
+	FOR EACH ROW EXECUTE FUNCTION mixdnn._tenancy_before_write();
+
+-- The waiting-jobs limit of a role: the strictest max_waiting_jobs of the
+-- rows naming it or a role it is a member of; mixdnn.max_waiting_jobs
+-- when none sets one (0 = none). NULL: no limit.
+CREATE FUNCTION mixdnn._waiting_limit(who name) RETURNS int
+	LANGUAGE sql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+	SELECT coalesce(
+		(SELECT pg_catalog.min(q.max_waiting_jobs)
+		 FROM mixdnn.quotas q
+			  JOIN pg_catalog.pg_roles g ON g.rolname OPERATOR(pg_catalog.=) q.role
+			  JOIN pg_catalog.pg_roles u ON u.rolname OPERATOR(pg_catalog.=) who
+		 WHERE q.max_waiting_jobs IS NOT NULL
+		   AND pg_catalog.pg_has_role(u.oid, g.oid, 'MEMBER')),
+		NULLIF(pg_catalog.current_setting('mixdnn.max_waiting_jobs')::int, 0))
+	$$;
+COMMENT ON FUNCTION mixdnn._waiting_limit(name) IS 'internal: the most waiting jobs a role may have (NULL: no limit)';
+
+-- Each role with waiting or running jobs as the next round weighs it
+-- (src/pg/fair_share_usage.c over src/core/tenancy.c), like Slurm's sshare.
+CREATE FUNCTION mixdnn.fair_share_usage()
+	RETURNS TABLE (role name, shares int, entitlement float8, usage_share float8,
+				   gpus_held int, factor float8)
+	AS 'MODULE_PATHNAME', 'mixdnn_fair_share_usage'
+	LANGUAGE C VOLATILE
+	SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION mixdnn.fair_share_usage() IS 'each role with waiting or running jobs: shares, entitlement, usage share, GPUs held and fair-share factor';
+
+SELECT pg_catalog.pg_extension_config_dump('mixdnn.quotas', '');
+SELECT pg_catalog.pg_extension_config_dump('mixdnn.shares', '');
+
+REVOKE ALL ON mixdnn.quotas, mixdnn.shares FROM PUBLIC;
+GRANT SELECT, INSERT, UPDATE, DELETE ON mixdnn.quotas, mixdnn.shares TO mixdnn_admin;
+REVOKE ALL ON FUNCTION mixdnn._tenancy_before_write(), mixdnn._waiting_limit(name),
+	mixdnn.fair_share_usage() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mixdnn.fair_share_usage() TO mixdnn_user, mixdnn_admin;

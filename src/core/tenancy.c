@@ -1,0 +1,575 @@
+/*
+ * tenancy.c — quotas and fair share around a round (tenancy.h).
+ *
+ * A round is planned, its planned jobs are taken by start (ties in the
+ * planner's order), and each one that would take its owner beyond a quota
+ * at its start is either refused for this round (a reason says which
+ * quota) or, when every quota it exceeds lets it borrow, planned
+ * again as a borrower whose weight is tiny, so it only gets GPUs no job
+ * within its quota can use now. Nothing is preempted: lent GPUs come back
+ * when the borrower ends. The plan is made again until no start changes
+ * (at most MX_TENANCY_MAX_PASSES plans); after a pass, every job that could
+ * no longer start within its owner's quotas is settled at once.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tenancy.h"
+#include "heuristic.h"
+
+#define START_EPS 1e-6
+
+enum
+{
+	T_NORMAL = 0,
+	T_BORROW,					/* over a borrowable quota: planned with MX_BORROW_FACTOR */
+	T_REFUSED,					/* over a quota that does not lend: waits this round (MX_WAITING) */
+	T_NEVER						/* its quotas could never let it run (MX_UNPLANNABLE) */
+};
+
+#define FLAG_CHANGED 1			/* its start now was over quota: its state changed */
+#define FLAG_STARTS 2			/* its planned start is within its owner's quotas */
+
+typedef struct tenancy_round
+{
+	const mx_snapshot *s;
+	const mx_options *o;
+	mx_snapshot sub;			/* s without owners; jobs with caps, factors, refusals */
+	unsigned char *state;		/* per job, T_* */
+	unsigned char *flagged;		/* per job, last check: FLAG_CHANGED or FLAG_STARTS */
+	char	   *why;			/* per job, MX_REASON_LEN bytes */
+	int		   *held;			/* per owner, (ntypes + 1) counts: GPUs held now; [ntypes] = all */
+	int		   *use;			/* the same, plus this plan's starts now */
+	double	   *factor;			/* per owner: fair-share factor, 1 without fair share */
+} tenancy_round;
+
+double
+mx_decayed_usage(double rate, double from, double to, double now, double half_life_s)
+{
+	double		k;
+
+	if (to > now)
+		to = now;
+	if (!(to > from) || !(rate > 0))
+		return 0;
+	if (!(half_life_s > 0))
+		return rate * (to - from);
+	k = log(2.0) / half_life_s;
+	/* integral of rate * e^(-k (now - t)) dt from `from` to `to` */
+	return rate / k * (exp(-k * (now - to)) - exp(-k * (now - from)));
+}
+
+static int
+owner_of(const mx_snapshot *s, int owner)
+{
+	return (s->nowners > 0 && owner >= 0 && owner < s->nowners) ? owner : -1;
+}
+
+/* GPUs each owner's launching and running parts hold now, per type and in all. */
+static void
+count_held(const mx_snapshot *s, int *held)
+{
+	int			i,
+				w = s->ntypes + 1;
+
+	memset(held, 0, (size_t) s->nowners * (size_t) w * sizeof(int));
+	for (i = 0; i < s->nparts; i++)
+	{
+		const mx_running_part *rp = &s->parts[i];
+		int			ow = owner_of(s, rp->owner);
+		int			t;
+
+		if (ow < 0 || rp->node < 0 || rp->node >= s->nnodes)
+			continue;
+		t = s->nodes[rp->node].type;
+		if (t >= 0 && t < s->ntypes)
+			held[ow * w + t] += rp->gpus;
+		held[ow * w + s->ntypes] += rp->gpus;
+	}
+}
+
+int
+mx_tenancy_factors(const mx_snapshot *s, const mx_options *o,
+				   double *factor, double *entitlement, double *usage_share)
+{
+	double	   *usage = calloc((size_t) (s->nowners > 0 ? s->nowners : 1), sizeof(double));
+	double		total_u = 0,
+				total_s = 0,
+				hl = o->fair_share_half_life_s > 0 ? o->fair_share_half_life_s : MX_DEFAULT_HALF_LIFE_S;
+	int			i;
+
+	unsigned char *active = calloc((size_t) (s->nowners > 0 ? s->nowners : 1), 1);
+
+	if (usage == NULL || active == NULL)
+	{
+		free(usage);
+		free(active);
+		return -1;
+	}
+	/* Entitlements are shares among the owners with waiting or running jobs. */
+	for (i = 0; i < s->njobs; i++)
+		if (owner_of(s, s->jobs[i].owner) >= 0)
+			active[s->jobs[i].owner] = 1;
+	for (i = 0; i < s->nparts; i++)
+		if (owner_of(s, s->parts[i].owner) >= 0)
+			active[s->parts[i].owner] = 1;
+	/*
+	 * GPUs held now count until their expected end (at most one
+	 * half-life): usage already granted, so a burst weighs at once.
+	 */
+	for (i = 0; i < s->nparts; i++)
+	{
+		const mx_running_part *rp = &s->parts[i];
+		int			ow = owner_of(s, rp->owner);
+		double		left = rp->expected_end - s->now;
+
+		if (!(left > 0))
+			left = 0;
+		if (left > hl)
+			left = hl;
+		if (ow >= 0 && rp->node >= 0 && rp->node < s->nnodes && s->nodes[rp->node].type >= 0)
+			usage[ow] += rp->gpus * s->types[s->nodes[rp->node].type].speed * left;
+	}
+	for (i = 0; i < s->nowners; i++)
+	{
+		if (!active[i])
+			continue;
+		if (s->owners[i].usage_s > 0 && isfinite(s->owners[i].usage_s))
+			usage[i] += s->owners[i].usage_s;
+		total_u += usage[i];
+		total_s += s->owners[i].shares > 0 ? s->owners[i].shares : 0;
+	}
+	for (i = 0; i < s->nowners; i++)
+	{
+		double		e = (active[i] && total_s > 0 && s->owners[i].shares > 0) ? s->owners[i].shares / total_s : 0;
+		double		u = (active[i] && total_u > 0) ? usage[i] / total_u : 0;
+		double		f;
+
+		/* Slurm's classic 2^(-u/e), doubled so an owner using exactly its share keeps weight 1. */
+		if (total_u <= 0)
+			f = 1.0;
+		else if (e <= 0)
+			f = u > 0 ? 1e-6 : 1.0;
+		else
+			f = pow(2.0, 1.0 - u / e);
+		if (!(f >= 1e-6))
+			f = 1e-6;
+		if (factor)
+			factor[i] = f;
+		if (entitlement)
+			entitlement[i] = e;
+		if (usage_share)
+			usage_share[i] = u;
+	}
+	free(usage);
+	free(active);
+	return 0;
+}
+
+/* The quota that binds the owner on type t without borrowing: INT_MAX when none. */
+static int
+hard_cap(const mx_owner *w, int t)
+{
+	int			cap = INT_MAX;
+
+	if (w->quota_all >= 0 && !w->borrow_all)
+		cap = w->quota_all;
+	if (t >= 0 && t < MX_MAX_TYPES && w->quota[t] >= 0 && !(w->borrow & ((uint64_t) 1 << t)) &&
+		w->quota[t] < cap)
+		cap = w->quota[t];
+	return cap;
+}
+
+static int
+over_quota_with(const mx_snapshot *s, const int *u, int ow, int type, int gpus,
+				char *buf, size_t len)
+{
+	const mx_owner *w = &s->owners[ow];
+	int			typed = type >= 0 && type < s->ntypes && type < MX_MAX_TYPES;
+	int			over_t = typed && w->quota[type] >= 0 && u[type] + gpus > w->quota[type];
+	int			over_a = w->quota_all >= 0 && u[s->ntypes] + gpus > w->quota_all;
+	int			lend_t = !over_t || (w->borrow & ((uint64_t) 1 << type)) != 0;
+	int			lend_a = !over_a || w->borrow_all;
+
+	if (!over_t && !over_a)
+		return 0;
+	if (buf != NULL)
+	{
+		if (over_t)
+			snprintf(buf, len, "over quota: role %s holds %d of the %d %s GPUs its quota allows and needs %d",
+					 w->name, u[type], w->quota[type], s->types[type].name, gpus);
+		else
+			snprintf(buf, len, "over quota: role %s holds %d of the %d GPUs (all types) its quota allows and needs %d",
+					 w->name, u[s->ntypes], w->quota_all, gpus);
+		if (lend_t && lend_a && strlen(buf) + 40 < len)
+			strcat(buf, "; it may borrow idle GPUs");
+	}
+	return (lend_t && lend_a) ? 1 : 2;
+}
+
+int
+mx_tenancy_over_quota(const mx_snapshot *s, const mx_plan *p, int ji, int type, int gpus,
+					  char *buf, size_t len)
+{
+	int			ow = (ji >= 0 && ji < s->njobs) ? owner_of(s, s->jobs[ji].owner) : -1;
+	int		   *held;
+	int			r,
+				i,
+				w = s->ntypes + 1;
+
+	if (buf != NULL && len > 0)
+		buf[0] = '\0';
+	if (ow < 0)
+		return 0;
+	held = malloc((size_t) s->nowners * (size_t) (s->ntypes + 1) * sizeof(int));
+	if (held == NULL)
+		return 0;
+	count_held(s, held);
+	for (i = 0; p != NULL && i < p->n && i < s->njobs; i++)
+	{
+		const mx_assignment *a = &p->a[i];
+
+		if (i == ji || owner_of(s, s->jobs[i].owner) != ow || a->status != MX_PLANNED ||
+			a->start > s->now + START_EPS)
+			continue;
+		if (a->type >= 0 && a->type < s->ntypes)
+			held[ow * w + a->type] += a->gpus;
+		held[ow * w + s->ntypes] += a->gpus;
+	}
+	r = over_quota_with(s, held + (size_t) ow * w, ow, type, gpus, buf, len);
+	free(held);
+	return r;
+}
+
+/*
+ * A job the quotas could never let run on some type loses that type (and
+ * soft jobs more GPUs than the quota allows); one with nothing left is
+ * refused with a reason. Borrowable quotas do not cap: idle GPUs may come.
+ */
+static void
+cap_job(tenancy_round *t, int i)
+{
+	const mx_snapshot *s = t->s;
+	mx_job	   *j = &t->sub.jobs[i];
+	const mx_owner *w;
+	int			k,
+				most = 0,
+				need = j->cls == MX_HARD ? j->ref_gpus : j->min_gpus;
+	uint64_t	keep = 0;
+
+	if (owner_of(s, j->owner) < 0 || j->refuse != NULL)
+		return;
+	w = &s->owners[j->owner];
+	for (k = 0; k < s->ntypes && k < MX_MAX_TYPES; k++)
+	{
+		int			cap = hard_cap(w, k);
+
+		if (!(j->allowed & ((uint64_t) 1 << k)) || cap < need)
+			continue;
+		keep |= (uint64_t) 1 << k;
+		if (cap > most)
+			most = cap;
+	}
+	if (keep == 0 && j->allowed != 0)
+	{
+		snprintf(t->why + (size_t) i * MX_REASON_LEN, MX_REASON_LEN,
+				 "over quota: role %s may never hold the %d GPUs it needs on any of its GPU types",
+				 w->name, need);
+		t->state[i] = T_NEVER;
+		return;
+	}
+	j->allowed = keep;
+	if (j->cls == MX_SOFT && most < j->max_gpus)
+		j->max_gpus = most;
+}
+
+/* The sub-snapshot's jobs for the next plan, from each job's state. */
+static void
+prepare_jobs(tenancy_round *t)
+{
+	int			i;
+
+	for (i = 0; i < t->s->njobs; i++)
+	{
+		mx_job	   *j = &t->sub.jobs[i];
+		int			ow = owner_of(t->s, t->s->jobs[i].owner);
+
+		if (t->state[i] == T_REFUSED || t->state[i] == T_NEVER)
+			j->refuse = t->why + (size_t) i * MX_REASON_LEN;
+		j->weight_factor = (ow >= 0 ? t->factor[ow] : 1.0) *
+			(t->state[i] == T_BORROW ? MX_BORROW_FACTOR : 1.0);
+	}
+}
+
+typedef struct start_key
+{
+	double		start;
+	int			rank;			/* in the heuristic's order: ties at one instant */
+	int			job;
+} start_key;
+
+static int
+cmp_start_key(const void *x, const void *y)
+{
+	const start_key *a = x,
+			   *b = y;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->rank - b->rank;
+}
+
+/*
+ * GPUs owner ow holds at instant at, per type and in all ([ntypes]): its
+ * running parts until their expected end (past it, until now + overrun_s,
+ * the planner's rule) and the planned jobs accepted so far.
+ */
+static void
+usage_at(const tenancy_round *t, const mx_plan *p, const int *acc, int nacc, int ow, double at, int *u)
+{
+	const mx_snapshot *s = t->s;
+	int			i;
+
+	memset(u, 0, (size_t) (s->ntypes + 1) * sizeof(int));
+	for (i = 0; i < s->nparts; i++)
+	{
+		const mx_running_part *rp = &s->parts[i];
+		double		end = rp->expected_end > s->now ? rp->expected_end : s->now + t->o->overrun_s;
+		int			k;
+
+		if (owner_of(s, rp->owner) != ow || rp->node < 0 || rp->node >= s->nnodes || !(end > at + START_EPS))
+			continue;
+		k = s->nodes[rp->node].type;
+		if (k >= 0 && k < s->ntypes)
+			u[k] += rp->gpus;
+		u[s->ntypes] += rp->gpus;
+	}
+	for (i = 0; i < nacc; i++)
+	{
+		const mx_assignment *a = &p->a[acc[i]];
+
+		if (owner_of(s, s->jobs[acc[i]].owner) != ow || a->start > at + START_EPS || !(a->end > at + START_EPS))
+			continue;
+		if (a->type >= 0 && a->type < s->ntypes)
+			u[a->type] += a->gpus;
+		u[s->ntypes] += a->gpus;
+	}
+}
+
+/*
+ * Walk the plan's planned jobs by start (ties in the planner's order) and
+ * settle each one against its owner's quotas at its start, beside what the
+ * owner holds then and the jobs accepted before it: a forecast must not
+ * launch a job beyond a quota either (mixdnn.launch_due() starts planned
+ * jobs when their time comes, without a round). Returns how many jobs
+ * changed state (flagged), or -1 when out of memory.
+ */
+static int
+check_starts(tenancy_round *t, const mx_plan *p)
+{
+	const mx_snapshot *s = t->s;
+	size_t		nj = (size_t) (s->njobs > 0 ? s->njobs : 1);
+	int		   *order = malloc(nj * sizeof(int));
+	int		   *acc = malloc(nj * sizeof(int));
+	int		   *cur = malloc((size_t) (s->ntypes + 1) * sizeof(int));
+	start_key  *keys = malloc(nj * sizeof(start_key));
+	int			i,
+				nk = 0,
+				nacc = 0,
+				changed = 0,
+				w = s->ntypes + 1;
+
+	if (order == NULL || acc == NULL || cur == NULL || keys == NULL)
+		changed = -1;
+	else
+	{
+		memcpy(t->use, t->held, (size_t) s->nowners * (size_t) w * sizeof(int));
+		memset(t->flagged, 0, (size_t) s->njobs);
+		mx_heuristic_order(&t->sub, t->o, order);
+		for (i = 0; i < s->njobs; i++)
+			if (owner_of(s, s->jobs[order[i]].owner) >= 0 && p->a[order[i]].status == MX_PLANNED)
+				keys[nk++] = (start_key) {p->a[order[i]].start, i, order[i]};
+		qsort(keys, (size_t) nk, sizeof(start_key), cmp_start_key);
+	}
+	for (i = 0; i < nk && changed >= 0; i++)
+	{
+		int			ji = keys[i].job;
+		const mx_assignment *a = &p->a[ji];
+		int			ow = s->jobs[ji].owner;
+		int			r;
+
+		usage_at(t, p, acc, nacc, ow, a->start, cur);
+		r = over_quota_with(s, cur, ow, a->type, a->gpus, t->why + (size_t) ji * MX_REASON_LEN, MX_REASON_LEN);
+		if (r == 0 || (r == 1 && t->state[ji] == T_BORROW))
+		{
+			acc[nacc++] = ji;
+			t->flagged[ji] = FLAG_STARTS;
+			if (a->start > s->now + START_EPS)
+				continue;
+			if (a->type >= 0 && a->type < s->ntypes)
+				t->use[ow * w + a->type] += a->gpus;
+			t->use[ow * w + s->ntypes] += a->gpus;
+			continue;
+		}
+		t->state[ji] = r == 1 ? T_BORROW : T_REFUSED;
+		t->flagged[ji] = FLAG_CHANGED;
+		changed++;
+	}
+	free(order);
+	free(acc);
+	free(cur);
+	free(keys);
+	return changed;
+}
+
+/*
+ * After a pass that changed something: every job still normal that could
+ * not start now within its owner's quotas on any of its types, beside the
+ * GPUs held and the starts just accepted, is settled at once (borrower, or
+ * waiting with the reason) rather than one pass at a time.
+ */
+static void
+settle_over_quota(tenancy_round *t)
+{
+	const mx_snapshot *s = t->s;
+	int			i,
+				k;
+
+	for (i = 0; i < s->njobs; i++)
+	{
+		const mx_job *j = &t->sub.jobs[i];
+		int			ow = owner_of(s, s->jobs[i].owner);
+		int			need = j->cls == MX_HARD ? j->ref_gpus : j->min_gpus;
+		int			best = 3,
+					at = -1;
+
+		if (ow < 0 || t->state[i] != T_NORMAL || t->flagged[i] == FLAG_STARTS)
+			continue;
+		for (k = 0; k < s->ntypes && k < MX_MAX_TYPES && best > 0; k++)
+		{
+			int			r;
+
+			if (!(j->allowed & ((uint64_t) 1 << k)))
+				continue;
+			r = over_quota_with(s, t->use + (size_t) ow * (s->ntypes + 1), ow, k, need, NULL, 0);
+			if (r < best)
+			{
+				best = r;
+				at = k;
+			}
+		}
+		if (best == 1)
+			t->state[i] = T_BORROW;
+		else if (best == 2)
+		{
+			t->state[i] = T_REFUSED;
+			(void) over_quota_with(s, t->use + (size_t) ow * (s->ntypes + 1), ow, at, need,
+								   t->why + (size_t) i * MX_REASON_LEN, MX_REASON_LEN);
+		}
+	}
+}
+
+static void
+tenancy_free(tenancy_round *t)
+{
+	free(t->sub.jobs);
+	free(t->state);
+	free(t->flagged);
+	free(t->why);
+	free(t->held);
+	free(t->use);
+	free(t->factor);
+}
+
+static int
+tenancy_init(tenancy_round *t, const mx_snapshot *s, const mx_options *o)
+{
+	size_t		nj = (size_t) (s->njobs > 0 ? s->njobs : 1);
+	size_t		nh = (size_t) s->nowners * (size_t) (s->ntypes + 1);
+	int			i;
+
+	memset(t, 0, sizeof(*t));
+	t->s = s;
+	t->o = o;
+	t->sub = *s;
+	t->sub.nowners = 0;
+	t->sub.owners = NULL;
+	t->sub.jobs = malloc(nj * sizeof(mx_job));
+	t->state = calloc(nj, 1);
+	t->flagged = calloc(nj, 1);
+	t->why = calloc(nj, MX_REASON_LEN);
+	t->held = malloc(nh * sizeof(int));
+	t->use = malloc(nh * sizeof(int));
+	t->factor = malloc((size_t) s->nowners * sizeof(double));
+	if (t->sub.jobs == NULL || t->state == NULL || t->flagged == NULL || t->why == NULL ||
+		t->held == NULL || t->use == NULL || t->factor == NULL)
+		return -1;
+	if (s->njobs > 0)
+		memcpy(t->sub.jobs, s->jobs, (size_t) s->njobs * sizeof(mx_job));
+	count_held(s, t->held);
+	for (i = 0; i < s->nowners; i++)
+		t->factor[i] = 1.0;
+	if (o->fair_share && mx_tenancy_factors(s, o, t->factor, NULL, NULL) < 0)
+		return -1;
+	for (i = 0; i < s->njobs; i++)
+		cap_job(t, i);
+	return 0;
+}
+
+int
+mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o, mx_plan *out)
+{
+	tenancy_round t;
+	int			pass,
+				i,
+				changed = 0;
+
+	if (s->nowners <= 0 || s->owners == NULL)
+		return mx_plan_round(s, o, out);
+	if (tenancy_init(&t, s, o) < 0)
+	{
+		tenancy_free(&t);
+		return -1;
+	}
+	for (pass = 0; pass < MX_TENANCY_MAX_PASSES; pass++)
+	{
+		prepare_jobs(&t);
+		if (mx_plan_round(&t.sub, o, out) != 0)
+		{
+			tenancy_free(&t);
+			return -1;
+		}
+		changed = check_starts(&t, out);
+		if (changed <= 0 || pass == MX_TENANCY_MAX_PASSES - 1)
+			break;
+		settle_over_quota(&t);
+		mx_plan_free(out);
+	}
+	if (changed < 0)
+	{
+		mx_plan_free(out);
+		tenancy_free(&t);
+		return -1;
+	}
+	/*
+	 * Jobs over quota now wait for a later round (no forecast: when the
+	 * owner's GPUs come back is not planned); out of passes, so do the
+	 * starts still over quota.
+	 */
+	for (i = 0; i < s->njobs; i++)
+		if (t.state[i] == T_REFUSED || (changed > 0 && t.flagged[i] == FLAG_CHANGED))
+		{
+			mx_assignment *a = &out->a[i];
+
+			a->status = MX_WAITING;
+			a->type = -1;
+			a->gpus = 0;
+			a->start = a->end = NAN;
+			mx_plan_set_reason(a, t.why + (size_t) i * MX_REASON_LEN);
+		}
+	tenancy_free(&t);
+	return 0;
+}

@@ -1,0 +1,64 @@
+/*
+ * tenancy.h — a shared cluster: GPU quotas per owner (with borrowing of
+ * idle GPUs) and fair share, around one scheduling round (docs/model.md,
+ * "Quotas and fair share").
+ *
+ * The extension, the simulator, explain and what-if all plan through
+ * mx_tenancy_plan_round(), so every one of them applies the same rule.
+ */
+#ifndef MIXDNN_TENANCY_H
+#define MIXDNN_TENANCY_H
+
+#include <stddef.h>
+
+#include "snapshot.h"
+#include "plan.h"
+#include "planner.h"
+
+/*
+ * A borrowing job's weight is multiplied by this: every job within its
+ * owner's quota is served first, so a borrower only gets GPUs that no one
+ * else's plan uses now.
+ */
+#define MX_BORROW_FACTOR 1e-3
+
+/* Rounds re-planned at most this often to settle who is over quota. */
+#define MX_TENANCY_MAX_PASSES 6
+
+/*
+ * mx_plan_round() under the owners' quotas and, with o->fair_share, their
+ * fair-share factors; exactly mx_plan_round() when s has no owners. A job
+ * that would start now beyond a quota without borrowing waits unplanned
+ * (MX_WAITING) with a reason naming the quota; one whose quotas could
+ * never let it run is MX_UNPLANNABLE. 0, or -1 when out of memory.
+ */
+int			mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o, mx_plan *out);
+
+/*
+ * Speed-weighted GPU-seconds of a part holding `rate` (= speed x GPUs)
+ * from `from` to `to` (clipped at now), each second decayed by
+ * 2^(-(now - t) / half_life_s); half_life_s <= 0: no decay.
+ */
+double		mx_decayed_usage(double rate, double from, double to, double now, double half_life_s);
+
+/*
+ * Per owner with waiting or running jobs (the others get e = u = 0 and
+ * factor 1): entitlement e = shares / their total shares, usage share u
+ * (decayed history plus speed-weighted GPUs held now x their time left
+ * to the expected end, at most a half-life, over their total) and the factor 2^(1 - u/e) (1 when nobody has used anything). Arrays of s->nowners
+ * entries; any may be NULL. 0, or -1 when out of memory.
+ */
+int			mx_tenancy_factors(const mx_snapshot *s, const mx_options *o,
+							   double *factor, double *entitlement, double *usage_share);
+
+/*
+ * Whether job ji starting now on (type, gpus) would take its owner beyond
+ * a quota, given the GPUs the owner's running parts hold and, unless p is
+ * NULL, its other jobs p starts now: 0 no, 1 yes but every exceeded quota
+ * lets it borrow, 2 yes. With buf (not NULL) and a result of 1 or 2, the
+ * reason in plain words.
+ */
+int			mx_tenancy_over_quota(const mx_snapshot *s, const mx_plan *p, int ji, int type, int gpus,
+								  char *buf, size_t len);
+
+#endif

@@ -1,0 +1,222 @@
+/* test_tenancy.c — quotas, borrowing and fair share around a round (tenancy.c). */
+#include "unit.h"
+#include "fixtures.h"
+#include "tenancy.h"
+
+static int
+add_owner(mx_snapshot *s, const char *name, double shares)
+{
+	int			k;
+	mx_owner   *w;
+
+	FX_GROW(s->owners, s->nowners);
+	w = &s->owners[s->nowners];
+	memset(w, 0, sizeof(*w));
+	snprintf(w->name, MX_NAME_LEN, "%s", name);
+	w->shares = shares;
+	w->quota_all = -1;
+	for (k = 0; k < MX_MAX_TYPES; k++)
+		w->quota[k] = -1;
+	return s->nowners++;
+}
+
+/* A snapshot of one up node of `gpus` v100s, default options; the type index. */
+static int
+one_node(mx_snapshot *s, mx_options *o, int gpus)
+{
+	int			t;
+
+	fx_init(s, NOW);
+	mx_options_default(o);
+	t = fx_type(s, "v100", 1.0);
+	fx_node(s, "n1", t, gpus, MX_NODE_UP);
+	return t;
+}
+
+static int
+starts_now(const mx_snapshot *s, const mx_plan *p, int i)
+{
+	return p->a[i].status == MX_PLANNED && p->a[i].start <= s->now + 1e-6;
+}
+
+static void
+test_decay(void)
+{
+	double		t = 3600;
+
+	CHECK_NEAR(mx_decayed_usage(2, NOW - t, NOW, NOW, t), t / log(2.0), 1e-6,
+			   "one half-life of 2 GPUs: 2 x (1 - 1/2) / (ln 2 / T)");
+	CHECK_NEAR(mx_decayed_usage(2, NOW - t, NOW + t, NOW, 0), 2 * t, 1e-9, "no half-life: no decay, clipped at now");
+	CHECK(mx_decayed_usage(2, NOW, NOW + t, NOW, t) == 0, "a part that has not run yet used nothing");
+	CHECK_NEAR(mx_decayed_usage(1, NOW - 2 * t, NOW - t, NOW, t),
+			   mx_decayed_usage(1, NOW - t, NOW, NOW, t) / 2, 1e-6, "an hour a half-life ago weighs half");
+}
+
+static void
+test_factors(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	double		f[3],
+				e[3],
+				u[3];
+	int			t;
+
+	t = one_node(&s, &o, 4);
+	add_owner(&s, "a", 1);
+	add_owner(&s, "b", 1);
+	add_owner(&s, "idle", 5);
+	s.owners[0].usage_s = 300;
+	s.owners[1].usage_s = 100;
+	s.owners[2].usage_s = 1000;
+	fx_hard(&s, 1, t, 1, 60)->owner = 0;
+	fx_hard(&s, 2, t, 1, 60)->owner = 1;
+	CHECK(mx_tenancy_factors(&s, &o, f, e, u) == 0, "factors");
+	CHECK_NEAR(e[0], 0.5, 1e-12, "entitlements among owners with work only");
+	CHECK_NEAR(u[0], 0.75, 1e-12, "usage share 300 / 400");
+	CHECK_NEAR(f[0], pow(2, 1 - 1.5), 1e-12, "over its share: 2^(1 - 0.75/0.5)");
+	CHECK_NEAR(f[1], pow(2, 0.5), 1e-12, "under its share: 2^(1 - 0.25/0.5)");
+	CHECK(f[2] == 1 && e[2] == 0, "an owner without work: factor 1, no entitlement");
+	/* GPUs held count until their expected end, at most a half-life. */
+	fx_part(&s, 9, 0, 2, NOW + 50);
+	s.parts[0].owner = 1;
+	CHECK(mx_tenancy_factors(&s, &o, f, e, u) == 0, "factors with a part");
+	CHECK_NEAR(u[1], 200.0 / 500.0, 1e-12, "b: 100 + 2 GPUs x 50 s left");
+	mx_snapshot_free(&s);
+}
+
+/* One 4-GPU node; owner a's two 2-GPU jobs; quota of 2 GPUs of all types. */
+static void
+test_quota(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p,
+				q;
+	int			t;
+
+	t = one_node(&s, &o, 4);
+	fx_hard(&s, 1, t, 2, 100)->owner = 0;
+	fx_hard(&s, 2, t, 2, 100)->owner = 0;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "no owners: a round");
+	CHECK(mx_plan_round(&s, &o, &q) == 0 && fx_same_assignments(&p, &q), "no owners: exactly mx_plan_round");
+	mx_plan_free(&p);
+	mx_plan_free(&q);
+
+	add_owner(&s, "a", 1);
+	s.owners[0].quota_all = 2;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "quota: a round");
+	CHECK(starts_now(&s, &p, 0) != starts_now(&s, &p, 1), "one of the two starts now");
+	CHECK(p.a[starts_now(&s, &p, 0) ? 1 : 0].status == MX_WAITING, "the other waits, unplanned");
+	CHECK(strcmp(p.a[starts_now(&s, &p, 0) ? 1 : 0].reason,
+				 "over quota: role a holds 2 of the 2 GPUs (all types) its quota allows and needs 2") == 0,
+		  "with the quota as reason: %s", p.a[1].reason);
+	mx_plan_free(&p);
+
+	s.owners[0].borrow_all = 1;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && starts_now(&s, &p, 0) && starts_now(&s, &p, 1),
+		  "with borrow both start on the idle GPUs");
+	mx_plan_free(&p);
+
+	s.owners[0].borrow_all = 0;
+	s.jobs[1].ref_gpus = s.jobs[1].min_gpus = s.jobs[1].max_gpus = 4;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && p.a[1].status == MX_UNPLANNABLE &&
+		  strstr(p.a[1].reason, "may never hold the 4 GPUs") != NULL,
+		  "a job its quota could never let run is unplannable: %s", p.a[1].reason);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+/*
+ * Forecasts too: 4 GPUs held by b until +100 s; a (quota 2 GPUs) has two
+ * 2-GPU jobs. Both would be planned at +100 s, and launched then without
+ * a round; only one may be.
+ */
+static void
+test_quota_later(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			t;
+
+	t = one_node(&s, &o, 4);
+	fx_part(&s, 9, 0, 4, NOW + 100);
+	s.parts[0].owner = 1;
+	fx_hard(&s, 1, t, 2, 100)->owner = 0;
+	fx_hard(&s, 2, t, 2, 100)->owner = 0;
+	add_owner(&s, "a", 1);
+	add_owner(&s, "b", 1);
+	s.owners[0].quota_all = 2;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "a round");
+	CHECK(!(p.a[0].status == MX_PLANNED && p.a[1].status == MX_PLANNED &&
+			p.a[0].start < p.a[1].end && p.a[1].start < p.a[0].end),
+		  "a's two jobs are never planned to run at once");
+	CHECK(p.a[0].status == MX_PLANNED || p.a[1].status == MX_PLANNED, "one of them is planned");
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+/*
+ * Two GPUs. a (quota 1, borrowing) has two 100 s jobs, b one 1000 s job.
+ * Shortest first would start both of a's; as a borrower a2 yields to b1.
+ */
+static void
+test_borrower_yields(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			t;
+
+	t = one_node(&s, &o, 2);
+	fx_hard(&s, 1, t, 1, 100)->owner = 0;
+	fx_hard(&s, 2, t, 1, 100)->owner = 0;
+	fx_hard(&s, 3, t, 1, 1000)->owner = 1;
+	o.critical_margin = -1;		/* b1 would otherwise be served first as makespan-critical */
+	add_owner(&s, "a", 1);
+	add_owner(&s, "b", 1);
+	s.owners[0].quota[t] = 1;
+	s.owners[0].borrow = (uint64_t) 1 << t;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "a round");
+	CHECK(starts_now(&s, &p, 2), "b's job, within its quota, starts now");
+	CHECK(starts_now(&s, &p, 0) + starts_now(&s, &p, 1) == 1, "only one of a's starts: no idle GPU to borrow");
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+/* One GPU; a used it, b did not: with fair share b's job goes first. */
+static void
+test_fair_share_order(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			t;
+
+	t = one_node(&s, &o, 1);
+	fx_hard(&s, 1, t, 1, 100)->owner = 0;
+	fx_hard(&s, 2, t, 1, 100)->owner = 1;
+	s.jobs[0].submitted = NOW - 60;		/* older: first without fair share */
+	add_owner(&s, "a", 1);
+	add_owner(&s, "b", 1);
+	s.owners[0].usage_s = 7200;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && starts_now(&s, &p, 0), "without fair share the older job first");
+	mx_plan_free(&p);
+	o.fair_share = 1;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && starts_now(&s, &p, 1), "with fair share the unserved owner's");
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+int
+main(void)
+{
+	test_decay();
+	test_factors();
+	test_quota();
+	test_quota_later();
+	test_borrower_yields();
+	test_fair_share_order();
+	return unit_done("test_tenancy");
+}
