@@ -35,6 +35,11 @@ for k in list(d):
 	if k.startswith("solve_ms") or k == "wall_s" or k.endswith("_ms") and k != "time_limit_ms" \
 			or k.endswith("_ms_p50") or k.endswith("_ms_p95") or k.endswith("_ms_max"):
 		del d[k]
+# Fields of the tenancy summary that say nothing for a trace without owners
+# (a tree before issue #15 does not print them).
+if not d.get("owners"):
+	for k in ("fair_share", "fairness_jain", "owners"):
+		d.pop(k, None)
 print(json.dumps(d, sort_keys=True, indent=1))'
 }
 
