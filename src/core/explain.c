@@ -10,6 +10,7 @@
 #include "tolerance.h"
 #include "capacity.h"
 #include "heuristic.h"
+#include "value.h"
 #include "utility.h"
 
 

@@ -19,7 +19,7 @@
 
 #include "glpkhost.h"
 #include "milp.h"
-#include "heuristic.h"
+#include "value.h"
 #include "stopwatch.h"
 #include "utility.h"
 
