@@ -17,7 +17,7 @@
 
 #include "unit.h"
 #include "fixtures.h"
-#include "heuristic.h"
+#include "value.h"
 #include "placement.h"
 
 #define MAXJT 32

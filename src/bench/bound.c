@@ -16,7 +16,7 @@
 
 #include "bound.h"
 #include "capacity.h"
-#include "heuristic.h"
+#include "value.h"
 #include "stopwatch.h"
 #include "utility.h"
 

@@ -1,104 +1,133 @@
 /*
  * load.c — a snapshot dumped from a database by bench/export_snapshot.sql
  * (types.csv, nodes.csv, running.csv, waiting.csv; times relative to the
- * export), for `mixdnn-bench --load DIR` (load.h).
+ * export), for `mixdnn-bench --load DIR` (load.h). Each file is read by the
+ * simulator's column-driven loader (csvload.h), so a number that cannot be
+ * read is an error naming file, line and column. Unlike the simulator the
+ * benchmark takes what the database held as it is: an unknown GPU type or
+ * node status, or a running part on a node not in nodes.csv, is not an
+ * error (the type is none, the node up, the part left out).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
+#include "csvload.h"
 #include "load.h"
 #include "placement.h"
 
-static int
-open_dir(csv_reader *r, const char *dir, const char *file, char *err, size_t errlen)
-{
-	char		path[4096];
+#define OFF(type, field) offsetof(type, field)
+#define lengthof(a) ((int) (sizeof(a) / sizeof((a)[0])))
+#define NUMBER(name, required, type, field) \
+	{name, required, CSV_REAL, OFF(type, field), -INFINITY, INFINITY}
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	if (csv_open(r, path) < 0)
+/* The snapshot being filled and the room of the array the current file grows. */
+typedef struct load_ctx
+{
+	mx_snapshot *s;
+	int			cap;
+} load_ctx;
+
+/*
+ * A zeroed new element at the end of the array *arr of *n elements (the
+ * current file's lc->cap of room), counted in *n; NULL with err set when
+ * out of memory.
+ */
+static void *
+append(load_ctx *lc, void **arr, int *n, size_t elem, char *err, size_t errlen)
+{
+	char	   *e;
+
+	if (csv_reserve(arr, &lc->cap, *n, elem, 16) < 0)
 	{
-		snprintf(err, errlen, "%s", r->err);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	e = (char *) *arr + (size_t) (*n)++ * elem;
+	memset(e, 0, elem);
+	return e;
+}
+
+/* ---------- types.csv: gpu_type, speed ---------- */
+
+typedef struct type_row
+{
+	char		gpu_type[CSV_NAME_LEN];
+	double		speed;
+} type_row;
+
+static const csv_column type_columns[] = {
+	{"gpu_type", 1, CSV_NAME, OFF(type_row, gpu_type)},
+	NUMBER("speed", 1, type_row, speed),
+};
+
+static int
+keep_type(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
+{
+	load_ctx   *lc = ctx;
+	const type_row *tr = row;
+	mx_snapshot *s = lc->s;
+	mx_gpu_type *t;
+
+	if ((t = append(lc, (void **) &s->types, &s->ntypes, sizeof(*s->types), err, errlen)) == NULL)
 		return -1;
-	}
+	memcpy(t->name, tr->gpu_type, sizeof(t->name));
+	t->speed = tr->speed;
 	return 0;
 }
 
-static const char *
-field(csv_reader *r, const char *name)
+/* ---------- nodes.csv: node, gpu_type, gpus, status ---------- */
+
+typedef struct node_row
 {
-	return csv_get(r, csv_col(r, name));
-}
+	char		node[CSV_NAME_LEN];
+	char		gpu_type[CSV_NAME_LEN];
+	double		gpus;
+	char		status[CSV_NAME_LEN];
+} node_row;
 
-static double
-num(csv_reader *r, const char *name, int *bad)
-{
-	double		v;
-
-	if (csv_parse_double(field(r, name), &v) < 0)
-	{
-		*bad = 1;
-		return 0;
-	}
-	return v;
-}
-
-#define GROW(arr, n, cap) \
-	do { \
-		if ((n) >= (cap)) \
-		{ \
-			int			nc_ = (cap) ? (cap) * 2 : 16; \
-			void	   *p_ = realloc((arr), (size_t) nc_ * sizeof(*(arr))); \
-			if (!p_) \
-				return -1; \
-			(arr) = p_; \
-			(cap) = nc_; \
-		} \
-	} while (0)
-
-/* One file's rows into s: 0, or -1 when out of memory. *bad is set for a number that could not be read. */
-typedef int (*load_fn) (csv_reader *r, mx_snapshot *s, int *bad);
+static const csv_column node_columns[] = {
+	{"node", 1, CSV_NAME, OFF(node_row, node)},
+	{"gpu_type", 0, CSV_TEXT, OFF(node_row, gpu_type)},
+	NUMBER("gpus", 1, node_row, gpus),
+	{"status", 0, CSV_TEXT, OFF(node_row, status)},
+};
 
 static int
-load_types(csv_reader *r, mx_snapshot *s, int *bad)
+keep_node(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 {
-	int			cap = 0;
+	load_ctx   *lc = ctx;
+	const node_row *nr = row;
+	mx_snapshot *s = lc->s;
+	mx_node    *nd;
 
-	while (csv_next(r) > 0)
-	{
-		GROW(s->types, s->ntypes, cap);
-		memset(&s->types[s->ntypes], 0, sizeof(mx_gpu_type));
-		snprintf(s->types[s->ntypes].name, MX_NAME_LEN, "%s", field(r, "gpu_type"));
-		s->types[s->ntypes].speed = num(r, "speed", bad);
-		s->ntypes++;
-	}
+	if ((nd = append(lc, (void **) &s->nodes, &s->nnodes, sizeof(*s->nodes), err, errlen)) == NULL)
+		return -1;
+	memcpy(nd->name, nr->node, sizeof(nd->name));
+	nd->type = mx_type_index(s, nr->gpu_type);
+	nd->gpus = (int) nr->gpus;
+	if (mx_node_status_parse(nr->status, &nd->status) < 0)
+		nd->status = MX_NODE_UP;
 	return 0;
 }
 
-static int
-load_nodes(csv_reader *r, mx_snapshot *s, int *bad)
+/* ---------- running.csv: job_id, node, gpus, end_s ---------- */
+
+typedef struct part_row
 {
-	int			cap = 0;
+	double		job_id;
+	char		node[CSV_NAME_LEN];
+	double		gpus;
+	double		end_s;
+} part_row;
 
-	while (csv_next(r) > 0)
-	{
-		mx_node    *nd;
-		const char *st = field(r, "status");
-
-		GROW(s->nodes, s->nnodes, cap);
-		nd = &s->nodes[s->nnodes];
-		memset(nd, 0, sizeof(*nd));
-		snprintf(nd->name, MX_NAME_LEN, "%s", field(r, "node"));
-		nd->type = mx_type_index(s, field(r, "gpu_type"));
-		nd->gpus = (int) num(r, "gpus", bad);
-		if (mx_node_status_parse(st, &nd->status) < 0)
-			nd->status = MX_NODE_UP;
-		s->nnodes++;
-	}
-	return 0;
-}
+static const csv_column part_columns[] = {
+	NUMBER("job_id", 1, part_row, job_id),
+	{"node", 0, CSV_TEXT, OFF(part_row, node)},
+	NUMBER("gpus", 1, part_row, gpus),
+	NUMBER("end_s", 1, part_row, end_s),
+};
 
 /* Marks the node's lowest free GPUs busy (the database has the real indices). */
 static void
@@ -115,38 +144,70 @@ hold_lowest(mx_node *nd, int gpus)
 }
 
 static int
-load_running(csv_reader *r, mx_snapshot *s, int *bad)
+keep_part(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 {
-	int			cap = 0;
+	load_ctx   *lc = ctx;
+	const part_row *pr = row;
+	mx_snapshot *s = lc->s;
+	mx_running_part *p;
+	int			nd = -1,
+				i;
 
-	while (csv_next(r) > 0)
-	{
-		mx_running_part *p;
-		const char *node = field(r, "node");
-		int			nd = -1,
-					i;
-
-		for (i = 0; i < s->nnodes; i++)
-			if (strcmp(s->nodes[i].name, node) == 0)
-				nd = i;
-		if (nd < 0)
-			continue;
-		GROW(s->parts, s->nparts, cap);
-		p = &s->parts[s->nparts++];
-		p->job_id = (int64_t) num(r, "job_id", bad);
-		p->node = nd;
-		p->gpus = (int) num(r, "gpus", bad);
-		p->expected_end = s->now + num(r, "end_s", bad);
-		hold_lowest(&s->nodes[nd], p->gpus);
-	}
+	for (i = 0; i < s->nnodes; i++)
+		if (strcmp(s->nodes[i].name, pr->node) == 0)
+			nd = i;
+	if (nd < 0)
+		return 0;
+	if ((p = append(lc, (void **) &s->parts, &s->nparts, sizeof(*s->parts), err, errlen)) == NULL)
+		return -1;
+	p->job_id = (int64_t) pr->job_id;
+	p->node = nd;
+	p->gpus = (int) pr->gpus;
+	p->expected_end = s->now + pr->end_s;
+	hold_lowest(&s->nodes[nd], p->gpus);
 	return 0;
 }
+
+/* ---------- waiting.csv: the waiting jobs ---------- */
+
+typedef struct wait_row
+{
+	double		job_id;
+	char		model_class[CSV_NAME_LEN];
+	char		gpu_type[CSV_NAME_LEN];
+	double		gpus,
+				min_gpus,
+				max_gpus;
+	char		allowed_types[CSV_LIST_LEN];	/* "a|b"; empty: every type */
+	double		duration_s,
+				priority,
+				age_s;
+	char		prev_type[CSV_NAME_LEN];	/* empty: not planned before */
+	double		prev_gpus,
+				prev_start_s;	/* read only with a prev_type */
+} wait_row;
+
+static const csv_column wait_columns[] = {
+	NUMBER("job_id", 1, wait_row, job_id),
+	{"model_class", 0, CSV_TEXT, OFF(wait_row, model_class)},
+	{"gpu_type", 0, CSV_TEXT, OFF(wait_row, gpu_type)},
+	NUMBER("gpus", 1, wait_row, gpus),
+	NUMBER("min_gpus", 1, wait_row, min_gpus),
+	NUMBER("max_gpus", 1, wait_row, max_gpus),
+	{"allowed_types", 0, CSV_LIST, OFF(wait_row, allowed_types)},
+	NUMBER("duration_s", 1, wait_row, duration_s),
+	NUMBER("priority", 1, wait_row, priority),
+	NUMBER("age_s", 1, wait_row, age_s),
+	{"prev_type", 0, CSV_TEXT, OFF(wait_row, prev_type)},
+	NUMBER("prev_gpus", 1, wait_row, prev_gpus),
+	NUMBER("prev_start_s", 0, wait_row, prev_start_s),
+};
 
 /* A job's allowed types: its own for a hard job, "a|b" or every type for a soft one. */
 static uint64_t
 allowed_mask(const mx_snapshot *s, const mx_job *j, const char *allowed)
 {
-	char		buf[1024];
+	char		buf[CSV_LIST_LEN];
 	char	   *tok,
 			   *save = NULL;
 	uint64_t	mask = 0;
@@ -167,68 +228,75 @@ allowed_mask(const mx_snapshot *s, const mx_job *j, const char *allowed)
 }
 
 static int
-load_waiting(csv_reader *r, mx_snapshot *s, int *bad)
+keep_job(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 {
-	int			cap = 0;
+	load_ctx   *lc = ctx;
+	const wait_row *wr = row;
+	mx_snapshot *s = lc->s;
+	mx_job	   *j;
 
-	while (csv_next(r) > 0)
-	{
-		mx_job	   *j;
-		const char *pt = field(r, "prev_type");
-
-		GROW(s->jobs, s->njobs, cap);
-		j = &s->jobs[s->njobs++];
-		memset(j, 0, sizeof(*j));
-		j->job_id = (int64_t) num(r, "job_id", bad);
-		j->cls = strcmp(field(r, "model_class"), "hard") == 0 ? MX_HARD : MX_SOFT;
-		j->ref_type = field(r, "gpu_type")[0] ? mx_type_index(s, field(r, "gpu_type")) : -1;
-		j->ref_gpus = (int) num(r, "gpus", bad);
-		j->min_gpus = (int) num(r, "min_gpus", bad);
-		j->max_gpus = (int) num(r, "max_gpus", bad);
-		j->allowed = allowed_mask(s, j, field(r, "allowed_types"));
-		j->duration = num(r, "duration_s", bad);
-		j->priority = (int) num(r, "priority", bad);
-		j->submitted = s->now - num(r, "age_s", bad);
-		j->profile = -1;
-		j->prev_type = pt[0] ? mx_type_index(s, pt) : -1;
-		j->prev_gpus = (int) num(r, "prev_gpus", bad);
-		j->prev_start = j->prev_type >= 0 ? s->now + num(r, "prev_start_s", bad) : 0;
-	}
+	if ((j = append(lc, (void **) &s->jobs, &s->njobs, sizeof(*s->jobs), err, errlen)) == NULL)
+		return -1;
+	j->job_id = (int64_t) wr->job_id;
+	j->cls = strcmp(wr->model_class, "hard") == 0 ? MX_HARD : MX_SOFT;
+	j->ref_type = wr->gpu_type[0] ? mx_type_index(s, wr->gpu_type) : -1;
+	j->ref_gpus = (int) wr->gpus;
+	j->min_gpus = (int) wr->min_gpus;
+	j->max_gpus = (int) wr->max_gpus;
+	j->allowed = allowed_mask(s, j, wr->allowed_types);
+	j->duration = wr->duration_s;
+	j->priority = (int) wr->priority;
+	j->submitted = s->now - wr->age_s;
+	j->profile = -1;
+	j->prev_type = wr->prev_type[0] ? mx_type_index(s, wr->prev_type) : -1;
+	j->prev_gpus = (int) wr->prev_gpus;
+	j->prev_start = j->prev_type >= 0 ? s->now + wr->prev_start_s : 0;
 	return 0;
 }
+
+/* One file of dir by its columns and row function. */
+typedef struct load_file
+{
+	const char *name;
+	const csv_column *cols;
+	int			ncols;
+	size_t		rowsize;
+	csv_row_fn	keep;
+} load_file;
+
+static const load_file files[] = {
+	{"types.csv", type_columns, lengthof(type_columns), sizeof(type_row), keep_type},
+	{"nodes.csv", node_columns, lengthof(node_columns), sizeof(node_row), keep_node},
+	{"running.csv", part_columns, lengthof(part_columns), sizeof(part_row), keep_part},
+	{"waiting.csv", wait_columns, lengthof(wait_columns), sizeof(wait_row), keep_job},
+};
 
 int
 bench_load(const char *dir, double now, mx_snapshot *s, char *err, size_t errlen)
 {
-	static const char *const files[] = {"types.csv", "nodes.csv", "running.csv", "waiting.csv"};
-	static const load_fn loaders[] = {load_types, load_nodes, load_running, load_waiting};
-	csv_reader	r;
-	int			bad = 0,
-				i;
+	union
+	{
+		type_row	t;
+		node_row	n;
+		part_row	p;
+		wait_row	w;
+	}			row;
+	char		path[4096];
+	int			i;
 
 	memset(s, 0, sizeof(*s));
 	s->now = now;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < lengthof(files); i++)
 	{
-		if (open_dir(&r, dir, files[i], err, errlen) < 0)
+		load_ctx	lc = {s, 0};
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+		if (csv_load(path, files[i].cols, files[i].ncols, &row, files[i].rowsize, files[i].keep, &lc,
+					 err, errlen) < 0)
 		{
 			mx_snapshot_free(s);
 			return -1;
 		}
-		if (loaders[i] (&r, s, &bad) < 0)
-		{
-			csv_close(&r);
-			snprintf(err, errlen, "out of memory");
-			mx_snapshot_free(s);
-			return -1;
-		}
-		csv_close(&r);
-	}
-	if (bad)
-	{
-		snprintf(err, errlen, "%s: a number could not be read", dir);
-		mx_snapshot_free(s);
-		return -1;
 	}
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include "gen.h"
 #include "load.h"
 #include "heuristic.h"
+#include "value.h"
 #include "milp.h"
 #include "planner.h"
 #include "plan.h"

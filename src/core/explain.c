@@ -11,6 +11,7 @@
 #include "capacity.h"
 #include "heuristic.h"
 #include "tenancy.h"
+#include "value.h"
 #include "utility.h"
 
 

@@ -11,22 +11,6 @@
 #include "capacity.h"
 #include "utility.h"
 
-/* Job weight from priority and waiting time (docs/model.md). */
-double		mx_job_weight(const mx_snapshot *s, const mx_job *j, const mx_options *o);
-
-/*
- * Objective value of running job j on a configuration from start to end:
- * w_j * (1 - (end - now) / H), H = mx_value_horizon(o).
- */
-double		mx_value(const mx_snapshot *s, const mx_job *j, const mx_options *o,
-					 double start, double end);
-
-/* H: o->value_horizon_s when set, else MX_DEFAULT_HORIZON_S. */
-double		mx_value_horizon(const mx_options *o);
-
-/* Sum of mx_value() over the MX_PLANNED assignments of p. */
-double		mx_plan_value(const mx_snapshot *s, const mx_options *o, const mx_plan *p);
-
 /*
  * Order in which the heuristic considers jobs (weighted shortest best run
  * time first); order must hold s->njobs indices.

@@ -19,7 +19,7 @@
 
 #include "glpkhost.h"
 #include "milp.h"
-#include "heuristic.h"
+#include "value.h"
 #include "stopwatch.h"
 #include "utility.h"
 
@@ -198,18 +198,150 @@ typedef struct glpk_job
 	int			proven;
 } glpk_job;
 
+/* The rows' bounds, the binary columns with their objective, the matrix. */
+static void
+glpk_load(glp_prob *P, const glpk_job *gj)
+{
+	int			i;
+
+	glp_set_obj_dir(P, GLP_MAX);
+	glp_add_rows(P, gj->nrow);
+	for (i = 1; i <= gj->njobrow; i++)
+		if (gj->mustnow && gj->mustnow[i - 1])
+			glp_set_row_bnds(P, i, GLP_FX, 1.0, 1.0);
+		else
+			glp_set_row_bnds(P, i, GLP_UP, 0.0, 1.0);
+	for (i = gj->njobrow + 1; i <= gj->nrow; i++)
+		glp_set_row_bnds(P, i, GLP_UP, 0.0, gj->rowcap[i - gj->njobrow - 1]);
+	glp_add_cols(P, gj->ncol);
+	for (i = 1; i <= gj->ncol; i++)
+	{
+		glp_set_col_kind(P, i, GLP_BV);
+		glp_set_obj_coef(P, i, gj->obj[i]);
+	}
+	if (mx_milp_test_force_error)
+		glp_set_obj_coef(P, gj->ncol + 7, 1.0);	/* invalid: GLPK calls the error hook */
+	glp_load_matrix(P, gj->nnz, gj->ia, gj->ja, gj->ar);
+}
+
+/*
+ * The LP relaxation, in at most half of the budget: its bound, and whether
+ * it already settles the round. 1 when branch and bound is to run, with
+ * the milliseconds left for it in *left; 0 with gj->result set otherwise.
+ */
+static int
+glpk_relax(glp_prob *P, glpk_job *gj, double *left)
+{
+	glp_smcp	sm;
+	int			ret;
+	double		lp,
+				lp_ms;
+
+	glp_init_smcp(&sm);
+	sm.msg_lev = GLP_MSG_OFF;
+	sm.presolve = GLP_OFF;
+	*left = gj->solve_end - mx_wall_ms();
+	sm.tm_lim = (int) fmax(1.0, fmin(*left, gj->budget * 0.5));
+	lp_ms = mx_wall_ms();
+	ret = glp_simplex(P, &sm);
+	lp_ms = mx_wall_ms() - lp_ms;
+	if (ret == GLP_ETMLIM)
+	{
+		gj->result = MX_MILP_TIME_LIMIT;
+		return 0;
+	}
+	if (ret != 0 || glp_get_status(P) != GLP_OPT)
+	{
+		gj->result = MX_MILP_NO_SOLUTION;
+		return 0;
+	}
+	lp = glp_get_obj_val(P);
+	gj->bound = lp;
+	if (gj->inc_ok &&
+		(lp <= gj->inc_obj + 1e-9 * fmax(1.0, fabs(gj->inc_obj)) ||
+		 lp - gj->inc_obj <= gj->mip_gap * fmax(gj->wsum - gj->inc_obj, 1e-12)))
+	{
+		/* the heuristic plan is within the gap of the LP bound */
+		gj->result = MX_MILP_OPTIMAL;
+		gj->solved = 2;
+		gj->proven = 1;
+		return 0;
+	}
+	if ((*left = gj->solve_end - mx_wall_ms()) < 1.0 || *left < MX_NODE_FACTOR * lp_ms)
+	{
+		/*
+		 * Branch and bound stops only between nodes, and a node's LP can
+		 * take about as long as the root's: without time for a few of them
+		 * it would overrun the budget.
+		 */
+		gj->result = MX_MILP_TIME_LIMIT;
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Branch and bound from the relaxation, with the heuristic's plan as the
+ * incumbent and our gap and deadline in the callback; the solution into
+ * gj->xsol when there is one.
+ */
+static void
+glpk_branch(glp_prob *P, glpk_job *gj, double left)
+{
+	glp_iocp	io;
+	heur_info	hi;
+	int			ret,
+				st,
+				j;
+
+	glp_init_iocp(&io);
+	io.msg_lev = GLP_MSG_OFF;
+	io.presolve = GLP_OFF;
+	io.mip_gap = 0.0;			/* our own gap, in the callback */
+	io.tm_lim = (int) fmax(1.0, left);
+	hi.x = gj->xinc;
+	hi.given = 0;
+	hi.deadline_ms = gj->solve_end;
+	hi.terminated = 0;
+	hi.wsum = gj->wsum;
+	hi.gap = gj->mip_gap;
+	hi.gap_reached = 0;
+	io.cb_func = on_glpk_callback;
+	io.cb_info = &hi;
+	ret = glp_intopt(P, &io);
+	st = glp_mip_status(P);
+	if (st == GLP_OPT || (st == GLP_FEAS && (ret == 0 || ret == GLP_EMIPGAP || hi.gap_reached)))
+	{
+		gj->result = MX_MILP_OPTIMAL;
+		gj->proven = 1;
+	}
+	else if (st == GLP_FEAS)
+		gj->result = MX_MILP_FEASIBLE;
+	else if (ret == GLP_ETMLIM || ret == GLP_ESTOP || hi.terminated)
+		gj->result = MX_MILP_TIME_LIMIT;
+	else
+		gj->result = MX_MILP_NO_SOLUTION;
+	if (st == GLP_OPT || st == GLP_FEAS)
+	{
+		gj->mip_obj = glp_mip_obj_val(P);
+		for (j = 1; j <= gj->ncol; j++)
+			gj->xsol[j] = glp_mip_col_val(P, j);
+		gj->solved = 1;
+	}
+}
+
 /*
  * Build and solve the model. Returns 0, or -1 when GLPK reported an error
  * (caught by the error hook); in both cases the GLPK environment is freed.
- * Only GLPK calls and writes through gj happen after setjmp(), so no local
- * variable is live across the longjmp().
+ * Only GLPK calls and writes through gj happen after setjmp() (here and in
+ * the phases it calls), so no local variable is live across the longjmp().
  */
 static int
 run_glpk(glpk_job *gj)
 {
 	jmp_buf		jb;
-	heur_info	hi;
 	glp_prob   *volatile P = NULL;
+	double		left;
 
 	gj->result = MX_MILP_NO_SOLUTION;
 	gj->bound = NAN;
@@ -228,114 +360,9 @@ run_glpk(glpk_job *gj)
 	mx_glpk_enter(&jb);
 
 	P = glp_create_prob();
-	glp_set_obj_dir(P, GLP_MAX);
-	glp_add_rows(P, gj->nrow);
-	{
-		int			i;
-
-		for (i = 1; i <= gj->njobrow; i++)
-			if (gj->mustnow && gj->mustnow[i - 1])
-				glp_set_row_bnds(P, i, GLP_FX, 1.0, 1.0);
-			else
-				glp_set_row_bnds(P, i, GLP_UP, 0.0, 1.0);
-		for (i = gj->njobrow + 1; i <= gj->nrow; i++)
-			glp_set_row_bnds(P, i, GLP_UP, 0.0, gj->rowcap[i - gj->njobrow - 1]);
-		glp_add_cols(P, gj->ncol);
-		for (i = 1; i <= gj->ncol; i++)
-		{
-			glp_set_col_kind(P, i, GLP_BV);
-			glp_set_obj_coef(P, i, gj->obj[i]);
-		}
-	}
-	if (mx_milp_test_force_error)
-		glp_set_obj_coef(P, gj->ncol + 7, 1.0);	/* invalid: GLPK calls the error hook */
-	glp_load_matrix(P, gj->nnz, gj->ia, gj->ja, gj->ar);
-
-	{
-		glp_smcp	sm;
-		int			ret;
-		double		left,
-					lp_ms;
-
-		/* LP relaxation: at most half of the budget */
-		glp_init_smcp(&sm);
-		sm.msg_lev = GLP_MSG_OFF;
-		sm.presolve = GLP_OFF;
-		left = gj->solve_end - mx_wall_ms();
-		sm.tm_lim = (int) fmax(1.0, fmin(left, gj->budget * 0.5));
-		lp_ms = mx_wall_ms();
-		ret = glp_simplex(P, &sm);
-		lp_ms = mx_wall_ms() - lp_ms;
-		if (ret == GLP_ETMLIM)
-			gj->result = MX_MILP_TIME_LIMIT;
-		else if (ret != 0 || glp_get_status(P) != GLP_OPT)
-			gj->result = MX_MILP_NO_SOLUTION;
-		else
-		{
-			double		lp = glp_get_obj_val(P);
-
-			gj->bound = lp;
-			if (gj->inc_ok &&
-				(lp <= gj->inc_obj + 1e-9 * fmax(1.0, fabs(gj->inc_obj)) ||
-				 lp - gj->inc_obj <= gj->mip_gap * fmax(gj->wsum - gj->inc_obj, 1e-12)))
-			{
-				/* the heuristic plan is within the gap of the LP bound */
-				gj->result = MX_MILP_OPTIMAL;
-				gj->solved = 2;
-				gj->proven = 1;
-			}
-			else if ((left = gj->solve_end - mx_wall_ms()) < 1.0 || left < MX_NODE_FACTOR * lp_ms)
-			{
-				/*
-				 * Branch and bound stops only between nodes, and a node's LP
-				 * can take about as long as the root's: without time for a
-				 * few of them it would overrun the budget.
-				 */
-				gj->result = MX_MILP_TIME_LIMIT;
-			}
-			else
-			{
-				glp_iocp	io;
-				int			st,
-							j;
-
-				glp_init_iocp(&io);
-				io.msg_lev = GLP_MSG_OFF;
-				io.presolve = GLP_OFF;
-				io.mip_gap = 0.0;	/* our own gap, in the callback */
-				io.tm_lim = (int) fmax(1.0, left);
-				hi.x = gj->xinc;
-				hi.given = 0;
-				hi.deadline_ms = gj->solve_end;
-				hi.terminated = 0;
-				hi.wsum = gj->wsum;
-				hi.gap = gj->mip_gap;
-				hi.gap_reached = 0;
-				io.cb_func = on_glpk_callback;
-				io.cb_info = &hi;
-				ret = glp_intopt(P, &io);
-				st = glp_mip_status(P);
-				if (st == GLP_OPT || (st == GLP_FEAS && (ret == 0 || ret == GLP_EMIPGAP || hi.gap_reached)))
-				{
-					gj->result = MX_MILP_OPTIMAL;
-					gj->proven = 1;
-				}
-				else if (st == GLP_FEAS)
-					gj->result = MX_MILP_FEASIBLE;
-				else if (ret == GLP_ETMLIM || ret == GLP_ESTOP || hi.terminated)
-					gj->result = MX_MILP_TIME_LIMIT;
-				else
-					gj->result = MX_MILP_NO_SOLUTION;
-				if (st == GLP_OPT || st == GLP_FEAS)
-				{
-					gj->mip_obj = glp_mip_obj_val(P);
-					for (j = 1; j <= gj->ncol; j++)
-						gj->xsol[j] = glp_mip_col_val(P, j);
-					gj->solved = 1;
-				}
-			}
-		}
-	}
+	glpk_load(P, gj);
+	if (glpk_relax(P, gj, &left))
+		glpk_branch(P, gj, left);
 	glp_delete_prob(P);
 	P = NULL;
 	/* leave no GLPK state behind: hooks, problems, memory */

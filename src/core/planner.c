@@ -13,6 +13,7 @@
 #include "capacity.h"
 #include "comparators.h"
 #include "heuristic.h"
+#include "value.h"
 #include "plan_limits.h"
 #include "milp.h"
 #include "stopwatch.h"

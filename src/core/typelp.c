@@ -31,7 +31,7 @@
 
 #include "glpkhost.h"
 #include "typelp.h"
-#include "heuristic.h"
+#include "value.h"
 #include "stopwatch.h"
 
 #define TLP_SLOTS 16			/* finite slots; one catch-all slot follows */

@@ -47,6 +47,7 @@
 #include "registry.h"
 #include "restore.h"
 #include "round.h"
+#include "spi_cache.h"
 #include "wake.h"
 #include "worker.h"
 
@@ -88,25 +89,12 @@ mx_worker_init(void)
 
 /* ---------- the worker ---------- */
 
-/*
- * Runs sql, which returns one value of type int or timestamptz, or NULL.
- * Not through spi_cache.c's saved plans: a worker that keeps plans across
- * its cycles broke the restore of a plain dump (test/e2e/t/40), so each
- * cycle plans its few statements afresh.
- */
-static Datum
-spi_value(const char *sql, bool *isnull)
-{
-	if (SPI_execute(sql, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
-		elog(ERROR, "mixdnn worker: unexpected result from %s", sql);
-	return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, isnull);
-}
-
+/* A statement of the worker's that returns one int, or NULL for 0. */
 static int
-spi_int(const char *sql)
+spi_int(const char *sql, const char *what)
 {
 	bool		isnull;
-	Datum		v = spi_value(sql, &isnull);
+	Datum		v = mx_spi_value(sql, 0, NULL, NULL, &isnull, what);
 
 	return isnull ? 0 : DatumGetInt32(v);
 }
@@ -128,7 +116,7 @@ static const char *const step_names[] = {"repair", "lease expiry", "plan", "laun
 static void
 step_repair(void)
 {
-	int			fixed = spi_int("SELECT mixdnn._repair()");
+	int			fixed = spi_int("SELECT mixdnn._repair()", "repair");
 
 	if (fixed > 0)
 		ereport(LOG,
@@ -142,7 +130,7 @@ step_expire(void)
 	int			lost = spi_int("SELECT CASE WHEN EXISTS (SELECT FROM mixdnn.job_parts p "
 							   "WHERE p.state IN ('launching', 'running') "
 							   "AND p.lease_until < mixdnn.now()) "
-							   "THEN mixdnn.expire_leases() ELSE 0 END");
+							   "THEN mixdnn.expire_leases() ELSE 0 END", "lease expiry");
 
 	if (lost > 0)
 		ereport(LOG,
@@ -174,7 +162,7 @@ step_launch(long *wait_ms)
 	long		ms;
 
 	(void) mx_launch_due_and_replan();
-	next = spi_value("SELECT mixdnn._next_wakeup()", &isnull);
+	next = mx_spi_value("SELECT mixdnn._next_wakeup()", 0, NULL, NULL, &isnull, "next wake-up");
 	if (isnull)
 		return;
 	now = mx_clock_now();
@@ -193,7 +181,7 @@ static void
 step_purge(void)
 {
 	int			purged = spi_int("SELECT (rounds + plan_revisions + events)::int "
-								 "FROM mixdnn.purge_history()");
+								 "FROM mixdnn.purge_history()", "purge");
 
 	if (purged > 0)
 		ereport(LOG,

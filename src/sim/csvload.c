@@ -3,6 +3,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,4 +132,25 @@ csv_load(const char *path, const csv_column *cols, int ncols, void *row, size_t 
 		snprintf(err, errlen, "%s", r.err);
 	csv_close(&r);
 	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * Room for one more element in a growing array: doubles *cap (from first)
+ * when n has reached it. 0, or -1 when out of memory (*arr unchanged).
+ */
+int
+csv_reserve(void **arr, int *cap, int n, size_t elem, int first)
+{
+	void	   *grown;
+	int			newcap;
+
+	if (n < *cap)
+		return 0;
+	newcap = *cap ? *cap * 2 : first;
+	grown = realloc(*arr, (size_t) newcap * elem);
+	if (grown == NULL)
+		return -1;
+	*arr = grown;
+	*cap = newcap;
+	return 0;
 }

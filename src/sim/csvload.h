@@ -50,6 +50,13 @@ typedef int (*csv_row_fn) (void *ctx, void *row, const csv_reader *r, char *err,
 int			csv_load(const char *path, const csv_column *cols, int ncols, void *row, size_t rowsize,
 					 csv_row_fn fn, void *ctx, char *err, size_t errlen);
 
+/*
+ * Room for one more row in a growing array of the caller's: doubles *cap
+ * (from first) when n has reached it. 0, or -1 when out of memory (*arr
+ * unchanged).
+ */
+int			csv_reserve(void **arr, int *cap, int n, size_t elem, int first);
+
 /* A trimmed copy of src into dst (CSV_NAME_LEN); -1 when too long. */
 int			csv_copy_name(char *dst, const char *src);
 

@@ -29,27 +29,6 @@ fail(char *err, size_t errlen, const char *fmt,...)
 	return -1;
 }
 
-/*
- * Room for one more element in a growing array: doubles *cap (from first)
- * when n has reached it. 0, or -1 when out of memory (*arr unchanged).
- */
-static int
-reserve_one(void **arr, int *cap, int n, size_t elem, int first)
-{
-	void	   *grown;
-	int			newcap;
-
-	if (n < *cap)
-		return 0;
-	newcap = *cap ? *cap * 2 : first;
-	grown = realloc(*arr, (size_t) newcap * elem);
-	if (grown == NULL)
-		return -1;
-	*arr = grown;
-	*cap = newcap;
-	return 0;
-}
-
 #define OFF(type, field) offsetof(type, field)
 #define lengthof(a) ((int) (sizeof(a) / sizeof((a)[0])))
 
@@ -105,7 +84,7 @@ keep_type(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 		return row_fail(r, err, errlen, "duplicate gpu_type \"%s\"", t.name);
 	if (s->ntypes >= MX_MAX_TYPES)
 		return row_fail(r, err, errlen, "more than %d GPU types", MX_MAX_TYPES);
-	if (reserve_one((void **) &s->types, &lc->cap, s->ntypes, sizeof(*s->types), 8) < 0)
+	if (csv_reserve((void **) &s->types, &lc->cap, s->ntypes, sizeof(*s->types), 8) < 0)
 		return fail(err, errlen, "out of memory");
 	s->types[s->ntypes++] = t;
 	return 0;
@@ -162,7 +141,7 @@ keep_node(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 	for (i = 0; i < s->nnodes; i++)
 		if (strcmp(s->nodes[i].name, n.name) == 0)
 			return row_fail(r, err, errlen, "duplicate node \"%s\"", n.name);
-	if (reserve_one((void **) &s->nodes, &lc->cap, s->nnodes, sizeof(*s->nodes), 16) < 0)
+	if (csv_reserve((void **) &s->nodes, &lc->cap, s->nnodes, sizeof(*s->nodes), 16) < 0)
 		return fail(err, errlen, "out of memory");
 	s->nodes[s->nnodes++] = n;
 	return 0;
@@ -208,7 +187,7 @@ profile_of(load_ctx *lc, const char *model)
 
 	if (pi < 0)
 	{
-		if (reserve_one((void **) &s->profiles, &lc->cap, s->nprofiles, sizeof(*s->profiles), 16) < 0)
+		if (csv_reserve((void **) &s->profiles, &lc->cap, s->nprofiles, sizeof(*s->profiles), 16) < 0)
 			return NULL;
 		pi = s->nprofiles++;
 		memset(&s->profiles[pi], 0, sizeof(mx_profile));
@@ -382,7 +361,7 @@ keep_job(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 		return fail(err, errlen, "out of memory");
 	if (mj->cls == MX_SOFT)
 		w->nsoft++;
-	if (reserve_one((void **) &w->jobs, &lc->cap, w->njobs, sizeof(*w->jobs), 256) < 0)
+	if (csv_reserve((void **) &w->jobs, &lc->cap, w->njobs, sizeof(*w->jobs), 256) < 0)
 		return fail(err, errlen, "out of memory");
 	w->jobs[w->njobs++] = j;
 	return 0;

@@ -235,8 +235,10 @@ if [ -x "$BENCH" ]; then
 	printf 'job_id,node,gpus,end_s\n1,v1,four,600\n' >"$L/running.csv"
 	"$BENCH" --load "$L" --rounds 1 --bound none >"$T/load.out" 2>&1
 	is "$?" 1 "mixdnn-bench --load refuses a number it cannot read"
+	grep -q 'running.csv:2: gpus "four" must be a number' "$T/load.out"
+	ok $? "mixdnn-bench --load names the file, line and column of a bad number"
 else
-	skip 2 "bin/mixdnn-bench is not built"
+	skip 3 "bin/mixdnn-bench is not built"
 fi
 printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nx,0,,hard,tpu,1,10\n' >"$T/b1.csv"
 bad "unknown gpu_type in the trace" $A --trace "$T/b1.csv" --policy k8s

@@ -3,6 +3,7 @@
 #include "fixtures.h"
 #include "capacity.h"
 #include "heuristic.h"
+#include "value.h"
 
 static mx_options
 opts_heuristic(void)
