@@ -218,7 +218,7 @@ done
 "$SIM" $A --trace "$T/t1.csv" --policy mixdnn --value-horizon-s 86400 --json >"$T/vh.out" 2>&1
 ok $? "the simulator takes the benchmark's --value-horizon-s"
 
-# mixdnn-bench --load: a snapshot as bench/export_snapshot.sql writes it
+# mixdnn-bench --load: a snapshot as tools/bench/export_snapshot.sql writes it
 # (a running part on an unknown node is skipped; 4 + 2 of 20 GPUs held).
 if [ -x "$BENCH" ]; then
 	L="$T/load"

@@ -19,7 +19,7 @@ alive() {
 	kill -0 "$1" 2>/dev/null && ! ps -o stat= -p "$1" | grep -q '^Z'
 }
 
-# What a service manager does (packaging/ restarts the launcher): a dead
+# What a service manager does (tools/packaging/ restarts the launcher): a dead
 # launcher is started again a second later. Runs until $SOAK_WORK/stop.
 launcher_keeper() {
 	local node pid

@@ -1,4 +1,4 @@
--- bench/export_snapshot.sql — dump what a round would see into CSV
+-- tools/bench/export_snapshot.sql — dump what a round would see into CSV
 -- files that `mixdnn-bench --load DIR` replays (times relative to
 -- mixdnn.now() at export). psql -v dir=/tmp/snap -f export_snapshot.sql
 \set ON_ERROR_STOP on

@@ -1,5 +1,5 @@
-# bench/sweep.gp — solve time p95 against W, one line per (distribution, G).
-# gnuplot -e "tsv='build/bench/sweep/sweep.tsv'; out='docs/img/solver-scaling.svg'" bench/sweep.gp
+# tools/bench/sweep.gp — solve time p95 against W, one line per (distribution, G).
+# gnuplot -e "tsv='build/bench/sweep/sweep.tsv'; out='docs/img/solver-scaling.svg'" tools/bench/sweep.gp
 set terminal svg size 900,520 dynamic font "sans,12" background rgb "white"
 set output out
 set datafile separator "\t"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Summarise bench/targets.sh output files (JSON lines, # comments).
+"""Summarise tools/bench/targets.sh output files (JSON lines, # comments).
 
-    python3 bench/targets_table.py FILE.jsonl [FILE.jsonl ...]
+    python3 tools/bench/targets_table.py FILE.jsonl [FILE.jsonl ...]
 
 One row per run: variant, dist, W, G, seed, wall p50/p95/max and CPU p95 of
 a round (ms), objective, heuristic objective, whole_gap and wct_gap (the

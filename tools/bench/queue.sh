@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/queue.sh — the cost of a long queue (issue #9 item 7): one
+# tools/bench/queue.sh — the cost of a long queue (issue #9 item 7): one
 # statement inserts N waiting jobs (superuser), then another role submits
 # K one-row jobs. Prints one tab-separated line per measurement:
 #   bulk_insert_ms   the N-row INSERT, its round included (plan_mode commit)
@@ -12,7 +12,7 @@
 # throwaway database; the extension must be installed there. Settings of
 # the database (e.g. SETTINGS="mixdnn.replan_tolerance=0
 # mixdnn.planning_horizon=500") are applied with ALTER DATABASE.
-#   bash bench/queue.sh [N] [K]      (defaults 100000 and 5)
+#   bash tools/bench/queue.sh [N] [K]      (defaults 100000 and 5)
 set -eu
 N=${1:-100000}
 K=${2:-5}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/run_pgbench.sh — submissions under load (docs/performance.md,
+# tools/bench/run_pgbench.sh — submissions under load (docs/performance.md,
 # "Submission under load").
 #
 # Starts a throwaway cluster (test/lib/cluster.sh) unless PGHOST already
@@ -13,7 +13,7 @@
 # (count, solve_ms p50/p95, waiting jobs), plan rows written per round, and
 # how many committed jobs were left without a plan (must be 0).
 #
-#   bench/run_pgbench.sh [OUT]       (default OUT=build/bench/pgbench)
+#   tools/bench/run_pgbench.sh [OUT]       (default OUT=build/bench/pgbench)
 #   env: TIME=60 CLIENTS="8 16" NODES="8 64" QUEUE="50 200" SCRIPTS="plain submit steady"
 #        PORT=5434 DIR=/tmp/mx-bench KEEP=1 (leave the cluster running)
 #        EXTRA_CONF="mixdnn.planning_window = 20"  (more postgresql.conf lines, ';'-separated)
@@ -23,7 +23,7 @@
 #        PG_BIN=/path/to/bin (another PostgreSQL build, e.g. a prototype's private install)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
 OUT=${1:-$ROOT/build/bench/pgbench}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -37,7 +37,7 @@ DIR=${DIR:-/tmp/mx-bench}
 mkdir -p "$OUT"
 chmod 777 "$OUT" 2>/dev/null || true
 
-# shellcheck source=../lib/cluster.sh
+# shellcheck source=../../test/lib/cluster.sh
 source "$ROOT/test/lib/cluster.sh"
 if [ -z "${PGHOST:-}" ]; then
 	IFS=';' read -r -a extra <<<"${EXTRA_CONF:-}"

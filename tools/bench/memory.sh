@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# bench/memory.sh — memory of the scheduler (docs/performance.md, "Memory").
+# tools/bench/memory.sh — memory of the scheduler (docs/performance.md, "Memory").
 #
-#   bench/memory.sh valgrind [OUT]   valgrind --leak-check=full on bin/mixdnn-bench,
+#   tools/bench/memory.sh valgrind [OUT]   valgrind --leak-check=full on bin/mixdnn-bench,
 #                                         ROUNDS rounds (10000; ROUNDS_SLOW=300 for --reserve-all)
 #                                         of W=50/G=64 and W=200/G=512
-#   bench/memory.sh rss [OUT]        RSS of the backends over a long pgbench run:
+#   tools/bench/memory.sh rss [OUT]        RSS of the backends over a long pgbench run:
 #                                         CLIENTS (8) clients of SCRIPT (steady) for TIME (600) s,
 #                                         /proc/PID/status of every backend sampled every 10 s
 # env: PORT=5434 DIR=/tmp/mx-bench NODES=8 QUEUE=200 PG_BIN=... (as run_pgbench.sh)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
 what=${1:-}
 OUT=${2:-$ROOT/build/bench/memory}
 mkdir -p "$OUT"
@@ -48,7 +48,7 @@ rss)
 	QUEUE=${QUEUE:-200}
 	PORT=${PORT:-5434}
 	DIR=${DIR:-/tmp/mx-bench}
-	# shellcheck source=../lib/cluster.sh
+	# shellcheck source=../../test/lib/cluster.sh
 	source "$ROOT/test/lib/cluster.sh"
 	if [ -z "${PGHOST:-}" ]; then
 		rm -rf "$DIR"

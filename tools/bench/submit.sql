@@ -1,4 +1,4 @@
--- bench/submit.sql — pgbench: one job per transaction, the job mix of
+-- tools/bench/submit.sql — pgbench: one job per transaction, the job mix of
 -- bin/mixdnn-bench (Philly GPU counts, log-normal durations, 50% soft).
 \set r random(1, 10000)
 \set gpus (case when :r <= 9317 then 1 when :r <= 9538 then 2 when :r <= 9765 then 4 when :r <= 9965 then 8 else 16 end)

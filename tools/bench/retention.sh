@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/retention.sh DAYS — the size of the history after a long
+# tools/bench/retention.sh DAYS — the size of the history after a long
 # simulated run, with and without retention (docs/operations.md,
 # "Retention"). On the server of PGHOST/PGPORT (PGUSER a superuser), in two
 # databases of its own: every simulated hour 4 one-hour jobs arrive on 4

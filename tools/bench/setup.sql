@@ -1,4 +1,4 @@
--- bench/setup.sql — the cluster for the submission benchmark
+-- tools/bench/setup.sql — the cluster for the submission benchmark
 -- (docs/performance.md, "Submission under load").
 --   psql -v nodes=8 -v prefill=50 -f setup.sql
 -- :nodes nodes of 8 GPUs (types v100 / a100 / p100 round-robin), filled

@@ -1,4 +1,4 @@
--- bench/plain.sql — pgbench: the INSERTs of submit.sql into a plain table (no triggers): the base of the ratio.
+-- tools/bench/plain.sql — pgbench: the INSERTs of submit.sql into a plain table (no triggers): the base of the ratio.
 \set r random(1, 10000)
 \set gpus (case when :r <= 9317 then 1 when :r <= 9538 then 2 when :r <= 9765 then 4 when :r <= 9965 then 8 else 16 end)
 \set z random_gaussian(-40000, 40000, 4.0)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# bench/sweep.sh — the solver scaling table and plot of
+# tools/bench/sweep.sh — the solver scaling table and plot of
 # docs/performance.md: bin/mixdnn-bench over W waiting jobs x G GPUs.
 #
-#   bench/sweep.sh [OUT]        (default OUT=build/bench/sweep)
+#   tools/bench/sweep.sh [OUT]        (default OUT=build/bench/sweep)
 #   env: WS="25 50 100 200 500 1000 2000"  GS="64 512 4096"  DISTS="philly heavy"
 #        SEEDS="1"  ROUNDS=20  BOUND_MAX_W=2000 (whole-instance LP bound up to this W)
 #        BENCH_ARGS="--window 40"  (extra bin/mixdnn-bench options, e.g. planner options)
@@ -12,7 +12,7 @@
 # and, with gnuplot, the SVG plot of solve-time p95 against W per G.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
 OUT=${1:-$ROOT/build/bench/sweep}
 WS=${WS:-"25 50 100 200 500 1000 2000"}
 GS=${GS:-"64 512 4096"}

@@ -1,4 +1,4 @@
--- bench/submit_steady.sql — pgbench: submit one job and cancel the
+-- tools/bench/submit_steady.sql — pgbench: submit one job and cancel the
 -- oldest planned one in the same transaction (one round), so the queue stays
 -- at its prefilled length while the clients run (and grows when plans lag).
 \set r random(1, 10000)

@@ -1,4 +1,4 @@
--- bench/probe.sql — pgbench, one extra client beside the submitters:
+-- tools/bench/probe.sql — pgbench, one extra client beside the submitters:
 -- submit one job (autocommit), then poll until its plan is visible and log
 -- how long that took after the commit (public.probe_log, see setup.sql).
 \set r random(1, 10000)

@@ -1,4 +1,4 @@
-# bench/compare.gp — plan quality of two sweeps (bench/sweep.sh):
+# tools/bench/compare.gp — plan quality of two sweeps (tools/bench/sweep.sh):
 # weighted-delay gap to the whole-instance LP bound against W, per G,
 # for the philly and the heavy GPU-count mix.
 # gnuplot -e "a='results/sweep-head.tsv'; b='results/sweep-proposed.tsv'; la='current'; lb='proposed'; out='x.svg'" compare.gp

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# bench/targets.sh — the three solver targets of issue #5 (W=50/G=64,
+# tools/bench/targets.sh — the three solver targets of issue #5 (W=50/G=64,
 # W=200/G=512, W=2000/G=4096), both mixes, several seeds, one planner
 # variant per call; the "Summary" and "The current core" tables of
 # docs/performance.md.
 #
-#   bench/targets.sh OUT.jsonl VARIANT [bin/mixdnn-bench planner options...]
-#   e.g. bench/targets.sh bench/results/targets-guards.jsonl guards
-#        bench/targets.sh bench/results/targets-reserve-all.jsonl reserve-all --reserve-all
-#        bench/targets.sh bench/results/targets-no-milp.jsonl no-milp --no-milp
+#   tools/bench/targets.sh OUT.jsonl VARIANT [bin/mixdnn-bench planner options...]
+#   e.g. tools/bench/targets.sh tools/bench/results/targets-guards.jsonl guards
+#        tools/bench/targets.sh tools/bench/results/targets-reserve-all.jsonl reserve-all --reserve-all
+#        tools/bench/targets.sh tools/bench/results/targets-no-milp.jsonl no-milp --no-milp
 #   env: SEEDS="1 2 3"  DISTS="philly heavy"  TARGETS="50:64 200:512 2000:4096"
 #        ROUNDS=20  BENCH=bin/mixdnn-bench
 # Runs sequentially (timings), with the bench's defaults otherwise, and the
@@ -19,7 +19,7 @@
 # "variant" and "args". A summary table goes to stdout.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/.." && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
 OUT=${1:?usage: targets.sh OUT.jsonl VARIANT [bench options]}
 VARIANT=${2:?usage: targets.sh OUT.jsonl VARIANT [bench options]}
 shift 2
@@ -35,7 +35,7 @@ echo "# $(date -u +%FT%TZ) HEAD $(git -C "$ROOT" rev-parse --short HEAD)" \
 	"(src/core, src/bench: $([ "$dirty" = 0 ] && echo clean || echo "$dirty files modified"))" \
 	"$(uname -n) nproc=$(nproc) bench $BENCH md5 $(md5sum "$BENCH" | cut -c1-8):" \
 	"SEEDS=\"$SEEDS\" DISTS=\"$DISTS\" TARGETS=\"$TARGETS\" ROUNDS=$ROUNDS" \
-	"bench/targets.sh $OUT $VARIANT $*" >"$OUT"
+	"tools/bench/targets.sh $OUT $VARIANT $*" >"$OUT"
 for t in $TARGETS; do
 	W=${t%%:*}
 	G=${t##*:}
