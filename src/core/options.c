@@ -26,6 +26,7 @@ mx_options_default(mx_options *o)
 	o->value_horizon_s = 0.0;
 	o->starve_factor = 16.0;
 	o->critical_margin = 0.05;
+	o->critical_wait = 0.05;
 	o->drain_margin = -1.0;
 	o->reserve_all = 0;
 	o->fair_share = 0;
@@ -86,6 +87,8 @@ const mx_option_spec mx_option_specs[] = {
 	"mixdnn: waiting X times its best run time earns a reservation (0: never)"},
 	{"critical-margin", MX_OPT_REAL, OFF(critical_margin), -1, 100, "MU",
 	"mixdnn: slack share at which a long job is critical (<0: never)"},
+	{"critical-wait", MX_OPT_REAL, OFF(critical_wait), 0, 100, "K",
+	"mixdnn: a long job is critical only after waiting K times its best run time"},
 	{"drain-margin", MX_OPT_REAL, OFF(drain_margin), -1, 100, "NU",
 	"mixdnn: slack share below which a critical job reserves (<0: never)"},
 	{"reserve-all", MX_OPT_SET, OFF(reserve_all), 0, 0, NULL,

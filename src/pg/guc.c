@@ -28,6 +28,7 @@ int			mx_guc_overrun_s;
 int			mx_guc_aging_s;
 double		mx_guc_starve_factor;
 double		mx_guc_critical_margin;
+double		mx_guc_critical_wait;
 double		mx_guc_drain_margin;
 bool		mx_guc_reserve_all;
 bool		mx_guc_lp_configs;
@@ -211,6 +212,12 @@ mx_guc_init(void)
 							 &mx_guc_critical_margin, d.critical_margin, -1.0, 100.0,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 
+	DefineCustomRealVariable("mixdnn.critical_wait",
+							 "A long job can be makespan-critical only once it has waited this many times its best run time.",
+							 "Lets the short jobs queued with a long one go first for a moment; 0 makes a job critical on arrival.",
+							 &mx_guc_critical_wait, d.critical_wait, 0.0, 100.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
 	DefineCustomRealVariable("mixdnn.drain_margin",
 							 "Slack, as a share of its best run time, below which a critical job reserves GPUs.",
 							 "Makespan first: GPUs are drained for the job at the cost of average JCT; -1 (the default) never.",
@@ -304,6 +311,7 @@ mx_guc_options(mx_options *o)
 	o->aging_s = mx_guc_aging_s;
 	o->starve_factor = mx_guc_starve_factor;
 	o->critical_margin = mx_guc_critical_margin;
+	o->critical_wait = mx_guc_critical_wait;
 	o->drain_margin = mx_guc_drain_margin;
 	o->reserve_all = mx_guc_reserve_all;
 	o->fair_share = mx_guc_fair_share;

@@ -1,6 +1,7 @@
 -- 12_guards.sql — the planner's guards (docs/model.md, "Who holds GPUs")
 -- reach the rounds through their settings: mixdnn.drain_margin and
--- mixdnn.critical_margin change which waiting job holds GPUs.
+-- mixdnn.critical_margin change which waiting job holds GPUs, and
+-- mixdnn.critical_wait when a job that has just arrived may hold them.
 --
 -- Scenario (the unit test test_guard_drain in SQL): 4 v100 GPUs, 2 held by
 -- a running job until +1000 s; long (4 GPUs, 20000 s) and short (2 GPUs,
@@ -10,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(8);
+SELECT plan(9);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4);
@@ -19,6 +20,7 @@ INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('r
 :commit
 SELECT is(mixdnn.launch_due(), 1, 'run launches on 2 of the 4 GPUs');
 SET LOCAL mixdnn.critical_margin = 0.1;
+SET LOCAL mixdnn.critical_wait = 0;	-- long is guarded on arrival (the wait: below)
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES
 	('long', 'hard', 'v100', 4, '20000 s'),
 	('short', 'hard', 'v100', 2, '1500 s');
@@ -38,6 +40,14 @@ SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'long'), pg_temp.t
 SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'short'), pg_temp.t0() + interval '21000 s',
 	'drain 0.1: short, which would overlap the reservation, waits for long');
 SELECT is(mixdnn.launch_due(), 0, 'drain 0.1: nothing starts now, the 2 free GPUs are drained for long');
+
+-- critical_wait 0.05 (the default): long has waited 0 of the 1000 s it
+-- needs before it can be critical or draining, so nothing is drained yet.
+SET LOCAL mixdnn.critical_wait = 0.05;
+SELECT mixdnn.run_round('test');
+SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'short'), pg_temp.t0(),
+	'critical_wait 0.05: long, just arrived, is not drained for yet; short starts now');
+SET LOCAL mixdnn.critical_wait = 0;
 
 -- drain_margin 0: 1250 s of slack is more than none: long is only critical.
 SET LOCAL mixdnn.drain_margin = 0;

@@ -95,9 +95,12 @@ test_causes(void)
 	mx_plan_free(&p);
 	mx_snapshot_free(&s);
 
-	/* another waiting job is planned on all of b for 1 h */
+	/*
+	 * another waiting job is planned on all of b for 1 h; it has waited
+	 * 10 min, past critical_wait x its 2 h, so it can be critical
+	 */
 	setup(&s, &na, &nb);
-	fx_hard(&s, 2, 1, 4, 7200);
+	fx_hard(&s, 2, 1, 4, 7200)->submitted = NOW - 600;
 	mx_plan_init(&p, s.njobs);
 	p.a[1].job_id = 2;
 	put(&p, 1, 1, 4, NOW, 3600);

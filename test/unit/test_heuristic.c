@@ -166,11 +166,12 @@ test_order_and_ties(void)
 }
 
 /*
- * Makespan-critical guard: job 2 (4 GPUs, 100 s) is as long as the known
- * makespan bound T = now + 100, so it is served first and starts now; the
- * soft job 1 then takes 4 of the 8 GPUs (84.9 s at alpha 0.5) instead of
- * all 8 (60 s) — both start now. Without the guard (critical_margin < 0)
- * greedy gives job 1 all 8 GPUs and job 2 waits for them.
+ * Makespan-critical guard: job 2 (4 GPUs, 100 s, waiting for 10 s) is as
+ * long as the known makespan bound T = now + 100, so it is served first and
+ * starts now; the soft job 1 then takes 4 of the 8 GPUs (84.9 s at alpha
+ * 0.5) instead of all 8 (60 s) — both start now. Without the guard
+ * (critical_margin < 0) greedy gives job 1 all 8 GPUs and job 2 waits for
+ * them.
  */
 static void
 test_guard_critical(void)
@@ -185,7 +186,7 @@ test_guard_critical(void)
 	a = fx_type(&s, "a", 1.0);
 	fx_node(&s, "a0", a, 8, MX_NODE_UP);
 	fx_soft(&s, 1, a, 8, 4, 8, 0, 60);
-	fx_hard(&s, 2, a, 4, 100);
+	fx_hard(&s, 2, a, 4, 100)->submitted = NOW - 10;
 	o.scaling_alpha = 0.5;
 	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[0] == MX_GUARD_NONE && g[1] == MX_GUARD_CRITICAL,
 		  "job 2 is critical, job 1 is not (%d %d)", g[0], g[1]);
@@ -200,6 +201,49 @@ test_guard_critical(void)
 	CHECK(p.a[0].gpus == 8 && p.a[0].start == NOW && p.a[1].start == NOW + 60,
 		  "without the guard: job 1 on 8 GPUs, job 2 after it (+%.0f)", p.a[1].start - NOW);
 	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+/*
+ * critical_wait (kappa, default 0.05): the job of test_guard_critical
+ * (100 s) is critical only once it has waited kappa x 100 s = 5 s, so a
+ * long job that has just arrived lets the short job beside it take the GPUs
+ * it wants first; kappa 0 makes it critical on arrival.
+ */
+static void
+test_guard_critical_wait(void)
+{
+	mx_snapshot s;
+	mx_options	o = opts_heuristic();
+	mx_plan		p;
+	unsigned char g[2];
+	int			a;
+	mx_job	   *j2;
+
+	CHECK(o.critical_wait == 0.05, "critical_wait defaults to 0.05 (%g)", o.critical_wait);
+	fx_init(&s, NOW);
+	a = fx_type(&s, "a", 1.0);
+	fx_node(&s, "a0", a, 8, MX_NODE_UP);
+	fx_soft(&s, 1, a, 8, 4, 8, 0, 60);
+	j2 = fx_hard(&s, 2, a, 4, 100);
+	o.scaling_alpha = 0.5;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[1] == MX_GUARD_NONE, "just arrived: not critical (%d)", g[1]);
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].gpus == 8 && p.a[0].start == NOW && p.a[1].start == NOW + 60,
+		  "just arrived: job 1 on 8 GPUs, job 2 after it (+%.0f)", p.a[1].start - NOW);
+	mx_plan_free(&p);
+	j2->submitted = NOW - 4.9;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[1] == MX_GUARD_NONE, "waited 4.9 s < 5 s: not critical (%d)", g[1]);
+	j2->submitted = NOW - 5;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[1] == MX_GUARD_CRITICAL, "waited 5 s: critical (%d)", g[1]);
+	j2->submitted = NOW;
+	o.critical_wait = 0;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[1] == MX_GUARD_CRITICAL, "kappa 0: critical on arrival (%d)", g[1]);
+	o.critical_wait = 0.05;
+	o.drain_margin = 0.1;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[1] == MX_GUARD_NONE, "kappa holds back draining too (%d)", g[1]);
+	j2->submitted = NOW - 5;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[1] == MX_GUARD_DRAIN, "waited 5 s: draining (%d)", g[1]);
 	mx_snapshot_free(&s);
 }
 
@@ -227,7 +271,7 @@ test_guard_drain(void)
 	a = fx_type(&s, "a", 1.0);
 	na = fx_node(&s, "a0", a, 4, MX_NODE_UP);
 	fx_part(&s, 90, na, 2, NOW + 1000);
-	fx_hard(&s, 1, a, 4, 20000);	/* L */
+	fx_hard(&s, 1, a, 4, 20000)->submitted = NOW - 1500;	/* L, waiting past kappa r */
 	fx_hard(&s, 2, a, 2, 1500);		/* N */
 	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[0] == MX_GUARD_CRITICAL && g[1] == MX_GUARD_NONE,
 		  "drain off: L critical, N unguarded (%d %d)", g[0], g[1]);
@@ -252,7 +296,8 @@ test_guard_drain(void)
 
 /*
  * Who holds GPUs. Type a has 4 GPUs, 2 busy until +1000. W needs all 4 for
- * 100 s; N needs 2 for 1500 s and fits now. L (10000 s on type b) makes
+ * 100 s; N needs 2 for 1500 s and fits now. L (10000 s on type b, waiting
+ * for 600 s) makes
  * T = now + 10000, so neither W nor N is critical.
  *  - W not starving: it holds nothing; N starts now; W is planned when
  *    its GPUs free, at +1500 (N's end).
@@ -280,7 +325,7 @@ test_guard_starving(void)
 	fx_part(&s, 90, na, 2, NOW + 1000);
 	fx_hard(&s, 1, a, 4, 100)->submitted = NOW - 300;	/* W */
 	fx_hard(&s, 2, a, 2, 1500);		/* N */
-	fx_hard(&s, 3, b, 4, 10000);	/* L */
+	fx_hard(&s, 3, b, 4, 10000)->submitted = NOW - 600;	/* L, waiting past kappa r */
 	CHECK(mx_job_guards(&s, &o, g, best) == 0 && g[0] == MX_GUARD_NONE && g[1] == MX_GUARD_NONE &&
 		  g[2] == MX_GUARD_CRITICAL, "W waited 3 x its run time: no guard; L critical (%d %d %d)", g[0], g[1], g[2]);
 	plan_all(&s, &o, &p);
@@ -369,6 +414,7 @@ main(void)
 	test_choices();
 	test_order_and_ties();
 	test_guard_critical();
+	test_guard_critical_wait();
 	test_guard_drain();
 	test_guard_starving();
 	test_random_invariant();

@@ -28,7 +28,8 @@ test_beats_greedy(void)
 	fx_node(&s, "b0", b, 4, MX_NODE_UP);
 	fx_soft(&s, 1, a, 8, 4, 8, (uint64_t) 1 << a, 60);
 	fx_hard(&s, 2, a, 4, 100);
-	fx_hard(&s, 3, b, 4, 1000);
+	/* job 3 has waited past critical_wait: critical, held, outside the window */
+	fx_hard(&s, 3, b, 4, 1000)->submitted = NOW - 100;
 	mx_options_default(&o);
 	o.lp_configs = 0;		/* the start-now MILP (the configuration LP: test_typelp) */
 	o.scaling_alpha = 0.5;		/* 4 GPUs: runtime 60 * sqrt 2 = 84.9 */

@@ -15,8 +15,8 @@ test_options(void)
 	CHECK(o.policy == MX_POLICY_MIXDNN && o.use_milp == 1 && o.time_limit_ms == 200 && o.mip_gap == 0.01 &&
 		  o.window_jobs == 20 && o.grid_points == 24 && o.overrun_s == 60 && o.aging_s == 3600 &&
 		  o.value_horizon_s == 0, "defaults");
-	CHECK(o.starve_factor == 16 && o.critical_margin == 0.05 && o.reserve_all == 0,
-		  "guard defaults: starve_factor 16, critical_margin 0.05, reserve_all 0");
+	CHECK(o.starve_factor == 16 && o.critical_margin == 0.05 && o.critical_wait == 0.05 && o.reserve_all == 0,
+		  "guard defaults: starve_factor 16, critical_margin 0.05, critical_wait 0.05, reserve_all 0");
 	CHECK(o.scaling_alpha > 0.7 && o.scaling_alpha < 0.8, "alpha %.3f", o.scaling_alpha);
 	rc = mx_policy_parse("backfill", &p);
 	CHECK(rc == 0 && p == MX_POLICY_BACKFILL, "parse backfill");
@@ -30,7 +30,7 @@ test_options(void)
 		for (i = 0; i < 4; i++)
 		{
 			rc = mx_policy_parse(cmp[i], &p);
-			CHECK(rc == 0 && p == MX_POLICY_SJF + i && strcmp(mx_policy_name(p), cmp[i]) == 0,
+			CHECK(rc == 0 && (int) p == (int) MX_POLICY_SJF + i && strcmp(mx_policy_name(p), cmp[i]) == 0,
 				  "parse and name %s", cmp[i]);
 		}
 	}
