@@ -92,10 +92,14 @@ build/unit/%: test/unit/%.c test/unit/unit.h $(CORE_OBJS)
 unitcheck: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do $$t; done
 
-.PHONY: simcheck eval
+.PHONY: simcheck eval eval-opt
 simcheck: bin/mixdnn-sim
 	bash test/sim/run.sh bin/mixdnn-sim
 
 # Regenerates docs/evaluation.md (about 14 minutes on 2 cores shared with other work; QUICK=1: 2).
 eval: bin/mixdnn-sim
 	bash tools/evaluate.sh
+
+# Regenerates docs/optimizer-evaluation.md, the optimizer's ablations (about 15 minutes on 2 cores).
+eval-opt: bin/mixdnn-sim
+	sh tools/opt_report.sh
