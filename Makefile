@@ -100,6 +100,6 @@ simcheck: bin/mixdnn-sim
 eval: bin/mixdnn-sim
 	bash tools/evaluate.sh
 
-# Regenerates docs/optimizer-evaluation.md, the optimizer's ablations (about 15 minutes on 2 cores).
+# Regenerates docs/optimizer-evaluation.md, the optimizer's ablations (about 10 minutes on 2 cores).
 eval-opt: bin/mixdnn-sim
 	sh tools/opt_report.sh

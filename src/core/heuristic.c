@@ -155,9 +155,10 @@ mx_heuristic_choose(const mx_snapshot *s, const mx_options *o, const mx_capacity
  *   critical when now >= T - (1 + mu) r   (mu = critical_margin >= 0),
  *
  * starving winning when both hold; draining and critical only once it has
- * waited kappa r (now >= submitted + kappa r, kappa = critical_wait): the
- * short jobs that arrived with a long one go first for that moment, which
- * costs the makespan at most kappa r (docs/model.md, table K).
+ * waited kappa r (now >= submitted + kappa r, kappa = critical_wait > 0):
+ * the short jobs that arrived with a long one go first for that moment
+ * (docs/model.md, table K). kappa = 0 is the guard without a wait, also
+ * for a job whose submission time lies ahead of now.
  */
 int
 mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *guard, double *best)
@@ -242,7 +243,7 @@ mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *guard, d
 		dl = j->submitted + o->starve_factor * rt[i];
 		if (o->starve_factor > 0 && isfinite(dl) && s->now >= dl)
 			guard[i] = MX_GUARD_STARVING;
-		else if (s->now < j->submitted + o->critical_wait * rt[i])
+		else if (o->critical_wait > 0 && s->now < j->submitted + o->critical_wait * rt[i])
 			continue;			/* too soon to be critical or draining */
 		else if (o->drain_margin >= 0 && s->now >= T - (1.0 + o->drain_margin) * rt[i])
 			guard[i] = MX_GUARD_DRAIN;

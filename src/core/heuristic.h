@@ -28,7 +28,7 @@ int			mx_heuristic_choose(const mx_snapshot *s, const mx_options *o, const mx_ca
 
 /* Guard of a waiting job in this round (docs/model.md, "Who holds GPUs"). */
 #define MX_GUARD_NONE 0
-#define MX_GUARD_CRITICAL 1		/* would end after the known makespan bound T: served first when it fits now */
+#define MX_GUARD_CRITICAL 1		/* waited critical_wait x r and would end after the known makespan bound T: served first when it fits now */
 #define MX_GUARD_STARVING 2		/* waited >= starve_factor x its best run time: reserved */
 #define MX_GUARD_DRAIN 3		/* critical with slack below drain_margin: reserved (GPUs drained for it) */
 

@@ -88,7 +88,7 @@ const mx_option_spec mx_option_specs[] = {
 	{"critical-margin", MX_OPT_REAL, OFF(critical_margin), -1, 100, "MU",
 	"mixdnn: slack share at which a long job is critical (<0: never)"},
 	{"critical-wait", MX_OPT_REAL, OFF(critical_wait), 0, 100, "K",
-	"mixdnn: a long job is critical only after waiting K times its best run time"},
+	"mixdnn: a long job is critical or draining only after waiting K times its best run time"},
 	{"drain-margin", MX_OPT_REAL, OFF(drain_margin), -1, 100, "NU",
 	"mixdnn: slack share below which a critical job reserves (<0: never)"},
 	{"reserve-all", MX_OPT_SET, OFF(reserve_all), 0, 0, NULL,

@@ -38,11 +38,12 @@ typedef struct mx_options
 	 * Guards of the heuristic's list scheduling (docs/model.md, "Who holds
 	 * GPUs"): a waiting job holds no GPUs ahead of time unless it is
 	 * starving (it gets a reservation) or makespan-critical (it is served
-	 * first whenever it fits now).
+	 * first whenever it fits now; only once it has waited critical_wait x
+	 * its best run time).
 	 */
 	double		starve_factor;	/* X: a job waiting >= X x its best run time is starving; <= 0: never */
 	double		critical_margin;	/* mu: critical when now >= T - (1 + mu) x its best run time; < 0: never */
-	double		critical_wait;	/* kappa: and only once it has waited kappa x its best run time */
+	double		critical_wait;	/* kappa: critical or draining only once waited kappa x its best run time; 0: on arrival */
 	double		drain_margin;	/* nu: a critical job with now >= T - (1 + nu) x its best run time is reserved; < 0: never */
 	int			reserve_all;	/* 1: every job reserves in its turn (the ablation of the guards) */
 	/*

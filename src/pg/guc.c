@@ -213,7 +213,7 @@ mx_guc_init(void)
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 
 	DefineCustomRealVariable("mixdnn.critical_wait",
-							 "A long job can be makespan-critical only once it has waited this many times its best run time.",
+							 "A long job can be makespan-critical or draining only once it has waited this many times its best run time.",
 							 "Lets the short jobs queued with a long one go first for a moment; 0 makes a job critical on arrival.",
 							 &mx_guc_critical_wait, d.critical_wait, 0.0, 100.0,
 							 PGC_SUSET, 0, NULL, NULL, NULL);

@@ -11,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(9);
+SELECT plan(10);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4);
@@ -47,6 +47,11 @@ SET LOCAL mixdnn.critical_wait = 0.05;
 SELECT mixdnn.run_round('test');
 SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'short'), pg_temp.t0(),
 	'critical_wait 0.05: long, just arrived, is not drained for yet; short starts now');
+-- ... and once it has waited them (submitted 1000 s earlier), it is.
+UPDATE mixdnn.jobs SET submitted_at = submitted_at - interval '1000 s' WHERE name = 'long';
+SELECT mixdnn.run_round('test');
+SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'long'), pg_temp.t0() + interval '1000 s',
+	'critical_wait 0.05: long, waiting for 1000 s, is reserved again');
 SET LOCAL mixdnn.critical_wait = 0;
 
 -- drain_margin 0: 1250 s of slack is more than none: long is only critical.

@@ -244,6 +244,19 @@ test_guard_critical_wait(void)
 	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[1] == MX_GUARD_NONE, "kappa holds back draining too (%d)", g[1]);
 	j2->submitted = NOW - 5;
 	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[1] == MX_GUARD_DRAIN, "waited 5 s: draining (%d)", g[1]);
+	o.drain_margin = -1;
+	/* the wait does not hold back starving: waited 5 x r >= X r, but < kappa r */
+	o.critical_wait = 10;
+	o.starve_factor = 4;
+	j2->submitted = NOW - 500;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[1] == MX_GUARD_STARVING, "starving before the wait ends (%d)", g[1]);
+	/* a submission time ahead of now: held back by a wait, not with kappa 0 */
+	o.starve_factor = 16;
+	o.critical_wait = 0.05;
+	j2->submitted = NOW + 100;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[1] == MX_GUARD_NONE, "submitted ahead of now, kappa 0.05: not critical (%d)", g[1]);
+	o.critical_wait = 0;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[1] == MX_GUARD_CRITICAL, "submitted ahead of now, kappa 0: critical (%d)", g[1]);
 	mx_snapshot_free(&s);
 }
 
