@@ -89,11 +89,16 @@ def main():
     print("  first plan after submission: " + split([(float(a), float(b)) for a, b in plan], windows))
     launch = sql("SELECT extract(epoch FROM launching_at), extract(epoch FROM claimed_at - launching_at) FROM soak.launch")
     print("  launch to claim by the launcher: " + split([(float(a), float(b)) for a, b in launch], windows))
-    samples = [s for s in lines(os.path.join(log, "samples.log")) if len(s) == 4]
+    samples = [s for s in lines(os.path.join(log, "samples.log")) if len(s) >= 4]
     rss = max([int(s[1]) for s in samples] or [0])
     hist = [int(s[2]) for s in samples]
     print("  largest server process %.0f MB (bound %d MB); history %.1f MB at most, %.1f MB at the end (bound %d MB)" % (
         rss / 1024, RSS_BOUND_KB // 1024, max(hist or [0]) / 2**20, (hist or [0])[-1] / 2**20, HISTORY_BOUND // 2**20))
+    if samples:
+        # size and rows at the end of each quarter: growth under retention shows here
+        q = [samples[min(len(samples) - 1, (i * len(samples)) // 4 - 1)] for i in (1, 2, 3, 4)]
+        print("  history at the end of each quarter: " + ", ".join(
+            "%.1f MB / %s rows" % (int(s[2]) / 2**20, s[4] if len(s) > 4 else "?") for s in q))
     print("  longest wait of a job whose configuration had idle GPUs, no exception named: %.1f s (bound %s s)" % (
         max([float(s[3]) for s in samples] or [0]), wc_bound))
     admin = lines(os.path.join(log, "admin.log"))

@@ -80,12 +80,14 @@ check() {	# check FINAL: appends violations to violations.log, counts the checks
 	echo "$(date +%s) $1" >>"$SOAK_LOG/checks.log"
 }
 
-sample() {	# server memory, history size, the longest idle-while-waiting streak (s)
+sample() {	# server memory, history size, the longest idle-while-waiting streak (s), history rows
 	local rss hist
 	rss=$(ps -u postgres -o rss= | sort -n | tail -1)
 	hist=$(timeout 5 psql -X -A -t -F ' ' -c "SELECT pg_total_relation_size('mixdnn.plan_history')
 		+ pg_total_relation_size('mixdnn.job_events') + pg_total_relation_size('mixdnn.rounds'),
-		coalesce(round(extract(epoch FROM clock_timestamp() - min(since)), 1), 0) FROM soak.idle" 2>/dev/null)
+		coalesce(round(extract(epoch FROM clock_timestamp() - min(since)), 1), 0),
+		(SELECT count(*) FROM mixdnn.plan_history) + (SELECT count(*) FROM mixdnn.job_events)
+		+ (SELECT count(*) FROM mixdnn.rounds) FROM soak.idle" 2>/dev/null)
 	[ -n "$hist" ] && echo "$(date +%s) ${rss:-0} $hist" >>"$SOAK_LOG/samples.log"
 }
 
