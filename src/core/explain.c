@@ -232,6 +232,31 @@ explain_unplannable(mx_explanation *out)
 	return 0;
 }
 
+/*
+ * *from = when job ji's critical_wait ends if, without the wait, it would
+ * be critical or draining now (else NAN). 0, or -1 when out of memory.
+ */
+static int
+critical_after_wait(const mx_snapshot *s, const mx_options *o, int ji, double *from)
+{
+	mx_options	nowait = *o;
+	unsigned char *g = malloc((size_t) s->njobs);
+	double	   *best = malloc((size_t) s->njobs * sizeof(double));
+	int			rc = -1;
+
+	*from = NAN;
+	nowait.critical_wait = 0;
+	if (g && best && mx_job_guards(s, &nowait, g, best) == 0)
+	{
+		if (g[ji] == MX_GUARD_CRITICAL || g[ji] == MX_GUARD_DRAIN)
+			*from = s->jobs[ji].submitted + o->critical_wait * best[ji];
+		rc = 0;
+	}
+	free(g);
+	free(best);
+	return rc;
+}
+
 int
 mx_explain_job(const mx_snapshot *s, const mx_options *o_in, const mx_plan *p, int ji,
 			   mx_explanation *out)
@@ -249,9 +274,12 @@ mx_explain_job(const mx_snapshot *s, const mx_options *o_in, const mx_plan *p, i
 	memset(out, 0, sizeof(*out));
 	guard = malloc((size_t) (s->njobs > 0 ? s->njobs : 1));
 	cf = malloc((size_t) (mx > 0 ? mx : 1) * sizeof(mx_config));
+	out->critical_from = NAN;
 	if (guard == NULL || cf == NULL || mx_job_guards(s, &o, guard, NULL) < 0)
 		goto out;
 	out->guard = guard[ji];
+	if (out->guard == MX_GUARD_NONE && o.critical_wait > 0 && critical_after_wait(s, &o, ji, &out->critical_from) < 0)
+		goto out;
 	n = mx > 0 ? mx_job_configs(s, j, o.scaling_alpha, cf, mx) : 0;
 	if (n <= 0)
 	{

@@ -47,6 +47,12 @@ typedef struct mx_explanation
 	int			n;
 	mx_candidate *c;			/* malloc'd; the chosen one first, then by run time */
 	int			guard;			/* MX_GUARD_* of the job in this round */
+	/*
+	 * Unguarded only because it has not waited critical_wait x its best
+	 * run time yet: when that wait ends (seconds, the snapshot's clock);
+	 * NAN otherwise.
+	 */
+	double		critical_from;
 } mx_explanation;
 
 /*

@@ -6,6 +6,7 @@
 #include "postgres.h"
 
 #include <math.h>
+#include <time.h>
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -39,11 +40,30 @@ seconds_interval(double s)
 	return iv;
 }
 
+/* "YYYY-MM-DD HH:MM:SS UTC" of t, seconds since the Unix epoch (as the plan's reasons say it). */
+static char *
+utc_text(double t)
+{
+	time_t		tt = (time_t) floor(t + 0.5);
+	struct tm	tm;
+	char		buf[32];
+
+	if (gmtime_r(&tt, &tm) == NULL || strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		return pstrdup("?");
+	return pstrdup(buf);
+}
+
 /* The row's plain words: what was chosen, or what keeps it from running sooner. */
 static char *
-candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, const char *reason)
+candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, double critical_from,
+				 const char *reason)
 {
 	const mx_snapshot *s = &pv->d.snap;
+
+	if (c->chosen && guard == MX_GUARD_NONE && isfinite(critical_from) && c->blocked_by != MX_BLOCK_FAIR_SHARE)
+		return psprintf("chosen: the round's plan; the job becomes makespan-critical at %s, "
+						"once it has waited mixdnn.critical_wait times its run time",
+						utc_text(critical_from));
 
 	if (c->chosen && c->blocked_by == MX_BLOCK_FAIR_SHARE)
 		return pstrdup("chosen: the round's plan, later than without fair share: "
@@ -83,7 +103,7 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, const c
 }
 
 static void
-emit_candidate(const mx_preview *pv, ReturnSetInfo *rsinfo, const mx_candidate *c, int guard,
+emit_candidate(const mx_preview *pv, ReturnSetInfo *rsinfo, const mx_candidate *c, int guard, double critical_from,
 			   const char *reason)
 {
 	const mx_snapshot *s = &pv->d.snap;
@@ -110,7 +130,7 @@ emit_candidate(const mx_preview *pv, ReturnSetInfo *rsinfo, const mx_candidate *
 	v[7] = BoolGetDatum(c->chosen);
 	n[8] = cause == NULL;
 	v[8] = cause ? CStringGetTextDatum(cause) : (Datum) 0;
-	v[9] = CStringGetTextDatum(candidate_detail(pv, c, guard, reason));
+	v[9] = CStringGetTextDatum(candidate_detail(pv, c, guard, critical_from, reason));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 }
 
@@ -136,7 +156,7 @@ explain_plan(const mx_preview *pv, void *arg)
 	PG_TRY();
 	{
 		for (i = 0; i < e.n; i++)
-			emit_candidate(pv, call->rsinfo, &e.c[i], e.guard, reason);
+			emit_candidate(pv, call->rsinfo, &e.c[i], e.guard, e.critical_from, reason);
 	}
 	PG_FINALLY();
 	{

@@ -11,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(10);
+SELECT plan(11);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4);
@@ -47,6 +47,10 @@ SET LOCAL mixdnn.critical_wait = 0.05;
 SELECT mixdnn.run_round('test');
 SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'short'), pg_temp.t0(),
 	'critical_wait 0.05: long, just arrived, is not drained for yet; short starts now');
+SELECT is((SELECT detail FROM mixdnn.explain(pg_temp.jid('long')) WHERE chosen),
+	'chosen: the round''s plan; the job becomes makespan-critical at 2026-01-01 00:16:40 UTC, '
+	'once it has waited mixdnn.critical_wait times its run time',
+	'explain says when long''s wait ends (0.05 x 20000 s after its submission)');
 -- ... and once it has waited them (submitted 1000 s earlier), it is.
 UPDATE mixdnn.jobs SET submitted_at = submitted_at - interval '1000 s' WHERE name = 'long';
 SELECT mixdnn.run_round('test');
