@@ -2,6 +2,7 @@
 #include "unit.h"
 #include "fixtures.h"
 #include "explain.h"
+#include "heuristic.h"
 #include "value.h"
 
 /* Types a (speed 1) and b (speed 2), 4 GPUs each; job 1: soft, 2 GPUs, a or b, 1 h on a. */
@@ -221,10 +222,48 @@ test_position(void)
 	mx_plan_free(&p);
 }
 
+/*
+ * critical_from: job 1 of setup() is the only waiting job, so it sets the
+ * makespan bound and would be critical at once; with critical_wait 0.05
+ * it is not guarded until it has waited 0.05 x its best run time (30 min on
+ * b): critical_from = submitted + 90 s. Once guarded, or with the wait off,
+ * there is no such time.
+ */
+static void
+test_critical_from(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	mx_explanation e;
+	int			na, nb;
+
+	mx_options_default(&o);
+	setup(&s, &na, &nb);
+	mx_plan_init(&p, s.njobs);
+	p.a[0].job_id = 1;
+	put(&p, 0, 1, 2, NOW, 1800);
+	CHECK(mx_explain_job(&s, &o, &p, 0, &e) == 0 && e.guard == MX_GUARD_NONE &&
+		  fabs(e.critical_from - (NOW + 90)) < 1e-6, "just submitted: critical from +90 s (%g)", e.critical_from - NOW);
+	mx_explanation_free(&e);
+	s.jobs[0].submitted = NOW - 100;
+	CHECK(mx_explain_job(&s, &o, &p, 0, &e) == 0 && e.guard == MX_GUARD_CRITICAL && isnan(e.critical_from),
+		  "waited 100 s: critical, no time to wait for (%d)", e.guard);
+	mx_explanation_free(&e);
+	s.jobs[0].submitted = NOW;
+	o.critical_wait = 0;
+	CHECK(mx_explain_job(&s, &o, &p, 0, &e) == 0 && e.guard == MX_GUARD_CRITICAL && isnan(e.critical_from),
+		  "critical_wait 0: critical at once (%d)", e.guard);
+	mx_explanation_free(&e);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
 int
 main(void)
 {
 	test_causes();
+	test_critical_from();
 	test_cluster_and_names();
 	test_round_plan();
 	test_behind_horizon();
