@@ -19,6 +19,16 @@ alive() {
 	kill -0 "$1" 2>/dev/null && ! ps -o stat= -p "$1" | grep -q '^Z'
 }
 
+# Whether process $1 is one of this soak's launchers or their keepers (a
+# keeper is a fork of its launcher, so it keeps the launcher's command line
+# and with it this soak's --state-dir). A pid from a log or pid file may
+# belong to another process by now: the faults never signal one that is
+# not ours (another test on the machine saw its job killed once).
+ours() {
+	[ -n "$1" ] && alive "$1" &&
+		tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF -- "--state-dir $SOAK_WORK/state-"
+}
+
 # What a service manager does (tools/packaging/ restarts the launcher): a dead
 # launcher is started again a second later. Runs until $SOAK_WORK/stop.
 launcher_keeper() {
@@ -80,14 +90,17 @@ heartbeat_after() {	# NODE EPOCH: recovery of a launcher: its node heartbeats ag
 }
 
 fault_launcher_kill() {
-	local node=n$((1 + RANDOM % SOAK_NODES)) t=$EPOCHREALTIME
-	kill -KILL "$(launcher_pid "$node")" 2>/dev/null || return 1
+	local node=n$((1 + RANDOM % SOAK_NODES)) t=$EPOCHREALTIME pid
+	pid=$(launcher_pid "$node")
+	ours "$pid" || return 1
+	kill -KILL "$pid" 2>/dev/null || return 1
 	echo "launcher_kill $t $node $(heartbeat_after "$node" "$t")"
 }
 
 fault_launcher_stop() {	# SIGSTOP past the lease, then SIGCONT
 	local node=n$((1 + RANDOM % SOAK_NODES)) pid t
 	pid=$(launcher_pid "$node")
+	ours "$pid" || return 1
 	t=$EPOCHREALTIME
 	kill -STOP "$pid" 2>/dev/null || return 1
 	sleep $((SOAK_LEASE + 2))
@@ -100,7 +113,7 @@ fault_keeper_kill() {	# a running part's keeper; recovered when the part is no l
 	line=$(grep -h 'started: keeper' "$SOAK_LOG"/launcher-n*.log 2>/dev/null |
 		sed -n 's/.*job \([0-9]*\) attempt \([0-9]*\) started: keeper \([0-9]*\),.*/\1 \2 \3/p' |
 		while read -r job attempt keeper; do
-			alive "$keeper" && echo "$job $attempt $keeper"
+			ours "$keeper" && echo "$job $attempt $keeper"
 		done | shuf -n 1)
 	[ -n "$line" ] || return 1
 	read -r job attempt keeper <<<"$line"
