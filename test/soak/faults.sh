@@ -156,7 +156,12 @@ fault_server_immediate() {
 	echo "server_immediate $t - $(server_back "$t")"
 }
 
-FAULT_KINDS="launcher_kill keeper_kill worker_kill backend_kill server_immediate launcher_stop"
+# MIXDNN_SOAK_FAULTS narrows them (a space-separated subset), e.g. to the
+# faults that do not make PostgreSQL recover from a crash.
+FAULT_KINDS=${MIXDNN_SOAK_FAULTS:-"launcher_kill keeper_kill worker_kill backend_kill server_immediate launcher_stop"}
+for kind in $FAULT_KINDS; do
+	declare -F "fault_$kind" >/dev/null || { echo "soak: unknown fault kind $kind" >&2; exit 2; }
+done
 
 # Every kind in turn, in a shuffled order per cycle, one every 5-10 s until
 # $SOAK_FAULTS_END; a fault whose target is missing is tried again later.
