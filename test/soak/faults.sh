@@ -26,7 +26,7 @@ alive() {
 # not ours (another test on the machine saw its job killed once).
 ours() {
 	[ -n "$1" ] && alive "$1" &&
-		tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF -- "--state-dir $SOAK_WORK/state-"
+		tr '\0' ' ' 2>/dev/null <"/proc/$1/cmdline" | grep -qF -- "--state-dir $SOAK_WORK/state-"
 }
 
 # What a service manager does (tools/packaging/ restarts the launcher): a dead
