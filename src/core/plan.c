@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "plan.h"
 
@@ -54,4 +55,21 @@ mx_plan_set_reason(mx_assignment *a, const char *reason)
 		len = MX_REASON_LEN - 1;
 	memcpy(a->reason, reason, len);
 	a->reason[len] = '\0';
+}
+
+int
+mx_format_utc(double t, char *buf, size_t size)
+{
+	time_t		tt;
+	struct tm	tm;
+	char		tmp[32];
+
+	if (!isfinite(t))
+		return -1;
+	tt = (time_t) floor(t + 0.5);
+	if (gmtime_r(&tt, &tm) == NULL || strftime(tmp, sizeof(tmp), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0 ||
+		strlen(tmp) >= size)
+		return -1;
+	memcpy(buf, tmp, strlen(tmp) + 1);
+	return 0;
 }

@@ -5,6 +5,7 @@
 #ifndef MIXDNN_PLAN_H
 #define MIXDNN_PLAN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define MX_REASON_LEN 160
@@ -55,5 +56,12 @@ void		mx_plan_free(mx_plan *p);
 
 /* Copy reason into a->reason, truncated to MX_REASON_LEN - 1 bytes. */
 void		mx_plan_set_reason(mx_assignment *a, const char *reason);
+
+/*
+ * t (seconds since the Unix epoch) as "YYYY-MM-DD HH:MM:SS UTC", the form
+ * reasons and explanations give times in. 0, or -1 (buf unchanged) when t
+ * cannot be shown.
+ */
+int			mx_format_utc(double t, char *buf, size_t size);
 
 #endif

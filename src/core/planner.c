@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "planner.h"
 #include "baselines.h"
@@ -114,8 +113,6 @@ fill_reasons(const mx_snapshot *s, mx_plan *p)
 	for (i = 0; i < p->n; i++)
 	{
 		mx_assignment *a = &p->a[i];
-		time_t		t;
-		struct tm	tm;
 		char		when[32];
 
 		if (a->status != MX_PLANNED)
@@ -125,8 +122,7 @@ fill_reasons(const mx_snapshot *s, mx_plan *p)
 			a->reason[0] = '\0';
 			continue;
 		}
-		t = (time_t) floor(a->start + 0.5);
-		if (gmtime_r(&t, &tm) == NULL || strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		if (mx_format_utc(a->start, when, sizeof(when)) < 0)
 			snprintf(when, sizeof(when), "+%.0f s", a->start - s->now);
 		snprintf(a->reason, sizeof(a->reason), "waiting for %d %s GPU%s, expected free at %s",
 				 a->gpus, (a->type >= 0 && a->type < s->ntypes) ? s->types[a->type].name : "?",

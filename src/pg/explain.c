@@ -6,7 +6,6 @@
 #include "postgres.h"
 
 #include <math.h>
-#include <time.h>
 
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -40,30 +39,18 @@ seconds_interval(double s)
 	return iv;
 }
 
-/* "YYYY-MM-DD HH:MM:SS UTC" of t, seconds since the Unix epoch (as the plan's reasons say it). */
-static char *
-utc_text(double t)
-{
-	time_t		tt = (time_t) floor(t + 0.5);
-	struct tm	tm;
-	char		buf[32];
-
-	if (gmtime_r(&tt, &tm) == NULL || strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
-		return pstrdup("?");
-	return pstrdup(buf);
-}
-
 /* The row's plain words: what was chosen, or what keeps it from running sooner. */
 static char *
 candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, double critical_from,
 				 const char *reason)
 {
 	const mx_snapshot *s = &pv->d.snap;
+	char		when[32];
 
-	if (c->chosen && guard == MX_GUARD_NONE && isfinite(critical_from) && c->blocked_by != MX_BLOCK_FAIR_SHARE)
+	if (c->chosen && guard == MX_GUARD_NONE && c->blocked_by != MX_BLOCK_FAIR_SHARE &&
+		mx_format_utc(critical_from, when, sizeof(when)) == 0)
 		return psprintf("chosen: the round's plan; the job becomes makespan-critical at %s, "
-						"once it has waited mixdnn.critical_wait times its run time",
-						utc_text(critical_from));
+						"once it has waited mixdnn.critical_wait times its run time", when);
 
 	if (c->chosen && c->blocked_by == MX_BLOCK_FAIR_SHARE)
 		return pstrdup("chosen: the round's plan, later than without fair share: "
