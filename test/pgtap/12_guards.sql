@@ -11,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(11);
+SELECT plan(12);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4);
@@ -66,6 +66,7 @@ SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'short'), pg_temp.
 
 -- Out-of-range values are refused and change nothing.
 SELECT throws_ok($$SET mixdnn.drain_margin = -2$$, '22023', NULL, 'drain_margin below -1 is refused');
+SELECT throws_ok($$SET mixdnn.critical_wait = -0.1$$, '22023', NULL, 'a negative critical_wait is refused');
 
 SELECT * FROM finish();
 ROLLBACK;
