@@ -9,7 +9,8 @@
 # build/opt; never in git), OPT_SEED (the workloads' seed, default 1), OPT_POLICIES (comparators, default the six of issue #13 that the simulator
 # knows), OPT_VARIANTS (space-separated name=mixdnn-sim-options pairs; the
 # options use ',' for spaces), OPT_KEEP=1 (keep a run whose result file
-# exists: comparators run once per OPT_DIR, new variants get new names).
+# exists: comparators run once per OPT_DIR, new variants get new names),
+# OPT_BOUNDS=0 (skip the headroom runs below).
 # Then tools/opt_table.py writes the tables.
 set -eu
 
@@ -79,4 +80,18 @@ while read -r name cluster label policy opts; do
 	if [ "${OPT_KEEP:-0}" = 1 ] && [ -s "$OUT/runs/$name.$label.json" ]; then continue; fi
 	run_one "$name" "$cluster" "$label" "$policy" "${opts:-}"
 done <"$OUT/runs.txt"
+
+# Headroom (docs/model.md, table L), unless OPT_BOUNDS=0: per workload, hsjf
+# on the same types with 4000 GPUs of each, where every job starts at its
+# arrival on its fastest configuration: its average JCT is a lower bound for
+# any scheduler on the real cluster (opt_table.py checks that nothing waited).
+if [ "${OPT_BOUNDS:-1}" != 0 ]; then
+	mkdir -p "$OUT/bounds"
+	$D nodes --per-type 4000 --gpus-per-node 8 --out "$OUT/in/nodes-nowait.csv"
+	while read -r name cluster arr load soft sigma jobs; do
+		if [ "${OPT_KEEP:-0}" = 1 ] && [ -s "$OUT/bounds/$name.nowait.json" ]; then continue; fi
+		$SIM --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-nowait.csv" --profiles "$OUT/in/profiles.csv" \
+			--trace "$OUT/in/$name.csv" --policy hsjf --json --quiet </dev/null | tail -1 >"$OUT/bounds/$name.nowait.json"
+	done <"$OUT/workloads.txt"
+fi
 python3 tools/opt_table.py --dir "$OUT"

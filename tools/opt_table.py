@@ -72,6 +72,47 @@ def main():
             p99.append(r[v][0]["p99_jct_s"] / min(r[c][0]["p99_jct_s"] for c in comps if c in r))
         print("| %s | %.3f | %.3f | %.3f | %.3f | %.3f |" % (v, geomean(hk), max(hk or [math.nan]),
                                                         geomean(hh), max(hh or [math.nan]), geomean(p99)))
+    if os.path.isdir(os.path.join(a.dir, "bounds")):
+        print()
+        print_headroom(a.dir, runs, names, comps, "lp" if "lp" in variants else variants[0])
+
+
+def load_bound(d, name, kind):
+    try:
+        return json.loads(open(os.path.join(d, "bounds", "%s.%s.json" % (name, kind))).read())
+    except (OSError, ValueError):
+        return None
+
+
+def print_headroom(d, runs, names, comps, variant):
+    """Table L of docs/model.md: the best comparator and mixdnn against the no-wait bound.
+
+    The bound N is every job's average JCT when it starts at its arrival on its
+    fastest configuration; B - N is the best comparator's waiting (and slower
+    configurations). "needed" is the share of it a planner must remove to be
+    5 % below B, "removed" the share mixdnn removes.
+    """
+    rows = []
+    for n in names:
+        r = runs[n]
+        nw = load_bound(d, n, "nowait")
+        if nw is None or variant not in r:
+            continue
+        if nw["finished"] != nw["jobs"] or nw["avg_wait_s"] > 1e-6:
+            raise SystemExit("opt_table.py: %s: the no-wait run waited (%.3f s): not a bound" % (n, nw["avg_wait_s"]))
+        b, bc = min((r[c][0]["avg_jct_s"], c) for c in comps if c in r)
+        m, lb = r[variant][0]["avg_jct_s"], nw["avg_jct_s"]
+        rows.append((n, bc, b, lb, b / lb, m / lb, m / b, 0.05 * b / (b - lb), (b - m) / (b - lb)))
+    if not rows:
+        return
+    print("| workload | best comparator | its avg JCT B (s) | no-wait bound N (s) | B ÷ N | %s ÷ N | %s ÷ B | needed: 0.05 B ÷ (B − N) | removed by %s: (B − %s) ÷ (B − N) |" % (
+        variant, variant, variant, variant))
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for x in rows:
+        print("| %s | %s | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f |" % x)
+    print("| geomean (ratios), mean (shares) | | | | %.3f | %.3f | %.3f | %.3f | %.3f |" % (
+        geomean([x[4] for x in rows]), geomean([x[5] for x in rows]), geomean([x[6] for x in rows]),
+        sum(x[7] for x in rows) / len(rows), sum(x[8] for x in rows) / len(rows)))
 
 
 def print_table(rows):

@@ -323,6 +323,11 @@ sh "$ROOT/test/sim/comparators.sh" "$SIM" >"$T/comparators.tap" 2>&1
 ok $? "comparators and estimate_s (test/sim/comparators.sh)"
 grep -v '^ok ' "$T/comparators.tap" | sed 's/^/#   /'
 
+# the no-wait bound of table L and its table in tools/opt_table.py
+sh "$ROOT/test/sim/headroom.sh" "$SIM" >"$T/headroom.tap" 2>&1
+ok $? "the no-wait bound and its headroom table (test/sim/headroom.sh)"
+grep -v '^# ok ' "$T/headroom.tap" | sed 's/^/#   /'
+
 echo "1..$N"
 echo "sim: $((N - FAILED - SKIPPED)) passed, $FAILED failed, $SKIPPED skipped"
 [ $FAILED -eq 0 ]

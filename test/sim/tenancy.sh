@@ -8,27 +8,13 @@
 #   test/sim/tenancy.sh [path/to/mixdnn-sim]
 set -u
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SIM=${1:-$ROOT/bin/mixdnn-sim}
-T=$(mktemp -d "${TMPDIR:-/tmp}/mixdnn-sim-tenancy.XXXXXX")
-trap 'rm -rf "$T"' EXIT INT TERM
-N=0
-FAILED=0
+NAME=tenancy
+. "$(dirname "$0")/subtap.sh"
 
-ok() {
-	N=$((N + 1))
-	if [ "$1" -eq 0 ]; then echo "# ok $N - $2"; else FAILED=$((FAILED + 1)); echo "# not ok $N - $2"; fi
-}
-is() {
-	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got '$1', expected '$2'"; fi
-}
 field() {		# field JOBS.csv JOB COLUMN
 	awk -F, -v job="$2" -v col="$3" '
 		NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
 		$1 == job { print $c; exit }' "$1"
-}
-json() {		# json FILE PYTHON-EXPRESSION-ON-d
-	tail -n 1 "$1" | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print(eval(sys.argv[1]))' "$2"
 }
 sim() {			# sim NODES TRACE OUT [extra...]
 	nodes=$1; trace=$2; out=$3; shift 3

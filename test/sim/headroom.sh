@@ -1,0 +1,68 @@
+#!/bin/sh
+# test/sim/headroom.sh — the no-wait bound of docs/model.md (table L) and
+# its table in tools/opt_table.py. Outcomes computed by hand (comments).
+# Prints TAP with "# " before each line (test/sim/run.sh runs it as one of
+# its tests); exits 1 on a failure.
+#
+#   test/sim/headroom.sh [path/to/mixdnn-sim]
+set -u
+
+NAME=headroom
+. "$(dirname "$0")/subtap.sh"
+
+# ------------------------------------------------ the bound run waits for nothing
+# One fast GPU; a (hard, fast, 100 s), b (soft, 200 s on fast, 400 s on slow)
+# and c (hard, slow, 50 s) arrive at 0. With 4000 GPUs of each type every job
+# starts at 0 on its fastest configuration: JCTs 100, 200, 50 -> 116.667.
+cat >"$T/types.csv" <<'X'
+gpu_type,speed
+fast,1.0
+slow,0.5
+X
+cat >"$T/nodes.csv" <<'X'
+node,gpu_type,gpus
+f1,fast,1
+s1,slow,1
+X
+# the bound's cluster as tools/opt_bench.sh writes it (4000 GPUs of each type, 8 per node)
+python3 "$ROOT/tools/mixdnn_data.py" nodes --mix fast=4000,slow=4000 --gpus-per-node 8 --out "$T/big.csv"
+ok $? "tools/mixdnn_data.py writes the bound's cluster"
+cat >"$T/t.csv" <<'X'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s
+a,0,,hard,fast,1,100
+b,0,,soft,fast,1,200
+c,0,,hard,slow,1,50
+X
+"$SIM" --types "$T/types.csv" --nodes "$T/big.csv" --trace "$T/t.csv" --policy hsjf --json --quiet >"$T/nw.json" 2>"$T/nw.err"
+is "$(json "$T/nw.json" 'd["avg_wait_s"]')" "0" "no job waits on the bound's cluster"
+is "$(json "$T/nw.json" 'd["avg_jct_s"]')" "116.667" "bound = mean fastest run time (100 + 200 + 50) / 3"
+"$SIM" --types "$T/types.csv" --nodes "$T/nodes.csv" --trace "$T/t.csv" --policy hsjf --json --quiet >"$T/real.json" 2>/dev/null
+# on one GPU of each type: a then b on fast (b ends at 300, or 400 on slow after c) -> above the bound
+python3 -c 'import json, sys; r = json.loads(open(sys.argv[1]).read().splitlines()[-1]); sys.exit(0 if r["avg_jct_s"] > 116.667 else 1)' "$T/real.json"
+ok $? "the real cluster's schedule is above the bound"
+
+# ------------------------------------------------ opt_table.py's headroom rows
+# B = min(hsjf 300, k8s 400) = 300, N = 200, lp = 285:
+# B/N 1.500, lp/N 1.425, lp/B 0.950, needed 0.05 * 300 / 100 = 0.150,
+# removed (300 - 285) / 100 = 0.150.
+D="$T/opt"
+mkdir -p "$D/runs" "$D/bounds"
+printf 'w1 c hsjf hsjf\nw1 c k8s k8s\nw1 c lp mixdnn\n' >"$D/runs.txt"
+run() {		# run FILE AVG
+	printf '{"avg_jct_s": %s, "makespan_s": 1000, "p99_jct_s": 900, "avg_jct_hard_s": %s, "solve_ms_p95": 1}\n' "$2" "$2" >"$1"
+}
+run "$D/runs/w1.hsjf.json" 300
+run "$D/runs/w1.k8s.json" 400
+run "$D/runs/w1.lp.json" 285
+echo '{"jobs": 3, "finished": 3, "avg_jct_s": 200, "avg_wait_s": 0}' >"$D/bounds/w1.nowait.json"
+python3 "$ROOT/tools/opt_table.py" --dir "$D" >"$T/table.md" 2>&1
+ok $? "opt_table.py with a bound"
+is "$(grep '^| w1 ' "$T/table.md" | tail -1)" "| w1 | hsjf | 300 | 200 | 1.500 | 1.425 | 0.950 | 0.150 | 0.150 |" "the headroom row"
+echo '{"jobs": 3, "finished": 3, "avg_jct_s": 200, "avg_wait_s": 5}' >"$D/bounds/w1.nowait.json"
+python3 "$ROOT/tools/opt_table.py" --dir "$D" >"$T/table2.md" 2>&1
+rc=$?
+[ $rc -ne 0 ] && grep -q "not a bound" "$T/table2.md"
+ok $? "a bound run that waited is refused (exit $rc)"
+
+echo "# headroom: $((N - FAILED)) passed, $FAILED failed"
+[ $FAILED -eq 0 ]
