@@ -82,7 +82,7 @@ tmp="$OUTDOC.tmp"
 	echo
 	echo "The third table of each seed is the headroom (docs/model.md, table L): N, the no-wait bound, is"
 	echo "the average JCT when every job starts at its arrival on its fastest configuration (hsjf on the"
-	echo "same types with 4000 GPUs each; checked to wait 0 s), a lower bound for any scheduler. B − N is"
+	echo "same types with 4000 GPUs each; checked: no job waited, all finished, the same jobs), a lower bound in the simulator's model. B − N is"
 	echo "what the best comparator loses to waiting and to slower configurations; \"needed\" is the share"
 	echo "of it a planner must remove to be 5 % below B, \"removed\" the share the default mixdnn removes."
 	for s in $SEEDS; do

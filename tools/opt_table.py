@@ -88,20 +88,31 @@ def print_headroom(d, runs, names, comps, variant):
     """Table L of docs/model.md: the best comparator and mixdnn against the no-wait bound.
 
     The bound N is every job's average JCT when it starts at its arrival on its
-    fastest configuration; B - N is the best comparator's waiting (and slower
+    fastest configuration (in the simulator's model: no preemption, the
+    candidate configurations of mx_job_configs); B - N is the best comparator's waiting (and slower
     configurations). "needed" is the share of it a planner must remove to be
     5 % below B, "removed" the share mixdnn removes.
     """
     rows = []
     for n in names:
         r = runs[n]
-        nw = load_bound(d, n, "nowait")
-        if nw is None or variant not in r:
+        if variant not in r:
             continue
-        if nw["finished"] != nw["jobs"] or nw["avg_wait_s"] > 1e-6:
-            raise SystemExit("opt_table.py: %s: the no-wait run waited (%.3f s): not a bound" % (n, nw["avg_wait_s"]))
+        nw = load_bound(d, n, "nowait")
+        if nw is None:
+            raise SystemExit("opt_table.py: %s: no bound run in %s/bounds (rerun tools/opt_bench.sh)" % (n, d))
+        if nw["finished"] != nw["jobs"]:
+            raise SystemExit("opt_table.py: %s: the bound run finished %d of %d jobs: not a bound" % (n, nw["finished"], nw["jobs"]))
+        if nw["avg_wait_s"] > 1e-6:
+            raise SystemExit("opt_table.py: %s: the bound run waited (%.3f s): not a bound" % (n, nw["avg_wait_s"]))
         b, bc = min((r[c][0]["avg_jct_s"], c) for c in comps if c in r)
+        for lab in (bc, variant):
+            if r[lab][0].get("finished", nw["finished"]) != nw["finished"]:
+                raise SystemExit("opt_table.py: %s: %s finished %d jobs, the bound run %d: not the same jobs" % (
+                    n, lab, r[lab][0]["finished"], nw["finished"]))
         m, lb = r[variant][0]["avg_jct_s"], nw["avg_jct_s"]
+        if not b > lb:
+            raise SystemExit("opt_table.py: %s: the bound (%.1f s) is not below the best comparator (%.1f s)" % (n, lb, b))
         rows.append((n, bc, b, lb, b / lb, m / lb, m / b, 0.05 * b / (b - lb), (b - m) / (b - lb)))
     if not rows:
         return
