@@ -77,9 +77,9 @@ def main():
         print_headroom(a.dir, runs, names, comps, "lp" if "lp" in variants else variants[0])
 
 
-def load_bound(d, name, kind):
+def load_bound(d, name):
     try:
-        return json.loads(open(os.path.join(d, "bounds", "%s.%s.json" % (name, kind))).read())
+        return json.loads(open(os.path.join(d, "bounds", "%s.nowait.json" % name)).read())
     except (OSError, ValueError):
         return None
 
@@ -98,7 +98,7 @@ def print_headroom(d, runs, names, comps, variant):
         r = runs[n]
         if variant not in r:
             continue
-        nw = load_bound(d, n, "nowait")
+        nw = load_bound(d, n)
         if nw is None:
             raise SystemExit("opt_table.py: %s: no bound run in %s/bounds (rerun tools/opt_bench.sh)" % (n, d))
         if nw["finished"] != nw["jobs"]:
