@@ -30,6 +30,13 @@ if [ -z "${OPT_POLICIES:-}" ]; then
 	done
 fi
 VARIANTS=${OPT_VARIANTS:-"lp= nolp=--start-now-milp noglpk=--no-milp"}
+# Debian's Python, whose python3-scipy (tools/setup.sh) solves the batch
+# bound's assignment; checked before hours of simulations, not after
+SCIPY=/usr/bin/python3
+if [ "${OPT_BOUNDS:-1}" != 0 ] && ! $SCIPY -c 'import scipy.optimize' 2>/dev/null; then
+	echo "opt_bench.sh: $SCIPY cannot import scipy (Debian package python3-scipy; tools/setup.sh installs it), or set OPT_BOUNDS=0" >&2
+	exit 2
+fi
 
 make -s "$SIM" >/dev/null
 mkdir -p "$OUT/in" "$OUT/runs"
@@ -98,9 +105,25 @@ else
 		python3 -c 'import csv, sys
 need = sum(max(int(r["gpus"] or 0), int(r.get("max_gpus") or 0)) for r in csv.DictReader(open(sys.argv[1], newline="")))
 sys.exit("opt_bench.sh: %s may need %d GPUs of a type at once, the bound cluster has 4000" % (sys.argv[1], need) if need > 4000 else 0)' "$OUT/in/$name.csv"
-		if [ "${OPT_KEEP:-0}" = 1 ] && [ -s "$OUT/bounds/$name.nowait.json" ]; then continue; fi
-		$SIM --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-nowait.csv" --profiles "$OUT/in/profiles.csv" \
-			--trace "$OUT/in/$name.csv" --policy hsjf --json --quiet </dev/null | tail -1 >"$OUT/bounds/$name.nowait.json"
+		B=$OUT/bounds/$name
+		if [ "${OPT_KEEP:-0}" != 1 ] || [ ! -s "$B.nowait.json" ] || [ ! -s "$B.nowait.csv" ]; then
+			$SIM --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-nowait.csv" --profiles "$OUT/in/profiles.csv" \
+				--trace "$OUT/in/$name.csv" --policy hsjf --json --quiet --out "$B.nowait.csv" </dev/null | tail -1 >"$B.nowait.json"
+		fi
+		# A batch also gets the optimum bound of table M (tools/opt_bound.py):
+		# every job's run time on each type of the cluster, from a run on
+		# that type alone (4000 GPUs: nothing waits).
+		[ "$arr" = batch ] || continue
+		if [ "${OPT_KEEP:-0}" = 1 ] && [ -s "$B.batch.json" ]; then continue; fi
+		set --		# the --on arguments, one per GPU type of the cluster
+		for t in $(awk -F, 'NR > 1 && $3 > 0 { print $2 }' "$OUT/in/nodes-$cluster.csv" | sort -u); do
+			[ -s "$OUT/in/nodes-only-$t.csv" ] || $D nodes --mix "$t=4000" --gpus-per-node 8 --out "$OUT/in/nodes-only-$t.csv"
+			$SIM --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-only-$t.csv" --profiles "$OUT/in/profiles.csv" \
+				--trace "$OUT/in/$name.csv" --policy hsjf --quiet --out "$B.on-$t.csv" </dev/null >/dev/null
+			set -- "$@" --on "$t=$B.on-$t.csv"
+		done
+		$SCIPY tools/opt_bound.py --trace "$OUT/in/$name.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
+			--nowait "$B.nowait.csv" "$@" --out "$B.batch.json"
 	done <"$OUT/workloads.txt"
 fi
 python3 tools/opt_table.py --dir "$OUT"

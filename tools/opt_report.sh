@@ -85,6 +85,12 @@ tmp="$OUTDOC.tmp"
 	echo "same types with 4000 GPUs each; checked: no job waited, all finished, the same jobs), a lower bound in the simulator's model. B − N is"
 	echo "what the best comparator loses to waiting and to slower configurations; \"needed\" is the share"
 	echo "of it a planner must remove to be 5 % below B, \"removed\" the share the default mixdnn removes."
+	echo
+	echo "The fourth table, for the batch workloads only, is the batch optimum bound (docs/model.md,"
+	echo "table M): O is the one-GPU jobs' optimal schedule (an assignment problem, solved exactly by"
+	echo "tools/opt_bound.py) plus every wider job at its fastest run time, over the true durations; no"
+	echo "policy of the simulator may be below it (checked). \"The goal\" is 0.95 B ÷ O: how close to O"
+	echo "a planner must come to be 5 % below the best comparator."
 	for s in $SEEDS; do
 		echo
 		echo "## Seed $s"

@@ -75,6 +75,7 @@ def main():
     if os.path.isdir(os.path.join(a.dir, "bounds")):
         print()
         print_headroom(a.dir, runs, names, comps, "lp" if "lp" in variants else variants[0])
+        print_batch_bound(a.dir, runs, names, comps, "lp" if "lp" in variants else variants[0])
 
 
 def load_bound(d, name):
@@ -124,6 +125,41 @@ def print_headroom(d, runs, names, comps, variant):
     print("| geomean (ratios), mean (shares) | | | | %.3f | %.3f | %.3f | %.3f | %.3f |" % (
         geomean([x[4] for x in rows]), geomean([x[5] for x in rows]), geomean([x[6] for x in rows]),
         sum(x[7] for x in rows) / len(rows), sum(x[8] for x in rows) / len(rows)))
+
+
+def print_batch_bound(d, runs, names, comps, variant):
+    """Table M of docs/model.md: batch workloads against the optimum bound O
+    of tools/opt_bound.py (the one-GPU jobs' optimal schedule, the wider jobs
+    at their fastest run time). Every policy's run must be at or above O."""
+    rows = []
+    for n in names:
+        try:
+            o = json.loads(open(os.path.join(d, "bounds", "%s.batch.json" % n)).read())
+        except (OSError, ValueError):
+            continue
+        r = runs[n]
+        if variant not in r:
+            continue
+        lb = o["avg_jct_lb_s"]
+        for lab, (res, _) in sorted(r.items()):
+            if res.get("finished") != o["jobs"]:
+                raise SystemExit("opt_table.py: %s: %s finished %s of the bound's %d jobs: not the same jobs" % (
+                    n, lab, res.get("finished"), o["jobs"]))
+            if res["avg_jct_s"] < lb - 1e-6 * lb:
+                raise SystemExit("opt_table.py: %s: %s's average JCT %.1f s is below the batch bound %.1f s: not a bound" % (
+                    n, lab, res["avg_jct_s"], lb))
+        b, bc = min((r[c][0]["avg_jct_s"], c) for c in comps if c in r)
+        m = r[variant][0]["avg_jct_s"]
+        rows.append((n, bc, b, lb, "%d of %d" % (o["wide_jobs"], o["jobs"]), b / lb, m / lb, 0.95 * b / lb))
+    if not rows:
+        return
+    print()
+    print("| workload | best comparator | its avg JCT B (s) | batch bound O (s) | jobs that may take more than 1 GPU | B ÷ O | %s ÷ O | the goal, 0.95 B ÷ O |" % variant)
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for x in rows:
+        print("| %s | %s | %.0f | %.0f | %s | %.3f | %.3f | %.3f |" % x)
+    print("| geomean | | | | | %.3f | %.3f | %.3f |" % (
+        geomean([x[5] for x in rows]), geomean([x[6] for x in rows]), geomean([x[7] for x in rows])))
 
 
 def print_table(rows):

@@ -58,14 +58,7 @@ is "$(json "$T/nw2.json" 'd["avg_jct_s"]')" "100" "a soft job's bound: its true 
 # B/N 1.500, lp/N 1.450, lp/B 0.967, needed 0.05 * 300 / 100 = 0.150,
 # removed (300 - 290) / 100 = 0.100.
 D="$T/opt"
-mkdir -p "$D/runs" "$D/bounds"
-printf 'w1 c hsjf hsjf\nw1 c k8s k8s\nw1 c lp mixdnn\n' >"$D/runs.txt"
-run() {		# run FILE AVG
-	printf '{"finished": 3, "avg_jct_s": %s, "makespan_s": 1000, "p99_jct_s": 900, "avg_jct_hard_s": %s, "solve_ms_p95": 1}\n' "$2" "$2" >"$1"
-}
-run "$D/runs/w1.hsjf.json" 300
-run "$D/runs/w1.k8s.json" 400
-run "$D/runs/w1.lp.json" 290
+fake_runs "$D" 300 400 290
 echo '{"jobs": 3, "finished": 3, "avg_jct_s": 200, "avg_wait_s": 0}' >"$D/bounds/w1.nowait.json"
 python3 "$ROOT/tools/opt_table.py" --dir "$D" >"$T/table.md" 2>&1
 ok $? "opt_table.py with a bound"

@@ -328,6 +328,11 @@ sh "$ROOT/test/sim/headroom.sh" "$SIM" >"$T/headroom.tap" 2>&1
 ok $? "the no-wait bound and its headroom table (test/sim/headroom.sh)"
 grep -v '^# ok ' "$T/headroom.tap" | sed 's/^/#   /'
 
+# the batch optimum bound of table M (tools/opt_bound.py) and its table
+sh "$ROOT/test/sim/batchbound.sh" "$SIM" >"$T/batchbound.tap" 2>&1
+ok $? "the batch optimum bound and its table (test/sim/batchbound.sh)"
+grep -v '^# ok ' "$T/batchbound.tap" | sed 's/^/#   /'
+
 echo "1..$N"
 echo "sim: $((N - FAILED - SKIPPED)) passed, $FAILED failed, $SKIPPED skipped"
 [ $FAILED -eq 0 ]
