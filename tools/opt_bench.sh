@@ -10,7 +10,8 @@
 # knows), OPT_VARIANTS (space-separated name=mixdnn-sim-options pairs; the
 # options use ',' for spaces), OPT_KEEP=1 (keep a run whose result file
 # exists: comparators run once per OPT_DIR, new variants get new names),
-# OPT_BOUNDS=0 (skip the headroom runs below).
+# OPT_BOUNDS=0 (skip the headroom runs below), OPT_WORKLOADS (a file of
+# workload lines, as below, instead of the 16 of docs/model.md).
 # Then tools/opt_table.py writes the tables.
 set -eu
 
@@ -46,8 +47,12 @@ $D profiles --out "$OUT/in/profiles.csv"
 $D nodes --preset gavel --out "$OUT/in/nodes-gavel.csv"
 $D nodes --preset medium --out "$OUT/in/nodes-medium.csv"
 
-# name cluster arrivals load soft sigma jobs
-cat >"$OUT/workloads.txt" <<'EOF'
+# name cluster arrivals load soft sigma jobs (OPT_WORKLOADS: a file of such
+# lines instead, e.g. lighter loads or other soft shares)
+if [ -n "${OPT_WORKLOADS:-}" ]; then
+	grep -v '^#' "$OPT_WORKLOADS" >"$OUT/workloads.txt"
+else
+	cat >"$OUT/workloads.txt" <<'EOF'
 g-on3-s30-x gavel online 3.0 0.3 0 300
 g-on3-s80-n gavel online 3.0 0.8 0.5 300
 g-on5-s50-x gavel online 5.0 0.5 0 300
@@ -65,6 +70,7 @@ m-bat-s30-x medium batch 1 0.3 0 200
 m-on5-s80-x medium online 5.0 0.8 0 200
 m-bat-s50-n medium batch 1 0.5 0.5 200
 EOF
+fi
 
 : >"$OUT/runs.txt"
 while read -r name cluster arr load soft sigma jobs; do

@@ -310,8 +310,15 @@ if [ -n "$DATA" ] && [ -d "$DATA/gavel" ]; then
 	[ "$m" -gt 0 ]
 	ok $? "mixdnn moves some soft jobs to other configurations ($m)"
 	is "$(json_get "$T/g-k8s.json" moved)" "0" "k8s never changes a configuration"
+	# tools/opt_bench.sh with a workload file of its own (one line, a comment skipped)
+	printf '# a comment\nt1 medium batch 1 0.5 0 12\n' >"$T/wl.txt"
+	OPT_WORKLOADS="$T/wl.txt" OPT_DIR="$T/ob" OPT_BOUNDS=0 OPT_POLICIES=hsjf OPT_VARIANTS="lp=" MIXDNN_DATA="$DATA" \
+		sh "$ROOT/tools/opt_bench.sh" >"$T/ob.out" 2>&1
+	ok $? "tools/opt_bench.sh runs the workloads of OPT_WORKLOADS"
+	is "$(cut -d' ' -f1,3 "$T/ob/runs.txt" | tr '\n' ' ')" "t1 hsjf t1 lp " "opt_bench.sh: only that file's workload, its comment skipped"
+	is "$(($(wc -l <"$T/ob/in/t1.csv") - 1))" "12" "opt_bench.sh: the workload's trace has the 12 jobs its line asks for"
 else
-	skip 20 "shared data (gavel/) not found: generated-trace tests"
+	skip 23 "shared data (gavel/) not found: generated-trace tests"
 fi
 
 # ---------------------------------------------------------------- owners: quotas and fair share
