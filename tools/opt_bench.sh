@@ -16,6 +16,11 @@
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+# a relative OPT_WORKLOADS is the caller's, read before the cd
+if [ -n "${OPT_WORKLOADS:-}" ]; then
+	[ -r "$OPT_WORKLOADS" ] || { echo "opt_bench.sh: cannot read OPT_WORKLOADS=$OPT_WORKLOADS" >&2; exit 2; }
+	OPT_WORKLOADS=$(cd "$(dirname "$OPT_WORKLOADS")" && pwd)/$(basename "$OPT_WORKLOADS")
+fi
 cd "$ROOT"
 DATA=${MIXDNN_DATA:-$ROOT/../shared/data}
 [ -d "$DATA/gavel" ] || DATA=/work/shared/data
@@ -50,7 +55,8 @@ $D nodes --preset medium --out "$OUT/in/nodes-medium.csv"
 # name cluster arrivals load soft sigma jobs (OPT_WORKLOADS: a file of such
 # lines instead, e.g. lighter loads or other soft shares)
 if [ -n "${OPT_WORKLOADS:-}" ]; then
-	grep -v '^#' "$OPT_WORKLOADS" >"$OUT/workloads.txt"
+	sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$OPT_WORKLOADS" >"$OUT/workloads.txt"
+	[ -s "$OUT/workloads.txt" ] || { echo "opt_bench.sh: no workload line in $OPT_WORKLOADS" >&2; exit 2; }
 else
 	cat >"$OUT/workloads.txt" <<'EOF'
 g-on3-s30-x gavel online 3.0 0.3 0 300

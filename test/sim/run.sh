@@ -317,8 +317,11 @@ if [ -n "$DATA" ] && [ -d "$DATA/gavel" ]; then
 	ok $? "tools/opt_bench.sh runs the workloads of OPT_WORKLOADS"
 	is "$(cut -d' ' -f1,3 "$T/ob/runs.txt" | tr '\n' ' ')" "t1 hsjf t1 lp " "opt_bench.sh: only that file's workload, its comment skipped"
 	is "$(($(wc -l <"$T/ob/in/t1.csv") - 1))" "12" "opt_bench.sh: the workload's trace has the 12 jobs its line asks for"
+	printf '  # only a comment\n\n' >"$T/wl0.txt"
+	OPT_WORKLOADS="$T/wl0.txt" OPT_DIR="$T/ob0" OPT_BOUNDS=0 MIXDNN_DATA="$DATA" sh "$ROOT/tools/opt_bench.sh" >"$T/ob0.out" 2>&1
+	is "$?:$(grep -c 'no workload line' "$T/ob0.out")" "2:1" "opt_bench.sh refuses a workload file without a workload line"
 else
-	skip 23 "shared data (gavel/) not found: generated-trace tests"
+	skip 24 "shared data (gavel/) not found: generated-trace tests"
 fi
 
 # ---------------------------------------------------------------- owners: quotas and fair share
