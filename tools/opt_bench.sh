@@ -57,6 +57,9 @@ $D nodes --preset medium --out "$OUT/in/nodes-medium.csv"
 if [ -n "${OPT_WORKLOADS:-}" ]; then
 	sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' "$OPT_WORKLOADS" >"$OUT/workloads.txt"
 	[ -s "$OUT/workloads.txt" ] || { echo "opt_bench.sh: no workload line in $OPT_WORKLOADS" >&2; exit 2; }
+	# seven fields and a cluster written above, before minutes of simulations
+	awk 'NF != 7 || ($2 != "gavel" && $2 != "medium") { print "opt_bench.sh: bad workload line (name gavel|medium arrivals load soft sigma jobs): " $0; bad = 1 }
+		END { exit bad }' "$OUT/workloads.txt" >&2 || exit 2
 else
 	cat >"$OUT/workloads.txt" <<'EOF'
 g-on3-s30-x gavel online 3.0 0.3 0 300

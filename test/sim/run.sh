@@ -320,8 +320,12 @@ if [ -n "$DATA" ] && [ -d "$DATA/gavel" ]; then
 	printf '  # only a comment\n\n' >"$T/wl0.txt"
 	OPT_WORKLOADS="$T/wl0.txt" OPT_DIR="$T/ob0" OPT_BOUNDS=0 MIXDNN_DATA="$DATA" sh "$ROOT/tools/opt_bench.sh" >"$T/ob0.out" 2>&1
 	is "$?:$(grep -c 'no workload line' "$T/ob0.out")" "2:1" "opt_bench.sh refuses a workload file without a workload line"
+	printf 't1 medium batch 1 0.5 0 12\nt2 huge batch 1 0.5 0 12\nt3 gavel batch 1 0.5\n' >"$T/wl2.txt"
+	OPT_WORKLOADS="$T/wl2.txt" OPT_DIR="$T/ob2" OPT_BOUNDS=0 MIXDNN_DATA="$DATA" sh "$ROOT/tools/opt_bench.sh" >"$T/ob2.out" 2>&1
+	is "$?:$(grep -c 'bad workload line' "$T/ob2.out"):$(ls "$T/ob2/runs" 2>/dev/null | wc -l)" "2:2:0" \
+		"opt_bench.sh refuses an unknown cluster and a short line, before any simulation"
 else
-	skip 24 "shared data (gavel/) not found: generated-trace tests"
+	skip 25 "shared data (gavel/) not found: generated-trace tests"
 fi
 
 # ---------------------------------------------------------------- owners: quotas and fair share
