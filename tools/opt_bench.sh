@@ -11,8 +11,9 @@
 # options use ',' for spaces), OPT_KEEP=1 (keep a run whose result file
 # exists: comparators run once per OPT_DIR, new variants get new names),
 # OPT_BOUNDS=0 (skip the headroom runs below), OPT_WORKLOADS (a file of
-# workload lines, as below, instead of the 16 of docs/model.md).
-# Then tools/opt_table.py writes the tables.
+# workload lines, as below, instead of the 16 of docs/model.md),
+# OPT_LPBOUND=1 (also the online optimum bound of table O, which needs the
+# headroom runs). Then tools/opt_table.py writes the tables.
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +23,10 @@ if [ -n "${OPT_WORKLOADS:-}" ]; then
 	OPT_WORKLOADS=$(cd "$(dirname "$OPT_WORKLOADS")" && pwd)/$(basename "$OPT_WORKLOADS")
 fi
 cd "$ROOT"
+if [ "${OPT_LPBOUND:-0}" = 1 ] && [ "${OPT_BOUNDS:-1}" = 0 ]; then
+	echo "opt_bench.sh: OPT_LPBOUND=1 needs the headroom runs (not OPT_BOUNDS=0)" >&2
+	exit 2
+fi
 DATA=${MIXDNN_DATA:-$ROOT/../shared/data}
 [ -d "$DATA/gavel" ] || DATA=/work/shared/data
 [ -d "$DATA/gavel" ] || { echo "opt_bench.sh: no shared data in $DATA (set MIXDNN_DATA)" >&2; exit 2; }
@@ -140,5 +145,10 @@ sys.exit("opt_bench.sh: %s may need %d GPUs of a type at once, the bound cluster
 		$SCIPY tools/opt_bound.py --trace "$OUT/in/$name.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
 			--nowait "$B.nowait.csv" "$@" --out "$B.batch.json"
 	done <"$OUT/workloads.txt"
+fi
+# The online optimum bound of table O (tools/opt_lpbound.sh), only when
+# asked: 1-15 minutes of HiGHS per workload
+if [ "${OPT_LPBOUND:-0}" = 1 ]; then
+	sh tools/opt_lpbound.sh "$OUT"
 fi
 python3 tools/opt_table.py --dir "$OUT"

@@ -76,6 +76,7 @@ def main():
         print()
         print_headroom(a.dir, runs, names, comps, "lp" if "lp" in variants else variants[0])
         print_batch_bound(a.dir, runs, names, comps, "lp" if "lp" in variants else variants[0])
+        print_lp_bound(a.dir, runs, names, comps, "lp" if "lp" in variants else variants[0])
 
 
 def load_bound(d, name):
@@ -127,29 +128,41 @@ def print_headroom(d, runs, names, comps, variant):
         sum(x[7] for x in rows) / len(rows), sum(x[8] for x in rows) / len(rows)))
 
 
-def print_batch_bound(d, runs, names, comps, variant):
-    """Table M of docs/model.md: batch workloads against the optimum bound O
-    of tools/opt_bound.py (the one-GPU jobs' optimal schedule, the wider jobs
-    at their fastest run time). Every policy's run must be at or above O."""
-    rows = []
+def check_bound(n, r, o, what):
+    """The bound o of workload n, refused unless every run r covers its jobs and is at or above it."""
+    lb = o["avg_jct_lb_s"]
+    for lab, (res, _) in sorted(r.items()):
+        if res.get("finished") != o["jobs"]:
+            raise SystemExit("opt_table.py: %s: %s finished %s of the %s's %d jobs: not the same jobs" % (
+                n, lab, res.get("finished"), what, o["jobs"]))
+        if res["avg_jct_s"] < lb - 1e-6 * lb:
+            raise SystemExit("opt_table.py: %s: %s's average JCT %.1f s is below the %s %.1f s: not a bound" % (
+                n, lab, res["avg_jct_s"], what, lb))
+    return lb
+
+
+def bounded(d, runs, names, comps, variant, kind, what):
+    """Per workload with a bounds/NAME.KIND.json: (name, the bound's JSON,
+    the bound, the best comparator's average JCT and name, the variant's)."""
     for n in names:
         try:
-            o = json.loads(open(os.path.join(d, "bounds", "%s.batch.json" % n)).read())
+            o = json.loads(open(os.path.join(d, "bounds", "%s.%s.json" % (n, kind))).read())
         except (OSError, ValueError):
             continue
         r = runs[n]
         if variant not in r:
             continue
-        lb = o["avg_jct_lb_s"]
-        for lab, (res, _) in sorted(r.items()):
-            if res.get("finished") != o["jobs"]:
-                raise SystemExit("opt_table.py: %s: %s finished %s of the bound's %d jobs: not the same jobs" % (
-                    n, lab, res.get("finished"), o["jobs"]))
-            if res["avg_jct_s"] < lb - 1e-6 * lb:
-                raise SystemExit("opt_table.py: %s: %s's average JCT %.1f s is below the batch bound %.1f s: not a bound" % (
-                    n, lab, res["avg_jct_s"], lb))
+        lb = check_bound(n, r, o, what)
         b, bc = min((r[c][0]["avg_jct_s"], c) for c in comps if c in r)
-        m = r[variant][0]["avg_jct_s"]
+        yield n, o, lb, b, bc, r[variant][0]["avg_jct_s"]
+
+
+def print_batch_bound(d, runs, names, comps, variant):
+    """Table M of docs/model.md: batch workloads against the optimum bound O
+    of tools/opt_bound.py (the one-GPU jobs' optimal schedule, the wider jobs
+    at their fastest run time). Every policy's run must be at or above O."""
+    rows = []
+    for n, o, lb, b, bc, m in bounded(d, runs, names, comps, variant, "batch", "batch bound"):
         rows.append((n, bc, b, lb, "%d of %d" % (o["wide_jobs"], o["jobs"]), b / lb, m / lb, 0.95 * b / lb))
     if not rows:
         return
@@ -160,6 +173,26 @@ def print_batch_bound(d, runs, names, comps, variant):
         print("| %s | %s | %.0f | %.0f | %s | %.3f | %.3f | %.3f |" % x)
     print("| geomean | | | | | %.3f | %.3f | %.3f |" % (
         geomean([x[5] for x in rows]), geomean([x[6] for x in rows]), geomean([x[7] for x in rows])))
+
+
+def print_lp_bound(d, runs, names, comps, variant):
+    """Table O of docs/model.md: every workload against the time-indexed LP
+    bound of tools/opt_lpbound.py (clairvoyant, every non-preemptive
+    schedule). Where B's share 0.95 is below the bound, no schedule at all
+    is 5 % below the best comparator. Every policy's run must be at or
+    above the bound."""
+    rows = []
+    for n, o, lb, b, bc, m in bounded(d, runs, names, comps, variant, "lp", "LP bound"):
+        rows.append((n, bc, b, lb, o["cell_s"], lb / b, m / b, "yes" if lb > 0.95 * b else "no"))
+    if not rows:
+        return
+    print()
+    print("| workload | best comparator | its avg JCT B (s) | LP bound (s) | cell (s) | bound ÷ B | %s ÷ B | 5 %% below B excluded by the bound |" % variant)
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    for x in rows:
+        print("| %s | %s | %.0f | %.0f | %.0f | %.3f | %.3f | %s |" % x)
+    print("| geomean | | | | | %.3f | %.3f | %d of %d |" % (
+        geomean([x[5] for x in rows]), geomean([x[6] for x in rows]), sum(x[7] == "yes" for x in rows), len(rows)))
 
 
 def print_table(rows):

@@ -30,6 +30,7 @@ usage(FILE *f)
 			"  --out FILE             per-job CSV (times in seconds from the trace start)\n"
 			"  --util-out FILE        busy GPUs over time (CSV, one row per event)\n"
 			"  --rounds-out FILE      one CSV row per scheduling round\n"
+			"  --configs-out FILE     every job's candidate configurations and true run times (CSV)\n"
 			"  --soft-share P         make each job soft with probability P (0..1), else hard;\n"
 			"                         jobs without gpu_type stay soft (default: as in the trace)\n"
 			"  --seed N               seed of --soft-share (default 1)\n"
@@ -130,7 +131,7 @@ open_out(const char *path)
 enum
 {
 	OPT_TYPES = 256, OPT_NODES, OPT_PROFILES, OPT_TRACE, OPT_POLICY, OPT_JSON, OPT_OUT,
-	OPT_UTIL_OUT, OPT_ROUNDS_OUT, OPT_SOFT_SHARE, OPT_SEED, OPT_EPOCH,
+	OPT_UTIL_OUT, OPT_ROUNDS_OUT, OPT_CONFIGS_OUT, OPT_SOFT_SHARE, OPT_SEED, OPT_EPOCH,
 	OPT_MAX_ROUNDS, OPT_QUIET, OPT_HELP, OPT_WATCH, OPT_SHARES, OPT_QUOTAS
 };
 
@@ -145,6 +146,7 @@ typedef struct sim_cli
 			   *out,
 			   *util_out,
 			   *rounds_out,
+			   *configs_out,	/* --configs-out FILE, or NULL */
 			   *shares,			/* --shares FILE, or NULL */
 			   *quotas;			/* --quotas FILE, or NULL */
 	int			json,
@@ -169,6 +171,7 @@ fill_longopts(struct option *longopts)
 		{"out", required_argument, NULL, OPT_OUT},
 		{"util-out", required_argument, NULL, OPT_UTIL_OUT},
 		{"rounds-out", required_argument, NULL, OPT_ROUNDS_OUT},
+		{"configs-out", required_argument, NULL, OPT_CONFIGS_OUT},
 		{"soft-share", required_argument, NULL, OPT_SOFT_SHARE},
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"epoch", required_argument, NULL, OPT_EPOCH},
@@ -219,6 +222,9 @@ own_option(sim_cli *cli, int c, const char *arg)
 			break;
 		case OPT_ROUNDS_OUT:
 			cli->rounds_out = arg;
+			break;
+		case OPT_CONFIGS_OUT:
+			cli->configs_out = arg;
 			break;
 		case OPT_SOFT_SHARE:
 			return parse_num("--soft-share", arg, 0, 1, &cli->soft_share) < 0 ? 2 : 0;
@@ -360,6 +366,20 @@ run_and_report(sim_cli *cli, sim_world *w)
 		return 2;
 	if (cli->out && (fout = open_out(cli->out)) == NULL)
 		return 2;
+	if (cli->configs_out)
+	{
+		FILE	   *fc = open_out(cli->configs_out);
+
+		if (fc == NULL)
+			return 2;
+		rc = sim_write_configs_csv(w, &cli->o, fc);
+		close_out(fc);
+		if (rc < 0)
+		{
+			fprintf(stderr, "mixdnn-sim: out of memory writing %s\n", cli->configs_out);
+			return 1;
+		}
+	}
 
 	rc = sim_run(w, &cli->o, &r, err, sizeof(err));
 	if (rc < 0)

@@ -3,8 +3,10 @@
  */
 #include <math.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "sim.h"
+#include "utility.h"
 
 /* A CSV field, quoted when it holds a comma, quote or newline. */
 static void
@@ -233,4 +235,50 @@ sim_print_summary(const sim_result *r, const sim_options *o, FILE *f)
 	if (r->place_failures)
 		fprintf(f, "  %-22s %12d\n", "placement failures", r->place_failures);
 	fprintf(f, "  %-22s %12.2f s\n", "simulation wall time", r->wall_s);
+}
+
+/*
+ * The configurations every policy chooses from (mx_job_configs, on the
+ * cluster with no job running) and the job's true run time on each: the
+ * input of a clairvoyant bound (tools/opt_lpbound.py) that must cover every
+ * choice the planner and the comparators could make, computed by the same
+ * code rather than a copy of the model.
+ */
+int
+sim_write_configs_csv(const sim_world *w, const sim_options *o, FILE *f)
+{
+	double		alpha = o->planner.scaling_alpha;
+	int			i,
+				c;
+
+	if (!(alpha >= 0) || !isfinite(alpha))
+		alpha = MX_FITTED_ALPHA;
+	fprintf(f, "name,submit_s,model_class,gpu_type,gpus,runtime_s\n");
+	for (i = 0; i < w->njobs; i++)
+	{
+		const sim_job *sj = &w->jobs[i];
+		mx_job		j = sj->job;
+		int			mx = mx_job_configs_max(&w->cluster, &j),
+					n;
+		mx_config  *cf = malloc((size_t) (mx > 0 ? mx : 1) * sizeof(mx_config));
+
+		if (cf == NULL)
+			return -1;
+		/* run times scale with the duration: the true one, not the estimate */
+		j.duration = sj->true_duration;
+		n = mx > 0 ? mx_job_configs(&w->cluster, &j, alpha, cf, mx) : 0;
+		for (c = 0; c < n; c++)
+		{
+			csv_field(f, sj->name);
+			fputc(',', f);
+			csv_num(f, sj->submit);
+			fprintf(f, ",%s,", j.cls == MX_HARD ? "hard" : "soft");
+			csv_field(f, w->cluster.types[cf[c].type].name);
+			fprintf(f, ",%d,", cf[c].gpus);
+			csv_num(f, cf[c].runtime);
+			fputc('\n', f);
+		}
+		free(cf);
+	}
+	return 0;
 }

@@ -10,7 +10,6 @@ set -u
 
 NAME=batchbound
 . "$(dirname "$0")/subtap.sh"
-PY=/usr/bin/python3		# Debian's Python, with python3-scipy (tools/setup.sh)
 
 # bound TRACE NODES [SIM-OPTIONS...]: the runs of tools/opt_bench.sh (the
 # no-wait run, one run per type of the cluster on 4000 GPUs of that type
@@ -29,14 +28,6 @@ bound() {
 	$PY "$ROOT/tools/opt_bound.py" --trace "$tr" --nodes "$nodes" --nowait "$T/nowait.csv" $on --out "$T/bound.json"
 }
 
-refused() {	# refused PATTERN DESCRIPTION COMMAND...: exits non-zero saying PATTERN
-	pat=$1 desc=$2
-	shift 2
-	"$@" >"$T/refused.out" 2>&1
-	rc=$?
-	[ $rc -ne 0 ] && grep -q "$pat" "$T/refused.out"
-	ok $? "$desc (exit $rc)"
-}
 
 # ------------------------------------------------ opt_table.py's table M
 # B = min(hsjf 300, k8s 400) = 300, O = 250, lp = 280:
@@ -56,18 +47,9 @@ refused "hsjf's average JCT 300.0 s is below" "a comparator below the bound is r
 echo '{"jobs": 4, "wide_jobs": 1, "avg_jct_lb_s": 250}' >"$D/bounds/w1.batch.json"
 refused "not the same jobs" "a bound over other jobs is refused" python3 "$ROOT/tools/opt_table.py" --dir "$D"
 
-if ! $PY -c 'import scipy.optimize' 2>/dev/null; then
-	echo "# SKIP: $PY has no scipy (Debian package python3-scipy; tools/setup.sh installs it): opt_bound.py not tested"
-	echo "# batchbound: $((N - FAILED)) passed, $FAILED failed"
-	[ $FAILED -eq 0 ]
-	exit
-fi
+scipy_or_stop opt_bound.py
 
-cat >"$T/types.csv" <<'X'
-gpu_type,speed
-fast,1.0
-slow,0.5
-X
+fast_slow_types
 python3 "$ROOT/tools/mixdnn_data.py" nodes --mix fast=4000,slow=4000 --gpus-per-node 8 --out "$T/big.csv"
 
 # ------------------------------------------------ one-GPU jobs, and a wider one
@@ -192,12 +174,7 @@ refused "TYPE=JOBS.csv" "an --on without a type is refused" \
 	$PY "$ROOT/tools/opt_bound.py" --trace "$T/t1.csv" --nodes "$T/n1.csv" --nowait "$T/nowait.csv" --on "$T/on-fast.csv" --out "$T/x.json"
 
 # ------------------------------------------------ a generated batch: no policy below O
-if [ -d "$ROOT/../shared/data/gavel" ] || [ -d /work/shared/data/gavel ]; then
-	DATA=$ROOT/../shared/data
-	[ -d "$DATA/gavel" ] || DATA=/work/shared/data
-	python3 "$ROOT/tools/mixdnn_data.py" --data "$DATA" types --out "$T/types.csv"
-	python3 "$ROOT/tools/mixdnn_data.py" --data "$DATA" profiles --out "$T/gp.csv"
-	python3 "$ROOT/tools/mixdnn_data.py" --data "$DATA" nodes --preset small --out "$T/gn.csv"
+if gen_data; then
 	python3 "$ROOT/tools/mixdnn_data.py" --data "$DATA" nodes --per-type 4000 --gpus-per-node 8 --out "$T/big.csv"
 	python3 "$ROOT/tools/opt_workloads.py" --data "$DATA" --profiles "$T/gp.csv" --nodes "$T/gn.csv" \
 		--arrivals batch --soft-share 0.5 --sigma 0.5 --jobs 60 --seed 7 --out "$T/g.csv"

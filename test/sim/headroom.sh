@@ -64,17 +64,17 @@ python3 "$ROOT/tools/opt_table.py" --dir "$D" >"$T/table.md" 2>&1
 ok $? "opt_table.py with a bound"
 is "$(grep '^| w1 ' "$T/table.md" | tail -1)" "| w1 | hsjf | 300 | 200 | 1.500 | 1.450 | 0.967 | 0.150 | 0.100 |" "the headroom row"
 is "$(grep '^| geomean (ratios)' "$T/table.md")" "| geomean (ratios), mean (shares) | | | | 1.500 | 1.450 | 0.967 | 0.150 | 0.100 |" "the headroom summary row"
-refused() {	# refused BOUND-JSON PATTERN DESCRIPTION: opt_table.py exits non-zero saying PATTERN
+refused_bound() {	# refused_bound BOUND-JSON PATTERN DESCRIPTION: opt_table.py exits non-zero saying PATTERN
 	if [ -n "$1" ]; then echo "$1" >"$D/bounds/w1.nowait.json"; else rm -f "$D/bounds/w1.nowait.json"; fi
 	python3 "$ROOT/tools/opt_table.py" --dir "$D" >"$T/refused.md" 2>&1
 	rc=$?
 	[ $rc -ne 0 ] && grep -q "$2" "$T/refused.md"
 	ok $? "$3 (exit $rc)"
 }
-refused '{"jobs": 3, "finished": 2, "avg_jct_s": 200, "avg_wait_s": 0}' "finished 2 of 3" "a bound run that did not finish every job is refused"
-refused '{"jobs": 4, "finished": 4, "avg_jct_s": 200, "avg_wait_s": 0}' "not the same jobs" "a bound over other jobs than the comparators' is refused"
-refused '{"jobs": 3, "finished": 3, "avg_jct_s": 300, "avg_wait_s": 0}' "not below" "a bound not below the best comparator is refused"
-refused '' "no bound run" "a missing bound run is refused"
+refused_bound '{"jobs": 3, "finished": 2, "avg_jct_s": 200, "avg_wait_s": 0}' "finished 2 of 3" "a bound run that did not finish every job is refused"
+refused_bound '{"jobs": 4, "finished": 4, "avg_jct_s": 200, "avg_wait_s": 0}' "not the same jobs" "a bound over other jobs than the comparators' is refused"
+refused_bound '{"jobs": 3, "finished": 3, "avg_jct_s": 300, "avg_wait_s": 0}' "not below" "a bound not below the best comparator is refused"
+refused_bound '' "no bound run" "a missing bound run is refused"
 echo '{"jobs": 3, "finished": 3, "avg_jct_s": 200, "avg_wait_s": 5}' >"$D/bounds/w1.nowait.json"
 python3 "$ROOT/tools/opt_table.py" --dir "$D" >"$T/table2.md" 2>&1
 rc=$?

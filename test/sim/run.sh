@@ -324,8 +324,14 @@ if [ -n "$DATA" ] && [ -d "$DATA/gavel" ]; then
 	OPT_WORKLOADS="$T/wl2.txt" OPT_DIR="$T/ob2" OPT_BOUNDS=0 MIXDNN_DATA="$DATA" sh "$ROOT/tools/opt_bench.sh" >"$T/ob2.out" 2>&1
 	is "$?:$(grep -c 'bad workload line' "$T/ob2.out"):$(ls "$T/ob2/runs" 2>/dev/null | wc -l)" "2:2:0" \
 		"opt_bench.sh refuses an unknown cluster and a short line, before any simulation"
+	OPT_LPBOUND=1 OPT_BOUNDS=0 OPT_WORKLOADS="$T/wl.txt" OPT_DIR="$T/ob4" MIXDNN_DATA="$DATA" sh "$ROOT/tools/opt_bench.sh" >"$T/ob4.out" 2>&1
+	is "$?:$(grep -c 'needs the headroom runs' "$T/ob4.out")" "2:1" "opt_bench.sh refuses OPT_LPBOUND=1 without the headroom runs"
+	printf 't5 medium batch 1 0.5 0 80\n' >"$T/wl5.txt"		# enough jobs that some wait
+	OPT_LPBOUND=1 OPT_WORKLOADS="$T/wl5.txt" OPT_DIR="$T/ob3" OPT_POLICIES=hsjf OPT_VARIANTS="lp=" MIXDNN_DATA="$DATA" \
+		sh "$ROOT/tools/opt_bench.sh" >"$T/ob3.out" 2>&1
+	is "$?:$(grep -c '^| t5 | hsjf | [0-9]* | [0-9]* | 60 | ' "$T/ob3.out")" "0:1" "opt_bench.sh OPT_LPBOUND=1: table O for the workload"
 else
-	skip 25 "shared data (gavel/) not found: generated-trace tests"
+	skip 27 "shared data (gavel/) not found: generated-trace tests"
 fi
 
 # ---------------------------------------------------------------- owners: quotas and fair share
@@ -346,6 +352,11 @@ grep -v '^# ok ' "$T/headroom.tap" | sed 's/^/#   /'
 sh "$ROOT/test/sim/batchbound.sh" "$SIM" >"$T/batchbound.tap" 2>&1
 ok $? "the batch optimum bound and its table (test/sim/batchbound.sh)"
 grep -v '^# ok ' "$T/batchbound.tap" | sed 's/^/#   /'
+
+# the online optimum bound of table O (tools/opt_lpbound.py, --configs-out) and its table
+sh "$ROOT/test/sim/lpbound.sh" "$SIM" >"$T/lpbound.tap" 2>&1
+ok $? "the online optimum bound and its table (test/sim/lpbound.sh)"
+grep -v '^# ok ' "$T/lpbound.tap" | sed 's/^/#   /'
 
 echo "1..$N"
 echo "sim: $((N - FAILED - SKIPPED)) passed, $FAILED failed, $SKIPPED skipped"

@@ -1,6 +1,7 @@
 # test/sim/subtap.sh — sourced by the sub-suites that test/sim/run.sh runs
-# as one test each (tenancy.sh, headroom.sh, batchbound.sh): TAP lines behind "# ", a
-# counter, and a scratch directory $T removed on exit. Set NAME first.
+# as one test each (tenancy.sh, headroom.sh, batchbound.sh, lpbound.sh): TAP lines behind "# ", a
+# counter, a scratch directory $T removed on exit, refused and gen_data. Set NAME first.
+PY=/usr/bin/python3		# Debian's Python, with python3-scipy (tools/setup.sh)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SIM=${1:-$ROOT/bin/mixdnn-sim}
 T=$(mktemp -d "${TMPDIR:-/tmp}/mixdnn-sim-$NAME.XXXXXX")
@@ -30,4 +31,34 @@ fake_runs() {
 }
 fake_run() {	# fake_run FILE AVG: a simulator result of 3 finished jobs
 	printf '{"finished": 3, "avg_jct_s": %s, "makespan_s": 1000, "p99_jct_s": 900, "avg_jct_hard_s": %s, "solve_ms_p95": 1}\n' "$2" "$2" >"$1"
+}
+refused() {	# refused PATTERN DESCRIPTION COMMAND...: COMMAND exits non-zero saying PATTERN
+	pat=$1 desc=$2
+	shift 2
+	"$@" >"$T/refused.out" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && grep -q "$pat" "$T/refused.out"
+	ok $? "$desc (exit $rc)"
+}
+# gen_data: the shared data's types, profiles and small cluster into
+# $T/types.csv, $T/gp.csv and $T/gn.csv, $DATA set; 1 when there is no data
+gen_data() {
+	DATA=$ROOT/../shared/data
+	[ -d "$DATA/gavel" ] || DATA=/work/shared/data
+	[ -d "$DATA/gavel" ] || return 1
+	python3 "$ROOT/tools/mixdnn_data.py" --data "$DATA" types --out "$T/types.csv"
+	python3 "$ROOT/tools/mixdnn_data.py" --data "$DATA" profiles --out "$T/gp.csv"
+	python3 "$ROOT/tools/mixdnn_data.py" --data "$DATA" nodes --preset small --out "$T/gn.csv"
+}
+# scipy_or_stop TOOL: the summary and exit when $PY cannot import scipy
+scipy_or_stop() {
+	$PY -c 'import scipy.optimize' 2>/dev/null && return 0
+	echo "# SKIP: $PY has no scipy (Debian package python3-scipy; tools/setup.sh installs it): $1 not tested"
+	echo "# $NAME: $((N - FAILED)) passed, $FAILED failed"
+	[ $FAILED -eq 0 ]
+	exit
+}
+# fast_slow_types: $T/types.csv with a type "fast" (speed 1) and "slow" (0.5)
+fast_slow_types() {
+	printf 'gpu_type,speed\nfast,1.0\nslow,0.5\n' >"$T/types.csv"
 }

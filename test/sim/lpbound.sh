@@ -1,0 +1,192 @@
+#!/bin/sh
+# test/sim/lpbound.sh — the online optimum bound of docs/model.md (table O):
+# mixdnn-sim --configs-out, tools/opt_lpbound.py on hand-solved traces, its
+# refusals, that no policy of the simulator gets below it on a generated
+# online workload, and its table in tools/opt_table.py. Prints TAP with "# "
+# before each line (test/sim/run.sh runs it as one of its tests); exits 1 on
+# a failure.
+#
+#   test/sim/lpbound.sh [path/to/mixdnn-sim]
+set -u
+
+NAME=lpbound
+. "$(dirname "$0")/subtap.sh"
+
+
+# ------------------------------------------------ opt_table.py's table O
+# B = min(hsjf 300, k8s 400) = 300, bound 290, lp 280 would be below it;
+# with lp 295: bound / B 0.967, lp / B 0.983, and 0.95 B = 285 < 290.
+D="$T/opt"
+fake_runs "$D" 300 400 295
+echo '{"jobs": 3, "finished": 3, "avg_jct_s": 200, "avg_wait_s": 0}' >"$D/bounds/w1.nowait.json"
+echo '{"jobs": 3, "cell_s": 60, "avg_jct_lb_s": 290}' >"$D/bounds/w1.lp.json"
+python3 "$ROOT/tools/opt_table.py" --dir "$D" >"$T/table.md" 2>&1
+ok $? "opt_table.py with an LP bound"
+is "$(grep '^| w1 ' "$T/table.md" | tail -1)" "| w1 | hsjf | 300 | 290 | 60 | 0.967 | 0.983 | yes |" "table O's row"
+fake_run "$D/runs/w1.lp.json" 280
+refused "below the LP bound" "a policy below the bound is refused (lp 280 < 290)" python3 "$ROOT/tools/opt_table.py" --dir "$D"
+fake_run "$D/runs/w1.lp.json" 295
+echo '{"jobs": 4, "cell_s": 60, "avg_jct_lb_s": 250}' >"$D/bounds/w1.lp.json"
+refused "not the same jobs" "a bound over other jobs is refused" python3 "$ROOT/tools/opt_table.py" --dir "$D"
+
+scipy_or_stop opt_lpbound.py
+
+fast_slow_types
+
+# configs TRACE NODES [SIM-OPTIONS]: hsjf's run into $T/run.csv, the
+# configurations into $T/cf.csv
+configs() {
+	tr=$1 nodes=$2
+	shift 2
+	"$SIM" --types "$T/types.csv" --nodes "$nodes" --trace "$tr" --policy hsjf --quiet \
+		--out "$T/run.csv" --configs-out "$T/cf.csv" "$@" >/dev/null 2>&1
+}
+# lpb NODES CELL [OPTIONS]: the bound of $T/cf.csv, checked against $T/run.csv
+lpb() {
+	nodes=$1 cell=$2
+	shift 2
+	$PY "$ROOT/tools/opt_lpbound.py" --configs "$T/cf.csv" --nodes "$nodes" --cell-s "$cell" \
+		--check "$T/run.csv" --out "$T/lb.json" "$@"
+}
+avg() { json "$T/lb.json" 'round(d["avg_jct_lb_s"], 3)'; }
+
+# ------------------------------------------------ --configs-out
+# h: hard, 1 fast GPU. s: soft, 100 s on fast (its reference), 200 s on
+# slow by speed; its estimate (40 s) must not change the true run times.
+cat >"$T/two.csv" <<'X'
+node,gpu_type,gpus
+f1,fast,1
+s1,slow,1
+X
+cat >"$T/cfg.csv" <<'X'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s,estimate_s
+h,0,,hard,fast,1,70,70
+s,5,,soft,fast,1,100,40
+X
+configs "$T/cfg.csv" "$T/two.csv"
+ok $? "mixdnn-sim --configs-out"
+is "$(tr '\n' ' ' <"$T/cf.csv")" "name,submit_s,model_class,gpu_type,gpus,runtime_s h,0.000,hard,fast,1,70.000 s,5.000,soft,fast,1,100.000 s,5.000,soft,slow,1,200.000 " \
+	"each job's configurations with its true run times (the estimate does not count)"
+
+# ------------------------------------------------ hand-solved bounds (one fast GPU)
+cat >"$T/one.csv" <<'X'
+node,gpu_type,gpus
+f1,fast,1
+X
+# one job submitted at 25 s: it ends 100 s after its submission, whatever the cell
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\na,25,,hard,fast,1,100\n' >"$T/t1.csv"
+configs "$T/t1.csv" "$T/one.csv"
+lpb "$T/one.csv" 10
+ok $? "opt_lpbound.py on one job"
+is "$(avg)" "100.0" "a job alone: its run time"
+
+# two 100 s jobs at 0 on one GPU (the optimum: 100 + 200). With 10 s cells a
+# start in cell t holds cells t+1 .. t+9, so the mass of any 9 consecutive
+# start cells is at most 1: the cheapest starts are cells 0 and 9, ending no
+# earlier than 100 and 190: (100 + 190) / 2 = 145. With 50 s cells a start
+# holds only the next cell: starts 0 and 1, (100 + 150) / 2 = 125.
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\na,0,,hard,fast,1,100\nb,0,,hard,fast,1,100\n' >"$T/t2.csv"
+configs "$T/t2.csv" "$T/one.csv"
+lpb "$T/one.csv" 10
+is "$(avg)" "145.0" "two jobs on one GPU, 10 s cells: 145 (the optimum is 150)"
+lpb "$T/one.csv" 50
+is "$(avg)" "125.0" "the same with 50 s cells: 125 (a coarser cell, a weaker bound)"
+# starts at or after a 50 s horizon are free of capacity: a weaker bound, still one
+lpb "$T/one.csv" 10 --horizon-s 50
+is "$(json "$T/lb.json" 'd["avg_jct_lb_s"] < 145 and d["horizon_s"] == 50')" "True" "a short horizon weakens the bound ($(avg) s)"
+
+# the share of the last cell: two 105 s jobs on one GPU, 10 s cells: a
+# start in cell t holds cells t+1 .. t+9 and half of cell t+10. a in cell 0
+# leaves cell 10 half free, so at most half of b starts in cell 9 (ending
+# no earlier than 195), the rest in cell 10 (205): (105 + 200) / 2 = 152.5.
+# Without the half cell b would start in cell 9: (105 + 195) / 2 = 150.
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\na,0,,hard,fast,1,105\nb,0,,hard,fast,1,105\n' >"$T/t2h.csv"
+configs "$T/t2h.csv" "$T/one.csv"
+lpb "$T/one.csv" 10
+is "$(avg)" "152.5" "two 105 s jobs: the half-held cell counts (152.5, the optimum is 157.5)"
+
+# release times: a at 0, b at 30 (the optimum: a first, 100 + 170). b's
+# start cell is at least 3; b in cell 9 ends no earlier than 190, 160 after
+# its submission: (100 + 160) / 2 = 130; b first costs (100 + 190) / 2.
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\na,0,,hard,fast,1,100\nb,30,,hard,fast,1,100\n' >"$T/t3.csv"
+configs "$T/t3.csv" "$T/one.csv"
+lpb "$T/one.csv" 10
+is "$(avg)" "130.0" "a later submission: 130 (the optimum is 135)"
+
+# a wide job: w (2 GPUs) and a (1 GPU), 100 s each, on two GPUs (the
+# optimum: 100 + 200). The LP may run a whole and half of w at 0 (1 + 2 x
+# 0.5 GPUs), the other half in cell 9: (100 + 0.5 x 100 + 0.5 x 190) / 2 =
+# 122.5. Without w's 2 GPUs counted, both would start at 0 (100).
+printf 'node,gpu_type,gpus\nf1,fast,2\n' >"$T/two-fast.csv"
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nw,0,,hard,fast,2,100\na,0,,hard,fast,1,100\n' >"$T/t4.csv"
+configs "$T/t4.csv" "$T/two-fast.csv"
+lpb "$T/two-fast.csv" 10
+is "$(avg)" "122.5" "a 2-GPU job counts its GPUs: 122.5"
+
+# a soft job that may take the slow GPU: h (hard, fast, 100 s) and s (soft,
+# 100 s on fast, 200 s on slow), both at 0, one GPU of each type: s on slow
+# at once (200) or on fast after h (190 in 10 s cells): (100 + 190) / 2 = 145
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nh,0,,hard,fast,1,100\ns,0,,soft,fast,1,100\n' >"$T/t5.csv"
+configs "$T/t5.csv" "$T/two.csv"
+lpb "$T/two.csv" 10
+is "$(avg)" "145.0" "a soft job takes the cheaper of its configurations: 145"
+
+# ------------------------------------------------ refusals
+configs "$T/t2.csv" "$T/one.csv"
+# edit RUN OUT COLUMN VALUE: every row of a jobs file with COLUMN set to VALUE
+edit() {
+	$PY -c 'import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))
+for x in r: x[sys.argv[3]] = sys.argv[4]
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(r[0])); w.writeheader(); w.writerows(r)' "$@"
+}
+edit "$T/run.csv" "$T/short.csv" runtime_s 90.000
+refused "a configuration or run time the bound does not cover" "a run with a run time the configurations do not list is refused" \
+	$PY "$ROOT/tools/opt_lpbound.py" --configs "$T/cf.csv" --nodes "$T/one.csv" --check "$T/short.csv" --out "$T/x.json"
+# the same run with its JCTs cut to 1 s: below any bound
+edit "$T/run.csv" "$T/fast.csv" jct_s 1.000
+refused "is below the bound" "a run below the bound is refused (the bound or the run is wrong)" \
+	$PY "$ROOT/tools/opt_lpbound.py" --configs "$T/cf.csv" --nodes "$T/one.csv" --check "$T/fast.csv" --out "$T/x.json"
+configs "$T/t3.csv" "$T/one.csv"
+cp "$T/run.csv" "$T/run3.csv"
+configs "$T/t2.csv" "$T/one.csv"
+sed 's/^b,/c,/' "$T/run3.csv" >"$T/other.csv"
+refused "not the same jobs" "a run over other jobs is refused" \
+	$PY "$ROOT/tools/opt_lpbound.py" --configs "$T/cf.csv" --nodes "$T/one.csv" --check "$T/other.csv" --out "$T/x.json"
+sed 's/^f1,fast/f1,slow/' "$T/one.csv" >"$T/one-slow.csv"
+refused "cannot hold" "a configuration of a type the cluster does not have is refused" \
+	$PY "$ROOT/tools/opt_lpbound.py" --configs "$T/cf.csv" --nodes "$T/one-slow.csv" --horizon-s 500 --out "$T/x.json"
+refused "horizon-s or at least one --check" "no horizon and no run to take it from is refused" \
+	$PY "$ROOT/tools/opt_lpbound.py" --configs "$T/cf.csv" --nodes "$T/one.csv" --out "$T/x.json"
+
+# ------------------------------------------------ a generated online workload: no policy below it
+if gen_data; then
+	python3 "$ROOT/tools/opt_workloads.py" --data "$DATA" --profiles "$T/gp.csv" --nodes "$T/gn.csv" \
+		--arrivals online --load 3 --soft-share 0.5 --sigma 0.5 --jobs 60 --seed 7 --out "$T/g.csv"
+	set --
+	for p in mixdnn hsjf hgreedy sjf k8s backfill k8s-any; do
+		"$SIM" --types "$T/types.csv" --nodes "$T/gn.csv" --profiles "$T/gp.csv" --trace "$T/g.csv" --policy $p --quiet \
+			--out "$T/g-$p.csv" --configs-out "$T/gcf.csv" >/dev/null 2>&1
+		set -- "$@" --check "$T/g-$p.csv"
+	done
+	$PY "$ROOT/tools/opt_lpbound.py" --configs "$T/gcf.csv" --nodes "$T/gn.csv" "$@" --out "$T/g.json"
+	ok $? "every policy's run covered by the configurations and at or above the bound (online, 60 jobs, noisy estimates; $(json "$T/g.json" 'round(d["avg_jct_lb_s"], 1)') s)"
+	is "$(json "$T/g.json" 'd["checked_runs"]')" "7" "seven runs checked"
+	# tools/opt_lpbound.sh on an opt_bench.sh directory holding that workload
+	mkdir -p "$T/ob/in"
+	cp "$T/types.csv" "$T/ob/in/types.csv"
+	cp "$T/gp.csv" "$T/ob/in/profiles.csv"
+	cp "$T/gn.csv" "$T/ob/in/nodes-small.csv"
+	cp "$T/g.csv" "$T/ob/in/w.csv"
+	echo "w small online 3 0.5 0.5 60" >"$T/ob/workloads.txt"
+	sh "$ROOT/tools/opt_lpbound.sh" "$T/ob" w >/dev/null 2>&1
+	ok $? "tools/opt_lpbound.sh DIR w"
+	is "$(json "$T/ob/bounds/w.lp.json" 'round(d["avg_jct_lb_s"], 1), d["checked_runs"]')" \
+		"($(json "$T/g.json" 'round(d["avg_jct_lb_s"], 1)'), 2)" "its bound is the one above, hsjf's and mixdnn's runs checked"
+	refused "no workload nosuch" "a workload the directory does not have is refused" sh "$ROOT/tools/opt_lpbound.sh" "$T/ob" nosuch
+else
+	echo "# SKIP: shared data (gavel/) not found: the generated workload"
+fi
+
+echo "# lpbound: $((N - FAILED)) passed, $FAILED failed"
+[ $FAILED -eq 0 ]

@@ -1,0 +1,40 @@
+#!/bin/sh
+# tools/opt_lpbound.sh DIR [NAME ...] — the online optimum bound of
+# docs/model.md (table O) for the workloads of a tools/opt_bench.sh result
+# directory (all of DIR/workloads.txt, or the NAMEs): per workload, the
+# configurations and true run times from mixdnn-sim --configs-out, the
+# runs of hsjf and of mixdnn at its defaults as checks, and
+# tools/opt_lpbound.py into DIR/bounds/NAME.lp.json. OPT_CELL_S sets the
+# cell (default 60 s); OPT_KEEP=1 keeps a bound already there.
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+[ $# -ge 1 ] || { echo "usage: tools/opt_lpbound.sh DIR [NAME ...]" >&2; exit 2; }
+OUT=$1
+shift
+[ -s "$OUT/workloads.txt" ] || { echo "opt_lpbound.sh: $OUT/workloads.txt: not an opt_bench.sh directory" >&2; exit 2; }
+SIM=bin/mixdnn-sim
+SCIPY=/usr/bin/python3		# Debian's, with python3-scipy (tools/setup.sh)
+$SCIPY -c 'import scipy.optimize' 2>/dev/null ||
+	{ echo "opt_lpbound.sh: $SCIPY cannot import scipy (Debian package python3-scipy)" >&2; exit 2; }
+make -s "$SIM" >/dev/null
+for n in "$@"; do
+	awk -v n="$n" '$1 == n { found = 1 } END { exit !found }' "$OUT/workloads.txt" ||
+		{ echo "opt_lpbound.sh: no workload $n in $OUT/workloads.txt" >&2; exit 2; }
+done
+mkdir -p "$OUT/bounds"
+while read -r name cluster arr load soft sigma jobs; do
+	if [ $# -gt 0 ]; then
+		case " $* " in *" $name "*) ;; *) continue ;; esac
+	fi
+	B=$OUT/bounds/$name
+	if [ "${OPT_KEEP:-0}" = 1 ] && [ -s "$B.lp.json" ]; then continue; fi
+	for p in hsjf mixdnn; do
+		$SIM --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-$cluster.csv" --profiles "$OUT/in/profiles.csv" \
+			--trace "$OUT/in/$name.csv" --policy $p --quiet --out "$B.lp-$p.csv" \
+			--configs-out "$B.configs.csv" </dev/null >/dev/null
+	done
+	$SCIPY tools/opt_lpbound.py --configs "$B.configs.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
+		--cell-s "${OPT_CELL_S:-60}" --check "$B.lp-hsjf.csv" --check "$B.lp-mixdnn.csv" --out "$B.lp.json"
+	echo "opt_lpbound.sh: $name $(cat "$B.lp.json")" >&2
+done <"$OUT/workloads.txt"
