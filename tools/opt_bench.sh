@@ -147,7 +147,7 @@ sys.exit("opt_bench.sh: %s may need %d GPUs of a type at once, the bound cluster
 	done <"$OUT/workloads.txt"
 fi
 # The online optimum bound of table O (tools/opt_lpbound.sh), only when
-# asked: 1-15 minutes of HiGHS per workload
+# asked: 1-26 minutes of HiGHS per workload
 if [ "${OPT_LPBOUND:-0}" = 1 ]; then
 	sh tools/opt_lpbound.sh "$OUT"
 fi

@@ -31,10 +31,11 @@ non-zeros per column instead of p / d), solved by HiGHS' interior point
 method (scipy, Debian's python3-scipy).
 
 The configurations and run times come from the simulator itself
-(bin/mixdnn-sim --configs-out: mx_job_configs, the choices of every policy),
-not from a copy of its model; --check runs' jobs files are refused when a
-job ran on a configuration or for a time the file does not list, or when a
-run's average JCT is below the bound.
+(bin/mixdnn-sim --configs-out: mx_job_configs, the non-dominated
+configurations every policy's choice is or is dominated by), not from a
+copy of its model; --check runs' jobs files are refused when a job ran on
+a configuration that no listed one (same type, no more GPUs, no longer)
+covers, or when a run's average JCT is below the bound.
 
     opt_lpbound.py --configs CONFIGS.csv --nodes NODES.csv [--cell-s 60]
                    [--horizon-s H] [--check JOBS.csv ...] --out BOUND.json
@@ -96,7 +97,8 @@ def read_configs(path, per_type):
 
 
 def check_run(path, jobs):
-    """A run over the same jobs, each on a listed configuration: its average JCT."""
+    """A run over the same jobs, each on a listed configuration or one a
+    listed configuration dominates: its average JCT."""
     rows = read_csv(path)
     if {r["name"] for r in rows} != set(jobs):
         die("%s: not the same jobs as the configurations file" % path)
@@ -105,8 +107,14 @@ def check_run(path, jobs):
         if r["status"] != "completed":
             die("%s: %s did not complete (%s)" % (path, r["name"], r["status"]))
         run = float(r["runtime_s"])
-        listed = [p for t, g, p in jobs[r["name"]][1] if t == r["gpu_type"] and g == int(r["gpus"])]
-        if not any(abs(run - p) <= 1e-6 * max(p, 1.0) + 1e-3 for p in listed):
+        gpus = int(r["gpus"])
+        # the configuration itself, or one that dominates it (mx_job_configs
+        # drops a count of a type when a smaller one runs at least as fast;
+        # a policy on the requested configuration may still run it): same
+        # type, no more GPUs, no longer, so it could run instead from the
+        # same start and end no later
+        listed = [p for t, g, p in jobs[r["name"]][1] if t == r["gpu_type"] and g <= gpus]
+        if not any(p <= run + 1e-6 * max(run, 1.0) + 1e-3 for p in listed):
             die("%s: %s ran %s s on %s x %s, a configuration or run time the bound does not cover"
                 % (path, r["name"], r["runtime_s"], r["gpus"], r["gpu_type"]))
         total += float(r["jct_s"])
@@ -201,7 +209,8 @@ def main():
     m = Model(types, cells)
     for i, (submit, cfgs) in enumerate(jobs.values()):
         for k, g, p in cfgs:
-            m.add_config(i, int(math.floor(submit / a.cell_s)), a.cell_s, submit, g, p, k)
+            # a submission at or after the horizon starts in the catch-all cell
+            m.add_config(i, min(int(math.floor(submit / a.cell_s)), cells), a.cell_s, submit, g, p, k)
     res, ncols, nrows = m.solve(per_type, types, len(jobs))
     if res.status != 0:
         die("HiGHS did not solve the LP: %s" % res.message)

@@ -298,6 +298,9 @@ parse_args(int argc, char **argv, sim_cli *cli)
 		return bad("%s", "--trace TRACE.csv is required");
 	if (!cli->policy)
 		return bad("%s", "--policy mixdnn|k8s|static|backfill|sjf|hgreedy|hsjf|k8s-any is required");
+	/* quotas narrow a job's GPU counts per round (tenancy.c): counts the file would not list */
+	if (cli->configs_out && cli->quotas)
+		return bad("%s", "--configs-out cannot be used with --quotas: quotas change the configurations per round");
 	if (mx_policy_parse(cli->policy, &cli->o.planner.policy) < 0)
 		return bad("unknown policy \"%s\" (mixdnn, k8s, static, backfill, sjf, hgreedy, hsjf or k8s-any)",
 				   cli->policy);

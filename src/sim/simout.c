@@ -238,11 +238,13 @@ sim_print_summary(const sim_result *r, const sim_options *o, FILE *f)
 }
 
 /*
- * The configurations every policy chooses from (mx_job_configs, on the
- * cluster with no job running) and the job's true run time on each: the
- * input of a clairvoyant bound (tools/opt_lpbound.py) that must cover every
- * choice the planner and the comparators could make, computed by the same
- * code rather than a copy of the model.
+ * The non-dominated configurations of every job (mx_job_configs, on the
+ * cluster with no job running) and its true run time on each: the input of
+ * a clairvoyant bound (tools/opt_lpbound.py) that must cover every choice
+ * the planner and the comparators could make. A policy on the requested
+ * configuration may run a dominated one; a listed configuration of the
+ * same type with no more GPUs and no longer run could replace it. The same
+ * code as the planner's, not a copy of the model.
  */
 int
 sim_write_configs_csv(const sim_world *w, const sim_options *o, FILE *f)

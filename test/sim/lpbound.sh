@@ -105,6 +105,15 @@ configs "$T/t2h.csv" "$T/one.csv"
 lpb "$T/one.csv" 10
 is "$(avg)" "152.5" "two 105 s jobs: the half-held cell counts (152.5, the optimum is 157.5)"
 
+# a submission after an explicit horizon starts in the catch-all cell: a
+# (20 s) and b (100 s) at 0, c (1 s) at 410 s, horizon 200 s. The optimum
+# is a, b, c: (20 + 120 + 1) / 3 = 47; the bound must not be above it.
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\na,0,,hard,fast,1,20\nb,0,,hard,fast,1,100\nc,410,,hard,fast,1,1\n' >"$T/t6.csv"
+configs "$T/t6.csv" "$T/one.csv"
+lpb "$T/one.csv" 10 --horizon-s 200
+ok $? "opt_lpbound.py with a submission after the horizon"
+is "$(json "$T/lb.json" 'd["avg_jct_lb_s"] <= 47.0')" "True" "... and its bound ($(avg) s) is not above the optimum (47 s)"
+
 # release times: a at 0, b at 30 (the optimum: a first, 100 + 170). b's
 # start cell is at least 3; b in cell 9 ends no earlier than 190, 160 after
 # its submission: (100 + 160) / 2 = 130; b first costs (100 + 190) / 2.
@@ -130,6 +139,22 @@ printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nh,0,,hard,fast
 configs "$T/t5.csv" "$T/two.csv"
 lpb "$T/two.csv" 10
 is "$(avg)" "145.0" "a soft job takes the cheaper of its configurations: 145"
+
+# a run on a dominated configuration is covered: s asks for 4 fast GPUs,
+# but 2 run it faster (profile 1 GPU 1.0, 2 GPUs 2.0, 4 GPUs 1.5), so the
+# file lists 1 and 2 GPUs only; k8s runs the requested 4 GPUs for 100 s,
+# which 2 GPUs (75 s) dominate
+printf 'node,gpu_type,gpus\nf1,fast,4\n' >"$T/four.csv"
+printf 'model,gpu_type,gpus,throughput\nM,fast,1,1.0\nM,fast,2,2.0\nM,fast,4,1.5\n' >"$T/dom.csv"
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s,min_gpus,max_gpus\ns,0,M,soft,fast,4,100,1,4\n' >"$T/t7.csv"
+"$SIM" --types "$T/types.csv" --nodes "$T/four.csv" --profiles "$T/dom.csv" --trace "$T/t7.csv" --policy k8s --quiet \
+	--out "$T/run.csv" --configs-out "$T/cf.csv" >/dev/null 2>&1
+is "$(cut -d, -f5,6 "$T/cf.csv" | tr '\n' ' '):$(cut -d, -f7,10 "$T/run.csv" | tail -1)" "gpus,runtime_s 1,150.000 2,75.000 :4,100.000" \
+	"the file lists 1 and 2 GPUs, k8s ran 4 GPUs for 100 s"
+lpb "$T/four.csv" 10
+ok $? "a run on a configuration a listed one dominates is accepted ($(avg) s)"
+refused "cannot be used with --quotas" "--configs-out with --quotas is refused" \
+	"$SIM" --types "$T/types.csv" --nodes "$T/four.csv" --trace "$T/t7.csv" --policy k8s --quotas "$T/four.csv" --configs-out "$T/x.csv"
 
 # ------------------------------------------------ refusals
 configs "$T/t2.csv" "$T/one.csv"
