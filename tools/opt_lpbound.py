@@ -54,6 +54,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
+from opt_bound import gpus_per_type	# GPUs per type of a NODES.csv, as the batch bound reads it
+
 # HiGHS stops at a relative duality gap of about 1e-8; the bound is lowered
 # by this share so that a solver tolerance never puts it above the optimum
 SOLVER_SLACK = 1e-6
@@ -69,13 +71,6 @@ def read_csv(path):
             return list(csv.DictReader(f))
     except OSError as e:
         die("%s: %s" % (path, e.strerror))
-
-
-def gpus_per_type(path):
-    n = collections.Counter()
-    for r in read_csv(path):
-        n[r["gpu_type"]] += int(r["gpus"])
-    return {t: g for t, g in n.items() if g > 0}
 
 
 def read_configs(path, per_type):
@@ -170,7 +165,7 @@ class Model:
         self.ub[1].append(col)
         self.ub[2].append(v)
 
-    def solve(self, per_type, types, njobs):
+    def solve(self, per_type, njobs):
         n = len(self.cost)
         a_ub = sp.csr_matrix((self.ub[2], (self.ub[0], self.ub[1])), shape=(self.nub, n))
         b_ub = np.zeros(self.nub)
@@ -203,15 +198,14 @@ def main():
         if not a.check:
             die("--horizon-s or at least one --check run is needed")
         horizon = 1.25 * max(float(r["finish_s"]) for path in a.check for r in read_csv(path))
-    types = sorted(per_type)
     cells = int(math.ceil(horizon / a.cell_s))
     t0 = time.time()
-    m = Model(types, cells)
+    m = Model(sorted(per_type), cells)
     for i, (submit, cfgs) in enumerate(jobs.values()):
         for k, g, p in cfgs:
             # a submission at or after the horizon starts in the catch-all cell
             m.add_config(i, min(int(math.floor(submit / a.cell_s)), cells), a.cell_s, submit, g, p, k)
-    res, ncols, nrows = m.solve(per_type, types, len(jobs))
+    res, ncols, nrows = m.solve(per_type, len(jobs))
     if res.status != 0:
         die("HiGHS did not solve the LP: %s" % res.message)
     lb = res.fun / len(jobs) * (1.0 - SOLVER_SLACK)

@@ -23,17 +23,20 @@ for n in "$@"; do
 		{ echo "opt_lpbound.sh: no workload $n in $OUT/workloads.txt" >&2; exit 2; }
 done
 mkdir -p "$OUT/bounds"
+run() {	# run POLICY [OPTIONS]: its jobs file $B.lp-POLICY.csv of workload $name
+	p=$1
+	shift
+	$SIM --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-$cluster.csv" --profiles "$OUT/in/profiles.csv" \
+		--trace "$OUT/in/$name.csv" --policy "$p" --quiet --out "$B.lp-$p.csv" "$@" </dev/null >/dev/null
+}
 while read -r name cluster arr load soft sigma jobs; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $name "*) ;; *) continue ;; esac
 	fi
 	B=$OUT/bounds/$name
 	if [ "${OPT_KEEP:-0}" = 1 ] && [ -s "$B.lp.json" ]; then continue; fi
-	for p in hsjf mixdnn; do
-		$SIM --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-$cluster.csv" --profiles "$OUT/in/profiles.csv" \
-			--trace "$OUT/in/$name.csv" --policy $p --quiet --out "$B.lp-$p.csv" \
-			--configs-out "$B.configs.csv" </dev/null >/dev/null
-	done
+	run hsjf --configs-out "$B.configs.csv"	# the configurations once: the trace's and the cluster's
+	run mixdnn
 	$SCIPY tools/opt_lpbound.py --configs "$B.configs.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
 		--cell-s "${OPT_CELL_S:-60}" --check "$B.lp-hsjf.csv" --check "$B.lp-mixdnn.csv" --out "$B.lp.json"
 	echo "opt_lpbound.sh: $name $(cat "$B.lp.json")" >&2
