@@ -37,8 +37,13 @@ copy of its model; --check runs' jobs files are refused when a job ran on
 a configuration that no listed one (same type, no more GPUs, no longer)
 covers, or when a run's average JCT is below the bound.
 
+--pins-out writes each job's configuration with the largest share in the
+LP's solution: tools/opt_clairvoyant.py schedules the trace on those
+configurations, a real schedule and so an upper bound on the optimum.
+
     opt_lpbound.py --configs CONFIGS.csv --nodes NODES.csv [--cell-s 60]
-                   [--horizon-s H] [--check JOBS.csv ...] --out BOUND.json
+                   [--horizon-s H] [--check JOBS.csv ...] [--pins-out PINS.csv]
+                   --out BOUND.json
 
 docs/model.md, "An online optimum bound (table O)".
 """
@@ -128,7 +133,8 @@ class Model:
         self.cost = []
 
     def add_config(self, job, tmin, d, r, gpus, p, k):
-        """Columns Z[t], t = tmin .. cells (the last one the catch-all)."""
+        """Columns Z[t], t = tmin .. cells (the last one the catch-all);
+        returns the index of the last, Z[cells]: the configuration's share."""
         T = self.cells
         m = int(math.floor(p / d))
         f = p / d - m
@@ -159,6 +165,7 @@ class Model:
         self.eq[0].append(job)
         self.eq[1].append(base + T - tmin)
         self.eq[2].append(1.0)
+        return base + T - tmin
 
     def _ub(self, row, col, v):
         self.ub[0].append(row)
@@ -185,6 +192,8 @@ def main():
                     help="capacity rows up to here (default: 1.25 x the latest finish of the --check runs)")
     ap.add_argument("--check", action="append", default=[], metavar="JOBS.csv",
                     help="a run's jobs file (mixdnn-sim --out): checked against the configurations and the bound")
+    ap.add_argument("--pins-out", metavar="PINS.csv",
+                    help="each job's configuration with the largest share in the LP's solution")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     if not a.cell_s > 0:
@@ -201,10 +210,11 @@ def main():
     cells = int(math.ceil(horizon / a.cell_s))
     t0 = time.time()
     m = Model(sorted(per_type), cells)
+    share_col = []		# per job, per configuration: the column of its share
     for i, (submit, cfgs) in enumerate(jobs.values()):
-        for k, g, p in cfgs:
-            # a submission at or after the horizon starts in the catch-all cell
-            m.add_config(i, min(int(math.floor(submit / a.cell_s)), cells), a.cell_s, submit, g, p, k)
+        # a submission at or after the horizon starts in the catch-all cell
+        tmin = min(int(math.floor(submit / a.cell_s)), cells)
+        share_col.append([m.add_config(i, tmin, a.cell_s, submit, g, p, k) for k, g, p in cfgs])
     res, ncols, nrows = m.solve(per_type, len(jobs))
     if res.status != 0:
         die("HiGHS did not solve the LP: %s" % res.message)
@@ -217,6 +227,19 @@ def main():
            "avg_jct_lb_s": lb, "checked_runs": len(runs)}
     with open(a.out, "w") as f:
         f.write(json.dumps(out) + "\n")
+    if a.pins_out:
+        write_pins(a.pins_out, jobs, share_col, res.x)
+
+
+def write_pins(path, jobs, share_col, x):
+    """Each job's configuration with the largest share (ties: the first listed)."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["name", "gpu_type", "gpus", "runtime_s", "share"])
+        for (name, (_, cfgs)), cols in zip(jobs.items(), share_col):
+            best = max(range(len(cfgs)), key=lambda c: (x[cols[c]], -c))
+            k, g, p = cfgs[best]
+            w.writerow([name, k, g, "%.3f" % p, "%.6f" % x[cols[best]]])
 
 
 if __name__ == "__main__":

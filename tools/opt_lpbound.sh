@@ -4,8 +4,11 @@
 # directory (all of DIR/workloads.txt, or the NAMEs): per workload, the
 # configurations and true run times from mixdnn-sim --configs-out, the
 # runs of hsjf and of mixdnn at its defaults as checks, and
-# tools/opt_lpbound.py into DIR/bounds/NAME.lp.json. OPT_CELL_S sets the
-# cell (default 60 s); OPT_KEEP=1 keeps a bound already there.
+# tools/opt_lpbound.py into DIR/bounds/NAME.lp.json; then hsjf on the
+# LP's configurations (tools/opt_clairvoyant.py, table P) with true run
+# times and with the trace's estimates, whose average JCTs and makespans
+# join the JSON. OPT_CELL_S sets the cell (default 60 s);
+# OPT_KEEP=1 keeps a bound already there.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -23,11 +26,13 @@ for n in "$@"; do
 		{ echo "opt_lpbound.sh: no workload $n in $OUT/workloads.txt" >&2; exit 2; }
 done
 mkdir -p "$OUT/bounds"
-run() {	# run POLICY [OPTIONS]: its jobs file $B.lp-POLICY.csv of workload $name
-	p=$1
-	shift
+run() {	# run LABEL POLICY TRACE [OPTIONS]: the jobs file $B.lp-LABEL.csv of workload $name
+	l=$1
+	p=$2
+	t=$3
+	shift 3
 	$SIM --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-$cluster.csv" --profiles "$OUT/in/profiles.csv" \
-		--trace "$OUT/in/$name.csv" --policy "$p" --quiet --out "$B.lp-$p.csv" "$@" </dev/null >/dev/null
+		--trace "$t" --policy "$p" --quiet --out "$B.lp-$l.csv" "$@" </dev/null >/dev/null
 }
 while read -r name cluster arr load soft sigma jobs; do
 	if [ $# -gt 0 ]; then
@@ -35,9 +40,17 @@ while read -r name cluster arr load soft sigma jobs; do
 	fi
 	B=$OUT/bounds/$name
 	if [ "${OPT_KEEP:-0}" = 1 ] && [ -s "$B.lp.json" ]; then continue; fi
-	run hsjf --configs-out "$B.configs.csv"	# the configurations once: the trace's and the cluster's
-	run mixdnn
+	run hsjf hsjf "$OUT/in/$name.csv" --configs-out "$B.configs.csv"	# the configurations once: the trace's and the cluster's
+	run mixdnn mixdnn "$OUT/in/$name.csv"
 	$SCIPY tools/opt_lpbound.py --configs "$B.configs.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
-		--cell-s "${OPT_CELL_S:-60}" --check "$B.lp-hsjf.csv" --check "$B.lp-mixdnn.csv" --out "$B.lp.json"
+		--cell-s "${OPT_CELL_S:-60}" --check "$B.lp-hsjf.csv" --check "$B.lp-mixdnn.csv" \
+		--pins-out "$B.pins.csv" --out "$B.lp.json"
+	for e in true trace; do
+		$SCIPY tools/opt_clairvoyant.py pin --estimates $e --trace "$OUT/in/$name.csv" --pins "$B.pins.csv" --out "$B.pinned-$e.csv"
+		run hsjf-pinned-$e hsjf "$B.pinned-$e.csv"
+	done
+	$SCIPY tools/opt_clairvoyant.py record --configs "$B.configs.csv" --bound "$B.lp.json" "$B.lp-hsjf-pinned-true.csv"
+	$SCIPY tools/opt_clairvoyant.py record --as pinned_estimates --configs "$B.configs.csv" --bound "$B.lp.json" \
+		"$B.lp-hsjf-pinned-trace.csv"
 	echo "opt_lpbound.sh: $name $(cat "$B.lp.json")" >&2
 done <"$OUT/workloads.txt"

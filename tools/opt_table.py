@@ -77,6 +77,7 @@ def main():
         print_headroom(a.dir, runs, names, comps, "lp" if "lp" in variants else variants[0])
         print_batch_bound(a.dir, runs, names, comps, "lp" if "lp" in variants else variants[0])
         print_lp_bound(a.dir, runs, names, comps, "lp" if "lp" in variants else variants[0])
+        print_clairvoyant(a.dir, runs, names, comps, "lp" if "lp" in variants else variants[0])
 
 
 def load_bound(d, name):
@@ -96,6 +97,8 @@ def print_headroom(d, runs, names, comps, variant):
     5 % below B, "removed" the share mixdnn removes.
     """
     rows = []
+    if all(load_bound(d, n) is None for n in names):
+        return		# no headroom runs (OPT_BOUNDS=0): the LP bound's tables may follow
     for n in names:
         r = runs[n]
         if variant not in r:
@@ -193,6 +196,37 @@ def print_lp_bound(d, runs, names, comps, variant):
         print("| %s | %s | %.0f | %.0f | %.0f | %.3f | %.3f | %s |" % x)
     print("| geomean | | | | | %.3f | %.3f | %d of %d |" % (
         geomean([x[5] for x in rows]), geomean([x[6] for x in rows]), sum(x[7] == "yes" for x in rows), len(rows)))
+
+
+def print_clairvoyant(d, runs, names, comps, variant):
+    """Table P of docs/model.md: the optimum lies between table O's bound
+    and the best schedule known, the lowest of the best comparator's, the
+    variant's and the schedules of tools/opt_clairvoyant.py (hsjf on the
+    LP's configurations, with true run times: clairvoyant; with the
+    trace's estimates: hindsight of the configurations only); the last
+    column is how far the variant is above the best known."""
+    rows = []
+    for n, o, lb, b, bc, m in bounded(d, runs, names, comps, variant, "lp", "LP bound"):
+        if "clairvoyant_jct_s" not in o:
+            continue
+        c, e = o["clairvoyant_jct_s"], o.get("pinned_estimates_jct_s", math.inf)
+        for what, v in (("clairvoyant schedule", c), ("schedule on the LP's configurations", e)):
+            if v < lb - 1e-6 * lb:
+                raise SystemExit("opt_table.py: %s: the %s (%.1f s) is below the LP bound %.1f s: not a bound" % (n, what, v, lb))
+        k = min(c, e, b, m)
+        rows.append((n, bc, b, lb / b, o["cell_s"], c / b, e / b, m / b, k / b, m / k))
+    if not rows:
+        return
+    print()
+    print("| workload | best comparator | its avg JCT B (s) | LP bound ÷ B | cell (s) | clairvoyant schedule ÷ B | "
+          "LP's configurations, trace's estimates ÷ B | %s ÷ B | best known ÷ B | %s ÷ best known |" % (variant, variant))
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    def r3(v):
+        return "%.3f" % v if math.isfinite(v) else "—"
+    for x in rows:
+        print("| %s | %s | %.0f | %s | %.0f | %s |" % (x[0], x[1], x[2], r3(x[3]), x[4], " | ".join(r3(v) for v in x[5:])))
+    print("| geomean | | | %s | | %s |" % (r3(geomean([x[3] for x in rows])), " | ".join(
+        r3(geomean([x[i] for x in rows if math.isfinite(x[i])])) for i in (5, 6, 7, 8, 9))))
 
 
 def print_table(rows):

@@ -26,6 +26,25 @@ is "$(grep '^| w1 ' "$T/table.md" | tail -1)" "| w1 | hsjf | 300 | 290 | 60 | 0.
 fake_run "$D/runs/w1.lp.json" 280
 refused "below the LP bound" "a policy below the bound is refused (lp 280 < 290)" python3 "$ROOT/tools/opt_table.py" --dir "$D"
 fake_run "$D/runs/w1.lp.json" 295
+# table P: the clairvoyant schedule at the bound, 290, is the best known
+# (below B = 300 and lp = 295): lp is 295 / 290 = 1.017 of it
+echo '{"jobs": 3, "cell_s": 60, "avg_jct_lb_s": 290, "clairvoyant_jct_s": 290}' >"$D/bounds/w1.lp.json"
+python3 "$ROOT/tools/opt_table.py" --dir "$D" >"$T/table.md" 2>&1
+is "$(grep '^| w1 ' "$T/table.md" | tail -1)" "| w1 | hsjf | 300 | 0.967 | 60 | 0.967 | — | 0.983 | 0.967 | 1.017 |" "table P's row"
+echo '{"jobs": 3, "cell_s": 60, "avg_jct_lb_s": 290, "clairvoyant_jct_s": 290, "pinned_estimates_jct_s": 293}' >"$D/bounds/w1.lp.json"
+python3 "$ROOT/tools/opt_table.py" --dir "$D" >"$T/table.md" 2>&1
+is "$(grep '^| w1 ' "$T/table.md" | tail -1)" "| w1 | hsjf | 300 | 0.967 | 60 | 0.967 | 0.977 | 0.983 | 0.967 | 1.017 |" \
+	"table P's row with the schedule on the LP's configurations under the trace's estimates"
+echo '{"jobs": 3, "cell_s": 60, "avg_jct_lb_s": 290, "clairvoyant_jct_s": 290, "pinned_estimates_jct_s": 280}' >"$D/bounds/w1.lp.json"
+refused "schedule on the LP's configurations (280.0 s) is below" "a schedule on the LP's configurations below the bound is refused" \
+	python3 "$ROOT/tools/opt_table.py" --dir "$D"
+# without the headroom runs (OPT_BOUNDS=0) tables O and P are printed alone
+rm "$D/bounds/w1.nowait.json"
+echo '{"jobs": 3, "cell_s": 60, "avg_jct_lb_s": 290, "clairvoyant_jct_s": 290}' >"$D/bounds/w1.lp.json"
+python3 "$ROOT/tools/opt_table.py" --dir "$D" >"$T/table.md" 2>&1
+is "$?:$(grep -c '^| w1 ' "$T/table.md")" "0:2" "without headroom runs: tables O and P only"
+echo '{"jobs": 3, "cell_s": 60, "avg_jct_lb_s": 290, "clairvoyant_jct_s": 280}' >"$D/bounds/w1.lp.json"
+refused "clairvoyant schedule (280.0 s) is below" "a clairvoyant schedule below the bound is refused" python3 "$ROOT/tools/opt_table.py" --dir "$D"
 echo '{"jobs": 4, "cell_s": 60, "avg_jct_lb_s": 250}' >"$D/bounds/w1.lp.json"
 refused "not the same jobs" "a bound over other jobs is refused" python3 "$ROOT/tools/opt_table.py" --dir "$D"
 
@@ -49,6 +68,13 @@ lpb() {
 		--check "$T/run.csv" --out "$T/lb.json" "$@"
 }
 avg() { json "$T/lb.json" 'round(d["avg_jct_lb_s"], 3)'; }
+# edit RUN OUT COLUMN VALUE: every row of a jobs file with COLUMN set to VALUE
+edit() {
+	$PY -c 'import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))
+for x in r: x[sys.argv[3]] = sys.argv[4]
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(r[0])); w.writeheader(); w.writerows(r)' "$@"
+}
 
 # ------------------------------------------------ --configs-out
 # h: hard, 1 fast GPU. s: soft, 100 s on fast (its reference), 200 s on
@@ -137,8 +163,38 @@ is "$(avg)" "122.5" "a 2-GPU job counts its GPUs: 122.5"
 # at once (200) or on fast after h (190 in 10 s cells): (100 + 190) / 2 = 145
 printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nh,0,,hard,fast,1,100\ns,0,,soft,fast,1,100\n' >"$T/t5.csv"
 configs "$T/t5.csv" "$T/two.csv"
-lpb "$T/two.csv" 10
+lpb "$T/two.csv" 10 --pins-out "$T/pins.csv"
 is "$(avg)" "145.0" "a soft job takes the cheaper of its configurations: 145"
+
+# ------------------------------------------------ the clairvoyant schedule (table P)
+# the LP puts all of s on fast after h; pinned there (hard, true run time
+# as the estimate), hsjf runs h then s: (100 + 200) / 2 = 150 >= 145
+is "$(tr '\n' ' ' <"$T/pins.csv")" "name,gpu_type,gpus,runtime_s,share h,fast,1,100.000,1.000000 s,fast,1,100.000,1.000000 " \
+	"--pins-out: each job's configuration with the largest share"
+CV="$ROOT/tools/opt_clairvoyant.py"
+$PY "$CV" pin --trace "$T/t5.csv" --pins "$T/pins.csv" --out "$T/pinned.csv"
+is "$(cut -d, -f1,4-7 "$T/pinned.csv" | tail -1):$(head -1 "$T/pinned.csv" | tr ',' '\n' | tail -1)" "s,hard,fast,1,100.000:estimate_s" \
+	"pin: the soft job hard on its configuration, with its true run time as the estimate"
+"$SIM" --types "$T/types.csv" --nodes "$T/two.csv" --trace "$T/pinned.csv" --policy hsjf --quiet --out "$T/prun.csv" >/dev/null 2>&1
+cp "$T/lb.json" "$T/cv.json"
+$PY "$CV" record --configs "$T/cf.csv" --bound "$T/cv.json" "$T/prun.csv"
+ok $? "record: the pinned run checked against the configurations and the bound"
+is "$(json "$T/cv.json" 'round(d["clairvoyant_jct_s"], 3), round(d["clairvoyant_makespan_s"], 3), round(d["avg_jct_lb_s"], 3)')" \
+	"(150.0, 200.0, 145.0)" "... its average JCT and makespan join the bound's JSON"
+edit "$T/prun.csv" "$T/pfast.csv" jct_s 1.000
+cp "$T/lb.json" "$T/cv.json"
+refused "is below the bound" "record: a run below the bound is refused" $PY "$CV" record --configs "$T/cf.csv" --bound "$T/cv.json" "$T/pfast.csv"
+edit "$T/prun.csv" "$T/pshort.csv" runtime_s 90.000
+refused "does not cover" "record: a run the configurations do not cover is refused" $PY "$CV" record --configs "$T/cf.csv" --bound "$T/cv.json" "$T/pshort.csv"
+head -2 "$T/pins.csv" >"$T/pins1.csv"
+# --estimates trace: s (100 s on fast, estimate 40 s) pinned to slow (200 s)
+# keeps its estimate's share of the run: 80 s; h keeps its 70 s
+printf 'name,gpu_type,gpus,runtime_s,share\nh,fast,1,70.000,1\ns,slow,1,200.000,1\n' >"$T/pins2.csv"
+$PY "$CV" pin --estimates trace --trace "$T/cfg.csv" --pins "$T/pins2.csv" --out "$T/pinned2.csv"
+is "$(cut -d, -f1,4-7,8 "$T/pinned2.csv" | tail -2 | tr '\n' ' ')" "h,hard,fast,1,70.000,70.000 s,hard,slow,1,200.000,80.000 " \
+	"pin --estimates trace: the trace's estimate on the pinned configuration"
+refused "not the same jobs" "pin: pins that miss a job are refused" $PY "$CV" pin --trace "$T/t5.csv" --pins "$T/pins1.csv" --out "$T/x.csv"
+refused "not a bound of opt_lpbound.py" "record: a file that is not a bound is refused" $PY "$CV" record --configs "$T/cf.csv" --bound "$T/pins.csv" "$T/prun.csv"
 
 # a run on a dominated configuration is covered: s asks for 4 fast GPUs,
 # but 2 run it faster (profile 1 GPU 1.0, 2 GPUs 2.0, 4 GPUs 1.5), so the
@@ -158,13 +214,6 @@ refused "cannot be used with --quotas" "--configs-out with --quotas is refused" 
 
 # ------------------------------------------------ refusals
 configs "$T/t2.csv" "$T/one.csv"
-# edit RUN OUT COLUMN VALUE: every row of a jobs file with COLUMN set to VALUE
-edit() {
-	$PY -c 'import csv, sys
-r = list(csv.DictReader(open(sys.argv[1])))
-for x in r: x[sys.argv[3]] = sys.argv[4]
-w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(r[0])); w.writeheader(); w.writerows(r)' "$@"
-}
 edit "$T/run.csv" "$T/short.csv" runtime_s 90.000
 refused "a configuration or run time the bound does not cover" "a run with a run time the configurations do not list is refused" \
 	$PY "$ROOT/tools/opt_lpbound.py" --configs "$T/cf.csv" --nodes "$T/one.csv" --check "$T/short.csv" --out "$T/x.json"
@@ -208,6 +257,15 @@ if gen_data; then
 	ok $? "tools/opt_lpbound.sh DIR w"
 	is "$(json "$T/ob/bounds/w.lp.json" 'round(d["avg_jct_lb_s"], 1), d["checked_runs"]')" \
 		"($(json "$T/g.json" 'round(d["avg_jct_lb_s"], 1)'), 2)" "its bound is the one above, hsjf's and mixdnn's runs checked"
+	is "$(json "$T/ob/bounds/w.lp.json" 'd["avg_jct_lb_s"] <= d["clairvoyant_jct_s"] and d["clairvoyant_makespan_s"] > 0')" "True" \
+		"... and the clairvoyant schedule's average JCT ($(json "$T/ob/bounds/w.lp.json" 'round(d["clairvoyant_jct_s"], 1)') s) is at or above it"
+	$PY -c 'import csv, sys
+pins = {r["name"]: (r["gpu_type"], r["gpus"]) for r in csv.DictReader(open(sys.argv[1]))}
+run = {r["name"]: (r["gpu_type"], r["gpus"]) for r in csv.DictReader(open(sys.argv[2]))}
+sys.exit(0 if pins == run and len(run) == 60 else 1)' "$T/ob/bounds/w.pins.csv" "$T/ob/bounds/w.lp-hsjf-pinned-true.csv"
+	ok $? "every job of the clairvoyant schedule ran on its pinned configuration"
+	is "$(json "$T/ob/bounds/w.lp.json" 'd["avg_jct_lb_s"] <= d["pinned_estimates_jct_s"] != d["clairvoyant_jct_s"]')" "True" \
+		"the schedule on the pinned configurations under the trace's (noisy) estimates is another, at or above the bound"
 	refused "no workload nosuch" "a workload the directory does not have is refused" sh "$ROOT/tools/opt_lpbound.sh" "$T/ob" nosuch
 else
 	echo "# SKIP: shared data (gavel/) not found: the generated workload"

@@ -1,0 +1,105 @@
+#!/usr/bin/python3
+"""opt_clairvoyant.py - a real schedule on the LP bound's configurations.
+
+Table O's LP bound (opt_lpbound.py) is below the optimum by an unknown
+amount: it lets jobs start in fractions. This gives the other side: every
+job pinned to the configuration that carries most of its share in the
+LP's solution (opt_lpbound.py --pins-out) and planned with its true run
+time, the simulator's hsjf schedules the trace. The result is a schedule
+of the original trace (each job on one of its configurations, from its
+submission, within every type's GPUs), so its average JCT is at or above
+the optimum: the optimum lies between the bound and the best schedule
+known.
+
+    opt_clairvoyant.py pin [--estimates true|trace] --trace TRACE.csv --pins PINS.csv --out PINNED.csv
+    opt_clairvoyant.py record [--as NAME] --configs CONFIGS.csv --bound BOUND.json RUN.csv
+
+`pin` writes the trace with every job hard on its pinned configuration,
+`duration_s` its true run time there and `estimate_s` the same (`true`,
+the default) or the trace's estimate on that configuration (`trace`:
+hindsight of the configurations only, not of the run times). `record`
+checks the simulator's jobs file of that trace against the
+configurations (the same check as opt_lpbound.py --check) and the bound,
+and adds its average JCT and makespan to BOUND.json as NAME_jct_s and
+NAME_makespan_s (NAME: clairvoyant by default).
+
+docs/model.md, "A clairvoyant schedule (table P)".
+"""
+import argparse
+import csv
+import json
+import sys
+
+from opt_lpbound import check_run, die, read_configs, read_csv
+
+
+def pin(a):
+    rows = read_csv(a.trace)
+    pins = {}
+    for r in read_csv(a.pins):
+        try:
+            pins[r["name"]] = (r["gpu_type"], int(r["gpus"]), float(r["runtime_s"]))
+        except (KeyError, ValueError):
+            die("%s: not a --pins-out file of opt_lpbound.py (row %r)" % (a.pins, r))
+    if not rows or {r["name"] for r in rows} != set(pins):
+        die("%s and %s: not the same jobs" % (a.trace, a.pins))
+    with open(a.out, "w", newline="") as f:
+        set_ = ("model_class", "gpu_type", "gpus", "duration_s", "min_gpus", "max_gpus", "allowed_types", "estimate_s")
+        w = csv.DictWriter(f, fieldnames=list(rows[0]) + [k for k in set_ if k not in rows[0]], lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            k, g, p = pins[r["name"]]
+            w.writerow(dict(r, model_class="hard", gpu_type=k, gpus=str(g), duration_s="%.3f" % p,
+                            estimate_s="%.3f" % (p if a.estimates == "true" else estimate(r, p)),
+                            min_gpus="", max_gpus="", allowed_types=""))
+
+
+def estimate(r, p):
+    """The trace's estimate of the run on a configuration of true run time p:
+    a run time on any configuration is the duration (or the estimate) over
+    its utility, so the estimate scales with p / duration."""
+    d = float(r["duration_s"])
+    e = float(r.get("estimate_s") or 0) or d
+    return e * p / d
+
+
+def record(a):
+    try:
+        with open(a.bound) as f:
+            bound = json.load(f)
+        lb = float(bound["avg_jct_lb_s"])
+    except (OSError, ValueError, KeyError) as e:
+        die("%s: not a bound of opt_lpbound.py (%s)" % (a.bound, e))
+    jct = check_run(a.run, read_configs(a.configs, configs_types(a.configs)))
+    if jct < lb:
+        die("%s: average JCT %.1f s is below the bound %.1f s: the bound is wrong" % (a.run, jct, lb))
+    bound[a.as_ + "_jct_s"] = jct
+    bound[a.as_ + "_makespan_s"] = max(float(r["finish_s"]) for r in read_csv(a.run))
+    with open(a.bound, "w") as f:
+        f.write(json.dumps(bound) + "\n")
+
+
+def configs_types(path):
+    """Every type the configurations name (read_configs checks a job's type against the cluster's)."""
+    return {r["gpu_type"]: 1 for r in read_csv(path)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("pin")
+    p.add_argument("--estimates", choices=("true", "trace"), default="true")
+    p.add_argument("--trace", required=True)
+    p.add_argument("--pins", required=True)
+    p.add_argument("--out", required=True)
+    r = sub.add_parser("record")
+    r.add_argument("--as", dest="as_", choices=("clairvoyant", "pinned_estimates"), default="clairvoyant")
+    r.add_argument("--configs", required=True)
+    r.add_argument("--bound", required=True)
+    r.add_argument("run")
+    a = ap.parse_args()
+    pin(a) if a.cmd == "pin" else record(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
