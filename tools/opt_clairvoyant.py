@@ -12,15 +12,17 @@ the optimum: the optimum lies between the bound and the best schedule
 known.
 
     opt_clairvoyant.py pin [--estimates true|trace] --trace TRACE.csv --pins PINS.csv --out PINNED.csv
-    opt_clairvoyant.py record [--as NAME] --configs CONFIGS.csv --bound BOUND.json RUN.csv
+    opt_clairvoyant.py record [--as NAME] --configs CONFIGS.csv --nodes NODES.csv --bound BOUND.json RUN.csv
 
 `pin` writes the trace with every job hard on its pinned configuration,
 `duration_s` its true run time there and `estimate_s` the same (`true`,
 the default) or the trace's estimate on that configuration (`trace`:
 hindsight of the configurations only, not of the run times). `record`
-checks the simulator's jobs file of that trace against the
-configurations (the same check as opt_lpbound.py --check) and the bound,
-and adds its average JCT and makespan to BOUND.json as NAME_jct_s and
+checks the simulator's jobs file of that trace against the original
+trace (every job on a configuration of the file, as opt_lpbound.py
+--check does, submitted when the trace says, started no earlier and
+running its run time) and the cluster (no type above its GPUs at any
+time), and against the bound, and adds its average JCT and makespan to BOUND.json as NAME_jct_s and
 NAME_makespan_s (NAME: clairvoyant by default).
 
 docs/model.md, "A clairvoyant schedule (table P)".
@@ -30,18 +32,21 @@ import csv
 import json
 import sys
 
+from opt_bound import gpus_per_type
 from opt_lpbound import check_run, die, read_configs, read_csv
 
 
 def pin(a):
     rows = read_csv(a.trace)
+    if not rows or "name" not in rows[0] or "duration_s" not in rows[0]:
+        die("%s: not a trace (no name and duration_s columns, or no job)" % a.trace)
     pins = {}
     for r in read_csv(a.pins):
         try:
             pins[r["name"]] = (r["gpu_type"], int(r["gpus"]), float(r["runtime_s"]))
         except (KeyError, ValueError):
             die("%s: not a --pins-out file of opt_lpbound.py (row %r)" % (a.pins, r))
-    if not rows or {r["name"] for r in rows} != set(pins):
+    if {r["name"] for r in rows} != set(pins):
         die("%s and %s: not the same jobs" % (a.trace, a.pins))
     with open(a.out, "w", newline="") as f:
         set_ = ("model_class", "gpu_type", "gpus", "duration_s", "min_gpus", "max_gpus", "allowed_types", "estimate_s")
@@ -58,9 +63,12 @@ def estimate(r, p):
     """The trace's estimate of the run on a configuration of true run time p:
     a run time on any configuration is the duration (or the estimate) over
     its utility, so the estimate scales with p / duration."""
-    d = float(r["duration_s"])
-    e = float(r.get("estimate_s") or 0) or d
-    return e * p / d
+    try:
+        d = float(r["duration_s"])
+        e = float(r.get("estimate_s") or 0) or d
+        return e * p / d
+    except (ValueError, ZeroDivisionError):
+        die("%s: duration_s %r, estimate_s %r: not a run time" % (r["name"], r["duration_s"], r.get("estimate_s")))
 
 
 def record(a):
@@ -70,18 +78,39 @@ def record(a):
         lb = float(bound["avg_jct_lb_s"])
     except (OSError, ValueError, KeyError) as e:
         die("%s: not a bound of opt_lpbound.py (%s)" % (a.bound, e))
-    jct = check_run(a.run, read_configs(a.configs, configs_types(a.configs)))
+    per_type = gpus_per_type(a.nodes)
+    jobs = read_configs(a.configs, per_type)
+    check_run(a.run, jobs)		# the same jobs, each on a configuration of the file
+    rows = read_csv(a.run)
+    jct = sum(check_times(a.run, r, jobs[r["name"]][0]) for r in rows) / len(rows)
+    check_capacity(a.run, rows, per_type)
     if jct < lb:
         die("%s: average JCT %.1f s is below the bound %.1f s: the bound is wrong" % (a.run, jct, lb))
     bound[a.as_ + "_jct_s"] = jct
-    bound[a.as_ + "_makespan_s"] = max(float(r["finish_s"]) for r in read_csv(a.run))
+    bound[a.as_ + "_makespan_s"] = max(float(r["finish_s"]) for r in rows)
     with open(a.bound, "w") as f:
         f.write(json.dumps(bound) + "\n")
 
 
-def configs_types(path):
-    """Every type the configurations name (read_configs checks a job's type against the cluster's)."""
-    return {r["gpu_type"]: 1 for r in read_csv(path)}
+def check_times(path, r, submit):
+    """A job's JCT in the original trace: submitted when the trace says,
+    started no earlier, running its run time."""
+    start, finish, run = float(r["start_s"]), float(r["finish_s"]), float(r["runtime_s"])
+    if abs(float(r["submit_s"]) - submit) > 1e-3 or start < submit - 1e-6 or abs(finish - start - run) > 1e-3:
+        die("%s: %s was submitted at %s s, started at %s s and ran %s s: not the trace's submission (%.3f s) or not its run"
+            % (path, r["name"], r["submit_s"], r["start_s"], r["runtime_s"], submit))
+    return finish - submit
+
+
+def check_capacity(path, rows, per_type):
+    """No type ever runs more GPUs at once than it has (an end frees its GPUs before a start at the same time)."""
+    events = sorted((float(r[t]), d * int(r["gpus"]), r["gpu_type"])
+                    for r in rows for t, d in (("start_s", 1), ("finish_s", -1)))
+    busy = dict.fromkeys(per_type, 0)
+    for t, g, k in events:
+        busy[k] += g
+        if busy[k] > per_type[k]:
+            die("%s: %d GPUs of %s busy at %.3f s, the cluster has %d" % (path, busy[k], k, t, per_type[k]))
 
 
 def main():
@@ -95,6 +124,7 @@ def main():
     r = sub.add_parser("record")
     r.add_argument("--as", dest="as_", choices=("clairvoyant", "pinned_estimates"), default="clairvoyant")
     r.add_argument("--configs", required=True)
+    r.add_argument("--nodes", required=True, help="the cluster (GPUs per type)")
     r.add_argument("--bound", required=True)
     r.add_argument("run")
     a = ap.parse_args()

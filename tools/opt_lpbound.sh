@@ -8,7 +8,7 @@
 # LP's configurations (tools/opt_clairvoyant.py, table P) with true run
 # times and with the trace's estimates, whose average JCTs and makespans
 # join the JSON. OPT_CELL_S sets the cell (default 60 s);
-# OPT_KEEP=1 keeps a bound already there.
+# OPT_KEEP=1 keeps a bound already there (with both pinned runs).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -34,12 +34,17 @@ run() {	# run LABEL POLICY TRACE [OPTIONS]: the jobs file $B.lp-LABEL.csv of wor
 	$SIM --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-$cluster.csv" --profiles "$OUT/in/profiles.csv" \
 		--trace "$t" --policy "$p" --quiet --out "$B.lp-$l.csv" "$@" </dev/null >/dev/null
 }
+record() {	# record NAME ESTIMATES: the pinned run's JCT and makespan into $B.lp.json as NAME_...
+	$SCIPY tools/opt_clairvoyant.py record --as "$1" --configs "$B.configs.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
+		--bound "$B.lp.json" "$B.lp-hsjf-pinned-$2.csv"
+}
 while read -r name cluster arr load soft sigma jobs; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $name "*) ;; *) continue ;; esac
 	fi
 	B=$OUT/bounds/$name
-	if [ "${OPT_KEEP:-0}" = 1 ] && [ -s "$B.lp.json" ]; then continue; fi
+	# a bound kept from before table P has no clairvoyant schedule: solved again
+	if [ "${OPT_KEEP:-0}" = 1 ] && grep -q pinned_estimates_jct_s "$B.lp.json" 2>/dev/null; then continue; fi
 	run hsjf hsjf "$OUT/in/$name.csv" --configs-out "$B.configs.csv"	# the configurations once: the trace's and the cluster's
 	run mixdnn mixdnn "$OUT/in/$name.csv"
 	$SCIPY tools/opt_lpbound.py --configs "$B.configs.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
@@ -49,8 +54,7 @@ while read -r name cluster arr load soft sigma jobs; do
 		$SCIPY tools/opt_clairvoyant.py pin --estimates $e --trace "$OUT/in/$name.csv" --pins "$B.pins.csv" --out "$B.pinned-$e.csv"
 		run hsjf-pinned-$e hsjf "$B.pinned-$e.csv"
 	done
-	$SCIPY tools/opt_clairvoyant.py record --configs "$B.configs.csv" --bound "$B.lp.json" "$B.lp-hsjf-pinned-true.csv"
-	$SCIPY tools/opt_clairvoyant.py record --as pinned_estimates --configs "$B.configs.csv" --bound "$B.lp.json" \
-		"$B.lp-hsjf-pinned-trace.csv"
+	record clairvoyant true
+	record pinned_estimates trace
 	echo "opt_lpbound.sh: $name $(cat "$B.lp.json")" >&2
 done <"$OUT/workloads.txt"

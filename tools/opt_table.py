@@ -97,8 +97,10 @@ def print_headroom(d, runs, names, comps, variant):
     5 % below B, "removed" the share mixdnn removes.
     """
     rows = []
-    if all(load_bound(d, n) is None for n in names):
-        return		# no headroom runs (OPT_BOUNDS=0): the LP bound's tables may follow
+    def has(n, kind):
+        return os.path.exists(os.path.join(d, "bounds", "%s.%s.json" % (n, kind)))
+    if not any(has(n, "nowait") for n in names) and any(has(n, "lp") for n in names):
+        return		# the bounds of tools/opt_lpbound.sh alone (opt_bench.sh ran with OPT_BOUNDS=0)
     for n in names:
         r = runs[n]
         if variant not in r:

@@ -177,24 +177,44 @@ is "$(cut -d, -f1,4-7 "$T/pinned.csv" | tail -1):$(head -1 "$T/pinned.csv" | tr 
 	"pin: the soft job hard on its configuration, with its true run time as the estimate"
 "$SIM" --types "$T/types.csv" --nodes "$T/two.csv" --trace "$T/pinned.csv" --policy hsjf --quiet --out "$T/prun.csv" >/dev/null 2>&1
 cp "$T/lb.json" "$T/cv.json"
-$PY "$CV" record --configs "$T/cf.csv" --bound "$T/cv.json" "$T/prun.csv"
-ok $? "record: the pinned run checked against the configurations and the bound"
+$PY "$CV" record --configs "$T/cf.csv" --nodes "$T/two.csv" --bound "$T/cv.json" "$T/prun.csv"
+ok $? "record: the pinned run checked against the trace, the cluster and the bound"
 is "$(json "$T/cv.json" 'round(d["clairvoyant_jct_s"], 3), round(d["clairvoyant_makespan_s"], 3), round(d["avg_jct_lb_s"], 3)')" \
 	"(150.0, 200.0, 145.0)" "... its average JCT and makespan join the bound's JSON"
 edit "$T/prun.csv" "$T/pfast.csv" jct_s 1.000
 cp "$T/lb.json" "$T/cv.json"
-refused "is below the bound" "record: a run below the bound is refused" $PY "$CV" record --configs "$T/cf.csv" --bound "$T/cv.json" "$T/pfast.csv"
+edit "$T/prun.csv" "$T/pfast2.csv" finish_s 101.000
+edit "$T/pfast2.csv" "$T/pfast.csv" start_s 1.000
+edit "$T/pfast.csv" "$T/pfast2.csv" jct_s 101.000
+refused "2 GPUs of fast busy at 1.000 s" "record: a run with more GPUs busy than the type has is refused" \
+	$PY "$CV" record --configs "$T/cf.csv" --nodes "$T/two.csv" --bound "$T/cv.json" "$T/pfast2.csv"
+edit "$T/prun.csv" "$T/psub.csv" submit_s 50.000
+refused "not the trace's submission" "record: a run with another submission time is refused" \
+	$PY "$CV" record --configs "$T/cf.csv" --nodes "$T/two.csv" --bound "$T/cv.json" "$T/psub.csv"
+printf 'node,gpu_type,gpus\nf1,fast,2\ns1,slow,1\n' >"$T/three.csv"
+refused "is below the bound" "record: a run below the bound is refused (both jobs at once on a cluster of two fast GPUs, 101 s)" \
+	$PY "$CV" record --configs "$T/cf.csv" --nodes "$T/three.csv" --bound "$T/cv.json" "$T/pfast2.csv"
 edit "$T/prun.csv" "$T/pshort.csv" runtime_s 90.000
-refused "does not cover" "record: a run the configurations do not cover is refused" $PY "$CV" record --configs "$T/cf.csv" --bound "$T/cv.json" "$T/pshort.csv"
+refused "does not cover" "record: a run the configurations do not cover is refused" \
+	$PY "$CV" record --configs "$T/cf.csv" --nodes "$T/two.csv" --bound "$T/cv.json" "$T/pshort.csv"
 head -2 "$T/pins.csv" >"$T/pins1.csv"
 # --estimates trace: s (100 s on fast, estimate 40 s) pinned to slow (200 s)
 # keeps its estimate's share of the run: 80 s; h keeps its 70 s
 printf 'name,gpu_type,gpus,runtime_s,share\nh,fast,1,70.000,1\ns,slow,1,200.000,1\n' >"$T/pins2.csv"
 $PY "$CV" pin --estimates trace --trace "$T/cfg.csv" --pins "$T/pins2.csv" --out "$T/pinned2.csv"
-is "$(cut -d, -f1,4-7,8 "$T/pinned2.csv" | tail -2 | tr '\n' ' ')" "h,hard,fast,1,70.000,70.000 s,hard,slow,1,200.000,80.000 " \
-	"pin --estimates trace: the trace's estimate on the pinned configuration"
+is "$(cut -d, -f1,2,4-7,8 "$T/pinned2.csv" | tail -2 | tr '\n' ' ')" "h,0,hard,fast,1,70.000,70.000 s,5,hard,slow,1,200.000,80.000 " \
+	"pin --estimates trace: the submission kept, the trace's estimate on the pinned configuration"
 refused "not the same jobs" "pin: pins that miss a job are refused" $PY "$CV" pin --trace "$T/t5.csv" --pins "$T/pins1.csv" --out "$T/x.csv"
-refused "not a bound of opt_lpbound.py" "record: a file that is not a bound is refused" $PY "$CV" record --configs "$T/cf.csv" --bound "$T/pins.csv" "$T/prun.csv"
+refused "not a bound of opt_lpbound.py" "record: a file that is not a bound is refused" \
+	$PY "$CV" record --configs "$T/cf.csv" --nodes "$T/two.csv" --bound "$T/pins.csv" "$T/prun.csv"
+refused "not a trace" "pin: a file without a name column is refused" $PY "$CV" pin --trace "$T/pins.csv" --pins "$T/pins.csv" --out "$T/x.csv"
+# the LP prefers the second configuration listed: h runs 300 s on fast
+# from 0, s comes at 50: s on slow at once (JCT 200) beats s on fast after
+# h (300 at the least) and s on fast first (h then ends at 440 at the least)
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nh,0,,hard,fast,1,300\ns,50,,soft,fast,1,100\n' >"$T/t5b.csv"
+configs "$T/t5b.csv" "$T/two.csv"
+lpb "$T/two.csv" 10 --pins-out "$T/pins3.csv"
+is "$(avg):$(tail -1 "$T/pins3.csv")" "250.0:s,slow,1,200.000,1.000000" "--pins-out: the LP's choice when it is not the first configuration"
 
 # a run on a dominated configuration is covered: s asks for 4 fast GPUs,
 # but 2 run it faster (profile 1 GPU 1.0, 2 GPUs 2.0, 4 GPUs 1.5), so the
@@ -264,8 +284,10 @@ pins = {r["name"]: (r["gpu_type"], r["gpus"]) for r in csv.DictReader(open(sys.a
 run = {r["name"]: (r["gpu_type"], r["gpus"]) for r in csv.DictReader(open(sys.argv[2]))}
 sys.exit(0 if pins == run and len(run) == 60 else 1)' "$T/ob/bounds/w.pins.csv" "$T/ob/bounds/w.lp-hsjf-pinned-true.csv"
 	ok $? "every job of the clairvoyant schedule ran on its pinned configuration"
-	is "$(json "$T/ob/bounds/w.lp.json" 'd["avg_jct_lb_s"] <= d["pinned_estimates_jct_s"] != d["clairvoyant_jct_s"]')" "True" \
-		"the schedule on the pinned configurations under the trace's (noisy) estimates is another, at or above the bound"
+	is "$(json "$T/ob/bounds/w.lp.json" 'd["avg_jct_lb_s"] <= d["pinned_estimates_jct_s"]')" "True" \
+		"the run on the pinned configurations under the trace's estimates is at or above the bound"
+	is "$(cut -d, -f7,12 "$T/ob/bounds/w.pinned-trace.csv" | awk -F, 'NR > 1 && $1 != $2 { n++ } END { print (n > 30) }')" "1" \
+		"... and it planned with the trace's noisy estimates, not the true run times"
 	refused "no workload nosuch" "a workload the directory does not have is refused" sh "$ROOT/tools/opt_lpbound.sh" "$T/ob" nosuch
 else
 	echo "# SKIP: shared data (gavel/) not found: the generated workload"
