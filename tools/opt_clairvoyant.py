@@ -22,8 +22,10 @@ checks the simulator's jobs file of that trace against the original
 trace (every job on a configuration of the file, as opt_lpbound.py
 --check does, submitted when the trace says, started no earlier and
 running its run time) and the cluster (no type above its GPUs at any
-time), and against the bound, and adds its average JCT and makespan to BOUND.json as NAME_jct_s and
-NAME_makespan_s (NAME: clairvoyant by default).
+time), and against the bound, and adds its average JCT and makespan to
+BOUND.json as NAME_jct_s and NAME_makespan_s (NAME: clairvoyant, the
+default, for hsjf with true run times; pinned_estimates for hsjf with
+the trace's; pinned_mixdnn for mixdnn with the trace's).
 
 docs/model.md, "A clairvoyant schedule (table P)".
 """
@@ -122,7 +124,7 @@ def main():
     p.add_argument("--pins", required=True)
     p.add_argument("--out", required=True)
     r = sub.add_parser("record")
-    r.add_argument("--as", dest="as_", choices=("clairvoyant", "pinned_estimates"), default="clairvoyant")
+    r.add_argument("--as", dest="as_", choices=("clairvoyant", "pinned_estimates", "pinned_mixdnn"), default="clairvoyant")
     r.add_argument("--configs", required=True)
     r.add_argument("--nodes", required=True, help="the cluster (GPUs per type)")
     r.add_argument("--bound", required=True)

@@ -6,9 +6,9 @@
 # runs of hsjf and of mixdnn at its defaults as checks, and
 # tools/opt_lpbound.py into DIR/bounds/NAME.lp.json; then hsjf on the
 # LP's configurations (tools/opt_clairvoyant.py, table P) with true run
-# times and with the trace's estimates, whose average JCTs and makespans
-# join the JSON. OPT_CELL_S sets the cell (default 60 s);
-# OPT_KEEP=1 keeps a bound already there (with both pinned runs).
+# times and with the trace's estimates, and mixdnn on the latter, whose
+# average JCTs and makespans join the JSON. OPT_CELL_S sets the cell (default 60 s);
+# OPT_KEEP=1 keeps a bound already there (with its pinned runs).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -34,9 +34,9 @@ run() {	# run LABEL POLICY TRACE [OPTIONS]: the jobs file $B.lp-LABEL.csv of wor
 	$SIM --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-$cluster.csv" --profiles "$OUT/in/profiles.csv" \
 		--trace "$t" --policy "$p" --quiet --out "$B.lp-$l.csv" "$@" </dev/null >/dev/null
 }
-record() {	# record NAME ESTIMATES: the pinned run's JCT and makespan into $B.lp.json as NAME_...
+record() {	# record NAME LABEL: the pinned run $B.lp-LABEL.csv's JCT and makespan into $B.lp.json as NAME_...
 	$SCIPY tools/opt_clairvoyant.py record --as "$1" --configs "$B.configs.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
-		--bound "$B.lp.json" "$B.lp-hsjf-pinned-$2.csv"
+		--bound "$B.lp.json" "$B.lp-$2.csv"
 }
 while read -r name cluster arr load soft sigma jobs; do
 	if [ $# -gt 0 ]; then
@@ -44,7 +44,7 @@ while read -r name cluster arr load soft sigma jobs; do
 	fi
 	B=$OUT/bounds/$name
 	# a bound kept from before table P has no clairvoyant schedule: solved again
-	if [ "${OPT_KEEP:-0}" = 1 ] && grep -q pinned_estimates_jct_s "$B.lp.json" 2>/dev/null; then continue; fi
+	if [ "${OPT_KEEP:-0}" = 1 ] && grep -q pinned_mixdnn_jct_s "$B.lp.json" 2>/dev/null; then continue; fi
 	run hsjf hsjf "$OUT/in/$name.csv" --configs-out "$B.configs.csv"	# the configurations once: the trace's and the cluster's
 	run mixdnn mixdnn "$OUT/in/$name.csv"
 	$SCIPY tools/opt_lpbound.py --configs "$B.configs.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
@@ -54,7 +54,9 @@ while read -r name cluster arr load soft sigma jobs; do
 		$SCIPY tools/opt_clairvoyant.py pin --estimates $e --trace "$OUT/in/$name.csv" --pins "$B.pins.csv" --out "$B.pinned-$e.csv"
 		run hsjf-pinned-$e hsjf "$B.pinned-$e.csv"
 	done
-	record clairvoyant true
-	record pinned_estimates trace
+	run mixdnn-pinned-trace mixdnn "$B.pinned-trace.csv"	# its guards on the same configurations
+	record clairvoyant hsjf-pinned-true
+	record pinned_estimates hsjf-pinned-trace
+	record pinned_mixdnn mixdnn-pinned-trace
 	echo "opt_lpbound.sh: $name $(cat "$B.lp.json")" >&2
 done <"$OUT/workloads.txt"

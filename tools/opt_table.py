@@ -205,30 +205,35 @@ def print_clairvoyant(d, runs, names, comps, variant):
     and the best schedule known, the lowest of the best comparator's, the
     variant's and the schedules of tools/opt_clairvoyant.py (hsjf on the
     LP's configurations, with true run times: clairvoyant; with the
-    trace's estimates: hindsight of the configurations only); the last
-    column is how far the variant is above the best known."""
+    trace's estimates: hindsight of the configurations only; mixdnn on
+    them with the trace's estimates: its guards on those configurations);
+    the last column is how far the variant is above the best known."""
     rows = []
     for n, o, lb, b, bc, m in bounded(d, runs, names, comps, variant, "lp", "LP bound"):
         if "clairvoyant_jct_s" not in o:
             continue
-        c, e = o["clairvoyant_jct_s"], o.get("pinned_estimates_jct_s", math.inf)
-        for what, v in (("clairvoyant schedule", c), ("schedule on the LP's configurations", e)):
+        c = o["clairvoyant_jct_s"]
+        e = o.get("pinned_estimates_jct_s", math.inf)
+        x = o.get("pinned_mixdnn_jct_s", math.inf)
+        for what, v in (("clairvoyant schedule", c), ("schedule on the LP's configurations", e),
+                        ("mixdnn schedule on the LP's configurations", x)):
             if v < lb - 1e-6 * lb:
                 raise SystemExit("opt_table.py: %s: the %s (%.1f s) is below the LP bound %.1f s: not a bound" % (n, what, v, lb))
-        k = min(c, e, b, m)
-        rows.append((n, bc, b, lb / b, o["cell_s"], c / b, e / b, m / b, k / b, m / k))
+        k = min(c, e, x, b, m)
+        rows.append((n, bc, b, lb / b, o["cell_s"], c / b, e / b, x / b, m / b, k / b, m / k))
     if not rows:
         return
     print()
     print("| workload | best comparator | its avg JCT B (s) | LP bound ÷ B | cell (s) | clairvoyant schedule ÷ B | "
-          "LP's configurations, trace's estimates ÷ B | %s ÷ B | best known ÷ B | %s ÷ best known |" % (variant, variant))
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "LP's configurations, trace's estimates ÷ B | the same, mixdnn ÷ B | %s ÷ B | best known ÷ B | %s ÷ best known |"
+          % (variant, variant))
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     def r3(v):
         return "%.3f" % v if math.isfinite(v) else "—"
     for x in rows:
         print("| %s | %s | %.0f | %s | %.0f | %s |" % (x[0], x[1], x[2], r3(x[3]), x[4], " | ".join(r3(v) for v in x[5:])))
     print("| geomean | | | %s | | %s |" % (r3(geomean([x[3] for x in rows])), " | ".join(
-        r3(geomean([x[i] for x in rows if math.isfinite(x[i])])) for i in (5, 6, 7, 8, 9))))
+        r3(geomean([x[i] for x in rows if math.isfinite(x[i])])) for i in (5, 6, 7, 8, 9, 10))))
 
 
 def print_table(rows):
