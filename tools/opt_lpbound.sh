@@ -8,7 +8,8 @@
 # LP's configurations (tools/opt_clairvoyant.py, table P) with true run
 # times and with the trace's estimates, and mixdnn on the latter, whose
 # average JCTs and makespans join the JSON. OPT_CELL_S sets the cell (default 60 s);
-# OPT_KEEP=1 keeps a bound already there (with its pinned runs).
+# OPT_KEEP=1 keeps a bound already there with the same cell and its
+# pinned runs.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -38,13 +39,17 @@ record() {	# record NAME LABEL: the pinned run $B.lp-LABEL.csv's JCT and makespa
 	$SCIPY tools/opt_clairvoyant.py record --as "$1" --configs "$B.configs.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
 		--bound "$B.lp.json" "$B.lp-$2.csv"
 }
+kept() {	# $B.lp.json has this cell and every pinned run (one from before table P is solved again)
+	$SCIPY -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d.get("cell_s") == float(sys.argv[2]) and "pinned_mixdnn_jct_s" in d else 1)' "$B.lp.json" "${OPT_CELL_S:-60}" 2>/dev/null
+}
 while read -r name cluster arr load soft sigma jobs; do
 	if [ $# -gt 0 ]; then
 		case " $* " in *" $name "*) ;; *) continue ;; esac
 	fi
 	B=$OUT/bounds/$name
-	# a bound kept from before table P has no clairvoyant schedule: solved again
-	if [ "${OPT_KEEP:-0}" = 1 ] && grep -q pinned_mixdnn_jct_s "$B.lp.json" 2>/dev/null; then continue; fi
+	if [ "${OPT_KEEP:-0}" = 1 ] && kept; then continue; fi
 	run hsjf hsjf "$OUT/in/$name.csv" --configs-out "$B.configs.csv"	# the configurations once: the trace's and the cluster's
 	run mixdnn mixdnn "$OUT/in/$name.csv"
 	$SCIPY tools/opt_lpbound.py --configs "$B.configs.csv" --nodes "$OUT/in/nodes-$cluster.csv" \

@@ -192,7 +192,7 @@ edit "$T/pfast.csv" "$T/pfast2.csv" jct_s 101.000
 refused "2 GPUs of fast busy at 1.000 s" "record: a run with more GPUs busy than the type has is refused" \
 	$PY "$CV" record --configs "$T/cf.csv" --nodes "$T/two.csv" --bound "$T/cv.json" "$T/pfast2.csv"
 edit "$T/prun.csv" "$T/psub.csv" submit_s 50.000
-refused "not the trace's submission" "record: a run with another submission time is refused" \
+refused "the trace says 0.000 s" "record: a run with another submission time is refused" \
 	$PY "$CV" record --configs "$T/cf.csv" --nodes "$T/two.csv" --bound "$T/cv.json" "$T/psub.csv"
 printf 'node,gpu_type,gpus\nf1,fast,2\ns1,slow,1\n' >"$T/three.csv"
 refused "is below the bound" "record: a run below the bound is refused (both jobs at once on a cluster of two fast GPUs, 101 s)" \
@@ -207,6 +207,18 @@ printf 'name,gpu_type,gpus,runtime_s,share\nh,fast,1,70.000,1\ns,slow,1,200.000,
 $PY "$CV" pin --estimates trace --trace "$T/cfg.csv" --pins "$T/pins2.csv" --out "$T/pinned2.csv"
 is "$(cut -d, -f1,2,4-7,8 "$T/pinned2.csv" | tail -2 | tr '\n' ' ')" "h,0,hard,fast,1,70.000,70.000 s,5,hard,slow,1,200.000,80.000 " \
 	"pin --estimates trace: the submission kept, the trace's estimate on the pinned configuration"
+# record's time checks on cfg.csv (s submitted at 5): hsjf's own run of it
+configs "$T/cfg.csv" "$T/two.csv"
+cp "$T/lb.json" "$T/cv2.json"
+edit "$T/run.csv" "$T/late.csv" finish_s 150.000
+refused "not its run time" "record: a run whose finish is not its start plus its run time is refused" \
+	$PY "$CV" record --configs "$T/cf.csv" --nodes "$T/two.csv" --bound "$T/cv2.json" "$T/late.csv"
+$PY -c 'import csv, sys
+r = list(csv.DictReader(open(sys.argv[1])))
+for x in r: x["start_s"], x["finish_s"] = "0.000", x["runtime_s"]
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(r[0])); w.writeheader(); w.writerows(r)' "$T/run.csv" "$T/early.csv"
+refused "s started at 0.000 s, before its submission at 5.000 s" "record: a job started before its submission is refused" \
+	$PY "$CV" record --configs "$T/cf.csv" --nodes "$T/two.csv" --bound "$T/cv2.json" "$T/early.csv"
 refused "not the same jobs" "pin: pins that miss a job are refused" $PY "$CV" pin --trace "$T/t5.csv" --pins "$T/pins1.csv" --out "$T/x.csv"
 refused "not a bound of opt_lpbound.py" "record: a file that is not a bound is refused" \
 	$PY "$CV" record --configs "$T/cf.csv" --nodes "$T/two.csv" --bound "$T/pins.csv" "$T/prun.csv"
@@ -289,6 +301,16 @@ sys.exit(0 if pins == run and len(run) == 60 else 1)' "$T/ob/bounds/w.pins.csv" 
 	ok $? "every job of the clairvoyant schedule ran on its pinned configuration"
 	is "$(json "$T/ob/bounds/w.lp.json" 'd["avg_jct_lb_s"] <= min(d["pinned_estimates_jct_s"], d["pinned_mixdnn_jct_s"])')" "True" \
 		"hsjf's and mixdnn's runs on the pinned configurations under the trace's estimates are at or above the bound"
+	"$SIM" --types "$T/types.csv" --nodes "$T/gn.csv" --profiles "$T/gp.csv" --trace "$T/ob/bounds/w.pinned-trace.csv" \
+		--policy mixdnn --quiet --json >"$T/pm.out" 2>/dev/null
+	is "$(tail -1 "$T/pm.out" | $PY -c 'import json, sys; print(round(json.load(sys.stdin)["avg_jct_s"], 1))')" \
+		"$(json "$T/ob/bounds/w.lp.json" 'round(d["pinned_mixdnn_jct_s"], 1)')" "pinned_mixdnn is mixdnn's run of the pinned trace"
+	# OPT_KEEP keeps a bound of the same cell with its pinned runs, and solves another cell again
+	rm "$T/ob/bounds/w.configs.csv"
+	OPT_KEEP=1 sh "$ROOT/tools/opt_lpbound.sh" "$T/ob" w >/dev/null 2>&1
+	is "$?:$([ -e "$T/ob/bounds/w.configs.csv" ] && echo solved || echo kept)" "0:kept" "OPT_KEEP=1 keeps the bound of the same cell"
+	OPT_KEEP=1 OPT_CELL_S=120 sh "$ROOT/tools/opt_lpbound.sh" "$T/ob" w >/dev/null 2>&1
+	is "$?:$(json "$T/ob/bounds/w.lp.json" 'd["cell_s"]')" "0:120.0" "... and solves again for another cell"
 	is "$(cut -d, -f7,12 "$T/ob/bounds/w.pinned-trace.csv" | awk -F, 'NR > 1 && $1 != $2 { n++ } END { print (n > 30) }')" "1" \
 		"... and it planned with the trace's noisy estimates, not the true run times"
 	refused "no workload nosuch" "a workload the directory does not have is refused" sh "$ROOT/tools/opt_lpbound.sh" "$T/ob" nosuch
