@@ -32,7 +32,6 @@ docs/model.md, "A clairvoyant schedule (table P)".
 import argparse
 import csv
 import json
-import sys
 
 from opt_bound import gpus_per_type
 from opt_lpbound import check_run, die, read_configs, read_csv
@@ -51,8 +50,8 @@ def pin(a):
     if {r["name"] for r in rows} != set(pins):
         die("%s and %s: not the same jobs" % (a.trace, a.pins))
     with open(a.out, "w", newline="") as f:
-        set_ = ("model_class", "gpu_type", "gpus", "duration_s", "min_gpus", "max_gpus", "allowed_types", "estimate_s")
-        w = csv.DictWriter(f, fieldnames=list(rows[0]) + [k for k in set_ if k not in rows[0]], lineterminator="\n")
+        written = ("model_class", "gpu_type", "gpus", "duration_s", "min_gpus", "max_gpus", "allowed_types", "estimate_s")
+        w = csv.DictWriter(f, fieldnames=list(rows[0]) + [k for k in written if k not in rows[0]], lineterminator="\n")
         w.writeheader()
         for r in rows:
             k, g, p = pins[r["name"]]
@@ -134,8 +133,11 @@ def main():
     r.add_argument("--bound", required=True)
     r.add_argument("run")
     a = ap.parse_args()
-    pin(a) if a.cmd == "pin" else record(a)
+    if a.cmd == "pin":
+        pin(a)
+    else:
+        record(a)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

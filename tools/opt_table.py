@@ -214,13 +214,13 @@ def print_clairvoyant(d, runs, names, comps, variant):
             continue
         c = o["clairvoyant_jct_s"]
         e = o.get("pinned_estimates_jct_s", math.inf)
-        x = o.get("pinned_mixdnn_jct_s", math.inf)
+        pm = o.get("pinned_mixdnn_jct_s", math.inf)
         for what, v in (("clairvoyant schedule", c), ("schedule on the LP's configurations", e),
-                        ("mixdnn schedule on the LP's configurations", x)):
+                        ("mixdnn schedule on the LP's configurations", pm)):
             if v < lb - 1e-6 * lb:
                 raise SystemExit("opt_table.py: %s: the %s (%.1f s) is below the LP bound %.1f s: not a bound" % (n, what, v, lb))
-        k = min(c, e, x, b, m)
-        rows.append((n, bc, b, lb / b, o["cell_s"], c / b, e / b, x / b, m / b, k / b, m / k))
+        k = min(c, e, pm, b, m)
+        rows.append((n, bc, b, lb / b, o["cell_s"], c / b, e / b, pm / b, m / b, k / b, m / k))
     if not rows:
         return
     print()
