@@ -41,6 +41,34 @@ refused "mixdnn schedule on the LP's configurations (289.0 s) is below" "a mixdn
 echo '{"jobs": 3, "cell_s": 60, "avg_jct_lb_s": 290, "clairvoyant_jct_s": 290, "pinned_estimates_jct_s": 280}' >"$D/bounds/w1.lp.json"
 refused "schedule on the LP's configurations (280.0 s) is below" "a schedule on the LP's configurations below the bound is refused" \
 	python3 "$ROOT/tools/opt_table.py" --dir "$D"
+# table Q: makespans over the best comparator's, 950 (k8s; hsjf 1000, lp 1020)
+run_mk() {	# run_mk FILE AVG MAKESPAN
+	printf '{"finished": 3, "avg_jct_s": %s, "makespan_s": %s, "p99_jct_s": 900, "avg_jct_hard_s": %s, "solve_ms_p95": 1}\n' "$2" "$3" "$2" >"$1"
+}
+run_mk "$D/runs/w1.k8s.json" 400 950
+run_mk "$D/runs/w1.lp.json" 295 1020
+q_json() {	# q_json CLAIRVOYANT_JCT PINNED_MIXDNN_MAKESPAN
+	echo '{"jobs": 3, "cell_s": 60, "avg_jct_lb_s": 290, "clairvoyant_jct_s": '"$1"', "clairvoyant_makespan_s": 1000,
+ "pinned_estimates_jct_s": 293, "pinned_estimates_makespan_s": 990, "pinned_mixdnn_jct_s": 291, "pinned_mixdnn_makespan_s": '"$2"'}' >"$D/bounds/w1.lp.json"
+}
+q_json 296 980
+python3 "$ROOT/tools/opt_table.py" --dir "$D" >"$T/table.md" 2>&1
+is "$(grep '^| w1 ' "$T/table.md" | tail -1)" "| w1 | 950 | 1.053 | 1.042 | 1.032 | 1.074 | 1.032 |" \
+	"table Q's row: the best known JCT (pinned mixdnn, 291) has makespan 980 / 950"
+is "$(grep '^| worst ' "$T/table.md")|$(grep '^| workloads > +3 % ' "$T/table.md")" \
+	"| worst | | 1.053 | 1.042 | 1.032 | 1.074 | 1.032 ||| workloads > +3 % | | 1 of 1 | 1 of 1 | 1 of 1 | 1 of 1 | 1 of 1 |" "table Q's worst and > +3 % rows"
+grep -q 'some schedule known .* on 0 of 1 workloads, lp on 0' "$T/table.md"
+ok $? "no schedule within both limits: each with JCT <= 303 has a makespan above 978.5"
+q_json 296 975
+python3 "$ROOT/tools/opt_table.py" --dir "$D" >"$T/table.md" 2>&1
+grep -q 'some schedule known .* on 1 of 1 workloads, lp on 0' "$T/table.md"
+ok $? "the pinned mixdnn schedule (291 s, makespan 975) is within both limits, lp (makespan 1020) is not"
+q_json 291 975
+python3 "$ROOT/tools/opt_table.py" --dir "$D" >"$T/table.md" 2>&1
+is "$(grep '^| w1 ' "$T/table.md" | tail -1)" "| w1 | 950 | 1.053 | 1.042 | 1.026 | 1.074 | 1.053 |" \
+	"a tie on the best known JCT goes to the clairvoyant schedule (table P's order)"
+run_mk "$D/runs/w1.k8s.json" 400 1000
+fake_run "$D/runs/w1.lp.json" 295
 # without the headroom runs (OPT_BOUNDS=0) tables O and P are printed alone
 rm "$D/bounds/w1.nowait.json"
 echo '{"jobs": 3, "cell_s": 60, "avg_jct_lb_s": 290, "clairvoyant_jct_s": 290}' >"$D/bounds/w1.lp.json"
