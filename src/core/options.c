@@ -76,7 +76,7 @@ mx_policy_parse(const char *name, mx_policy *out)
  */
 const mx_option_spec mx_option_specs[] = {
 	{"no-milp", MX_OPT_CLEAR, OFF(use_milp), 0, 0, NULL, "mixdnn: heuristic only"},
-	{"time-limit-ms", MX_OPT_REAL, OFF(time_limit_ms), 1, 3.6e6, "MS", "mixdnn: MILP wall-clock budget per round"},
+	{"time-limit-ms", MX_OPT_REAL, OFF(time_limit_ms), 1, 3.6e6, "MS", "mixdnn: GLPK budget per round (CPU ms for the LP, wall ms for the MILP)"},
 	{"window", MX_OPT_INT, OFF(window_jobs), 0, 100000, "N", "mixdnn: waiting jobs inside the MILP"},
 	{"mip-gap", MX_OPT_REAL, OFF(mip_gap), 0, 1, "G", "mixdnn: relative MIP gap"},
 	{"grid-points", MX_OPT_INT, OFF(grid_points), 2, 100000, "N", "mixdnn: start-time points of the MILP grid"},

@@ -27,7 +27,7 @@ typedef struct mx_options
 {
 	mx_policy	policy;
 	int			use_milp;		/* 0: heuristic only */
-	double		time_limit_ms;	/* wall-clock budget of the MILP */
+	double		time_limit_ms;	/* GLPK's budget: CPU ms for the LP, wall ms for the MILP */
 	double		mip_gap;		/* GLPK stops when bound - best <= mip_gap * the window's weighted completion time (docs/model.md) */
 	int			window_jobs;	/* waiting jobs inside the MILP; the rest by the heuristic */
 	int			grid_points;	/* start-time points of the MILP's non-uniform grid */

@@ -213,6 +213,7 @@ window_bound(const mx_snapshot *s, const mx_options *o, const mx_plan *p, const 
  * first lp_window plannable jobs that are not held (hold[] != 1) get the
  * configuration the LP chose, and every job is placed again by the
  * heuristic's passes. Any failure keeps the heuristic's plan in p.
+ * deadline_ms is on the mx_thread_cpu_ms() scale.
  */
 static void
 lp_round(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
@@ -239,12 +240,12 @@ lp_round(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 		free(win);
 		return;
 	}
-	if (deadline_ms - mx_wall_ms() < 1.0)
+	if (deadline_ms - mx_thread_cpu_ms() < 1.0)
 		r = MX_TYPELP_LIMIT;
 	else
 		r = mx_typeplan(s, o, cap, holdcap, order, np, win, nw, guard, best, deadline_ms, p, &st);
 	p->milp_jobs = nw;
-	p->milp_vars = r == MX_TYPELP_LIMIT || r == MX_TYPELP_OK ? st.ncols : 0;
+	p->milp_vars = r == MX_TYPELP_LIMIT || r == MX_TYPELP_ITERATIONS || r == MX_TYPELP_OK ? st.ncols : 0;
 	if (r == MX_TYPELP_OK)
 	{
 		p->objective = mx_plan_value(s, o, p);
@@ -254,6 +255,8 @@ lp_round(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 		set_solver(p, "heuristic (nothing for glpk to decide)");
 	else if (r == MX_TYPELP_LIMIT)
 		set_solver(p, "heuristic (glpk time limit)");
+	else if (r == MX_TYPELP_ITERATIONS)
+		set_solver(p, "heuristic (glpk iteration limit)");
 	else
 		set_solver(p, "heuristic (glpk error)");
 	free(win);
@@ -265,7 +268,8 @@ typedef struct round_state
 	const mx_snapshot *s;
 	mx_options	o;				/* the caller's, with the round's alpha and H */
 	mx_plan    *out;
-	double		t0;
+	double		t0;				/* mx_wall_ms() at the start: solve_ms, the MILP's budget */
+	double		c0;				/* mx_thread_cpu_ms() at the start: the LP's budget */
 	mx_capacity cap;			/* running jobs only */
 	mx_capacity milpcap;		/* and the holds */
 	int			milpcap_ok;
@@ -276,7 +280,8 @@ typedef struct round_state
 	unsigned char *hold;		/* per job: 1 held by the heuristic, 2 in the MILP's window */
 	int		   *win;			/* the window: win[0 .. nwin) */
 	int			nwin;
-	double		heur_ms;
+	double		heur_ms;		/* the heuristic's wall time */
+	double		heur_cpu_ms;	/* and its CPU time */
 } round_state;
 
 static void
@@ -334,6 +339,7 @@ round_heuristic(round_state *rs)
 	mx_heuristic_plan_guarded(s, &rs->o, &work, rs->order, rs->np, rs->out, rs->guard, rs->best);
 	mx_capacity_free(&work);
 	rs->heur_ms = mx_wall_ms() - rs->t0;
+	rs->heur_cpu_ms = mx_thread_cpu_ms() - rs->c0;
 	return 0;
 }
 
@@ -509,9 +515,14 @@ round_solve(round_state *rs)
 			out->milp_jobs = rs->nwin;
 		}
 	}
+	/*
+	 * The LP's budget is the round's CPU time, not its wall time: a machine
+	 * busy with other processes stretches the wall time of the same work,
+	 * and a wall-clock budget would then end the same round differently.
+	 */
 	if (o->use_milp && o->lp_configs)
 		lp_round(rs->s, o, &rs->cap, &rs->milpcap, rs->order, rs->np, rs->hold, rs->guard, rs->best,
-				 rs->t0 + o->time_limit_ms - 2.0 * rs->heur_ms - 0.5, out);
+				 rs->c0 + o->time_limit_ms - 2.0 * rs->heur_cpu_ms - 0.5, out);
 	return nw > 0 ? round_milp(rs, nw, milp_budget) : 0;
 }
 
@@ -546,6 +557,7 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 
 	memset(&rs, 0, sizeof(rs));
 	rs.t0 = mx_wall_ms();
+	rs.c0 = mx_thread_cpu_ms();
 	rs.s = s;
 	rs.o = *o_in;
 	rs.out = out;

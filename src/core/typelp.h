@@ -20,7 +20,8 @@ typedef enum mx_typelp_result
 {
 	MX_TYPELP_OK = 0,			/* choice[] filled from an optimal (or iteration-limited feasible) LP */
 	MX_TYPELP_NOTHING,			/* no job with a choice between configurations */
-	MX_TYPELP_LIMIT,			/* stopped before a feasible solution (iteration or time limit) */
+	MX_TYPELP_LIMIT,			/* stopped by the time limit (not used) */
+	MX_TYPELP_ITERATIONS,		/* the iteration limit before a feasible solution */
 	MX_TYPELP_ERROR				/* GLPK error caught, or out of memory */
 } mx_typelp_result;
 
@@ -35,13 +36,18 @@ typedef struct mx_typelp_stats
 /* Tests only: make a deliberately invalid GLPK call (the error-hook path). */
 extern int	mx_typelp_test_force_error;
 
+/* Tests only: take the first solve's status as "no feasible solution". */
+extern int	mx_typelp_test_force_nofeas;
+
 /*
  * Choose a configuration for each of the jobs window[0..n) of s against cap
  * (running jobs and the round's holds). On MX_TYPELP_OK, choice[i] is the
  * chosen configuration of window[i] (type -1: keep the heuristic's choice).
- * deadline_ms (mx_wall_ms() scale) is a safety stop only; the simplex
- * iteration limit decides where a round's search ends, so the same input
- * gives the same choice on a busy machine.
+ * deadline_ms (mx_thread_cpu_ms() scale) is a safety stop only; the
+ * simplex iteration limit decides where a round's search ends, so the same
+ * input gives the same choice on a busy machine. GLPK can stop only on
+ * wall time, so the solve gets TLP_WALL_BACKSTOP times the CPU time left
+ * as wall time; a solve that reaches it is not used (MX_TYPELP_LIMIT).
  */
 mx_typelp_result mx_typelp_configs(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 								   const int *window, int n, double deadline_ms,

@@ -16,8 +16,8 @@
  * by the heuristic's passes, with the jobs window[0..nw) pinned to the
  * configuration the LP over holdcap (running jobs and the round's holds)
  * chose for them; guard and best are mx_job_guards()'s. On MX_TYPELP_OK p
- * holds the new plan; otherwise p is unchanged. deadline_ms (mx_wall_ms()
- * scale) is the LP's safety stop.
+ * holds the new plan; otherwise p is unchanged. deadline_ms
+ * (mx_thread_cpu_ms() scale) is the LP's safety stop.
  */
 mx_typelp_result mx_typeplan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 							 const mx_capacity *holdcap, const int *order, int np,

@@ -165,7 +165,7 @@ mx_guc_init(void)
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("mixdnn.solver_time_limit",
-							"Wall-clock budget of the GLPK solve in a round.",
+							"Budget of the GLPK solve in a round: CPU time for the configuration LP, wall time for the MILP.",
 							"When it runs out the round keeps the best plan found, at worst the heuristic's.",
 							&mx_guc_time_limit_ms, (int) d.time_limit_ms, 1, 60000,
 							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);

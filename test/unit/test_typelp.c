@@ -1,8 +1,10 @@
 /* test_typelp.c — the configuration LP (typelp.c, typeplan.c) in a round. */
+#include <math.h>
 #include <string.h>
 
 #include "unit.h"
 #include "fixtures.h"
+#include "stopwatch.h"
 #include "typelp.h"
 
 /*
@@ -141,6 +143,87 @@ test_random(void)
 	CHECK(used > 20, "the LP chose configurations in %d of 60 rounds", used);
 }
 
+/* Test perturbations of a round, switched on and off. */
+static void
+busy_clock(int on)
+{
+	/* every wall-clock read finds the clock a second further on */
+	mx_stopwatch_test_wall_step_ms = on ? 1000 : 0;
+}
+
+static void
+false_nofeas(int on)
+{
+	mx_typelp_test_force_nofeas = on;
+}
+
+/*
+ * Plan 20 random snapshots with the defaults (budget time_limit_ms), once
+ * as they are and once with perturb on: the same plans and solvers, the LP
+ * used in most. Returns the least solve_ms of the perturbed rounds.
+ */
+static double
+same_plans_when(const char *what, void (*perturb)(int), double time_limit_ms)
+{
+	int			seed,
+				differ = 0,
+				used = 0;
+	double		least = INFINITY;
+
+	for (seed = 1; seed <= 20; seed++)
+	{
+		mx_snapshot s;
+		mx_options	o;
+		mx_plan		p,
+					q;
+
+		fx_random(&s, (uint64_t) seed, 2 + seed % 5, 10 + seed % 70);
+		mx_options_default(&o);
+		o.time_limit_ms = time_limit_ms;
+		CHECK(mx_plan_round(&s, &o, &p) == 0, "%s, seed %d: planned as it is", what, seed);
+		perturb(1);
+		CHECK(mx_plan_round(&s, &o, &q) == 0, "%s, seed %d: planned", what, seed);
+		perturb(0);
+		differ += !fx_same_assignments(&p, &q) || strcmp(p.solver, q.solver) != 0;
+		used += strcmp(q.solver, "glpk (lp configurations)") == 0;
+		least = fmin(least, q.solve_ms);
+		mx_plan_free(&p);
+		mx_plan_free(&q);
+		mx_snapshot_free(&s);
+	}
+	CHECK(differ == 0, "%s: same plans and solvers (%d differ)", what, differ);
+	CHECK(used > 5, "%s: the LP chose configurations in %d of 20 rounds", what, used);
+	return least;
+}
+
+/*
+ * A busy machine: every read of the wall clock finds it a second further
+ * on, five times the default 200 ms budget. The LP's budget is CPU time,
+ * so the rounds choose as on an idle machine (with a wall-clock budget
+ * they all fell back on "glpk time limit").
+ */
+static void
+test_busy_clock(void)
+{
+	mx_options	o;
+	double		least;
+
+	mx_options_default(&o);
+	least = same_plans_when("a busy clock", busy_clock, o.time_limit_ms);
+	CHECK(least >= 1000, "the busy clock was read (the shortest round took %.0f ms)", least);
+}
+
+/*
+ * GLPK's unscaled phase 1 can report no feasible solution for an LP that
+ * always has one (every job in the catch-all slot): the round solves it
+ * again, scaled, and chooses as if the first solve had worked.
+ */
+static void
+test_nofeas_rescue(void)
+{
+	same_plans_when("a false 'no feasible solution'", false_nofeas, 5000);
+}
+
 /* A GLPK error is caught: the round keeps the heuristic's plan, and GLPK works again. */
 static void
 test_glpk_error(void)
@@ -174,6 +257,8 @@ main(void)
 	test_configuration_choice();
 	test_nothing_to_choose();
 	test_random();
+	test_busy_clock();
+	test_nofeas_rescue();
 	test_glpk_error();
 	return unit_done("test_typelp");
 }
