@@ -69,6 +69,39 @@ is "$(grep '^| w1 ' "$T/table.md" | tail -1)" "| w1 | 950 | 1.053 | 1.042 | 1.02
 	"a tie on the best known JCT goes to the clairvoyant schedule (table P's order)"
 run_mk "$D/runs/w1.k8s.json" 400 1000
 fake_run "$D/runs/w1.lp.json" 295
+# Table Q over three workloads, each at a limit (by hand):
+#  w1: best makespan 950 (k8s); lp has the best JCT (288), so that column is
+#      lp's 1020 / 950; nothing within both: k8s 305 > 1.01 x 300 and the
+#      pinned mixdnn schedule's 979 > 1.03 x 950 = 978.5
+#  w2: no pinned_estimates run (—); lp exactly at both limits (404 = 1.01 x
+#      400, 1030 = 1.03 x 1000, k8s's) is the only schedule within both,
+#      and not above +3 %; B (hsjf) has a makespan of 1100
+#  w3: no pinned mixdnn run; B (hsjf, 300) has the best JCT and, alone, is
+#      within both; lp's makespan (985) is below every comparator's but
+#      its JCT (310) is 3.3 % above B
+Q="$T/q"
+mkdir -p "$Q/runs" "$Q/bounds"
+for w in w1 w2 w3; do printf '%s c hsjf hsjf\n%s c k8s k8s\n%s c lp mixdnn\n' $w $w $w; done >"$Q/runs.txt"
+run_mk "$Q/runs/w1.hsjf.json" 300 1000; run_mk "$Q/runs/w1.k8s.json" 305 950; run_mk "$Q/runs/w1.lp.json" 288 1020
+run_mk "$Q/runs/w2.hsjf.json" 400 1100; run_mk "$Q/runs/w2.k8s.json" 500 1000; run_mk "$Q/runs/w2.lp.json" 404 1030
+run_mk "$Q/runs/w3.hsjf.json" 300 1000; run_mk "$Q/runs/w3.k8s.json" 400 990; run_mk "$Q/runs/w3.lp.json" 310 985
+echo '{"jobs": 3, "cell_s": 60, "avg_jct_lb_s": 280, "clairvoyant_jct_s": 296, "clairvoyant_makespan_s": 1000, "pinned_estimates_jct_s": 293,
+ "pinned_estimates_makespan_s": 990, "pinned_mixdnn_jct_s": 291, "pinned_mixdnn_makespan_s": 979}' >"$Q/bounds/w1.lp.json"
+echo '{"jobs": 3, "cell_s": 60, "avg_jct_lb_s": 380, "clairvoyant_jct_s": 385, "clairvoyant_makespan_s": 1100,
+ "pinned_mixdnn_jct_s": 388, "pinned_mixdnn_makespan_s": 1050}' >"$Q/bounds/w2.lp.json"
+echo '{"jobs": 3, "cell_s": 60, "avg_jct_lb_s": 280, "clairvoyant_jct_s": 301, "clairvoyant_makespan_s": 1100, "pinned_estimates_jct_s": 302,
+ "pinned_estimates_makespan_s": 1100}' >"$Q/bounds/w3.lp.json"
+python3 "$ROOT/tools/opt_table.py" --dir "$Q" >"$T/tableq.md" 2>&1
+ok $? "opt_table.py on three workloads with makespans"
+is "$(sed -n '/best comparator.s makespan/,$p' "$T/tableq.md" | grep -E '^\| (w[123]|geomean|worst|workloads) ')" "\
+| w1 | 950 | 1.053 | 1.042 | 1.031 | 1.074 | 1.074 |
+| w2 | 1000 | 1.100 | — | 1.050 | 1.030 | 1.100 |
+| w3 | 990 | 1.111 | 1.111 | — | 0.995 | 1.010 |
+| geomean | | 1.088 | 1.076 | 1.040 | 1.032 | 1.061 |
+| worst | | 1.111 | 1.111 | 1.050 | 1.074 | 1.100 |
+| workloads > +3 % | | 3 of 3 | 2 of 2 | 2 of 2 | 1 of 3 | 2 of 3 |" "table Q's rows, geomean, worst and counts over three workloads"
+grep -q 'some schedule known .* on 2 of 3 workloads, lp on 1\.' "$T/tableq.md"
+ok $? "within both limits: w2 (lp alone, at both limits) and w3 (B alone), lp on w2 only"
 # without the headroom runs (OPT_BOUNDS=0) tables O and P are printed alone
 rm "$D/bounds/w1.nowait.json"
 echo '{"jobs": 3, "cell_s": 60, "avg_jct_lb_s": 290, "clairvoyant_jct_s": 290}' >"$D/bounds/w1.lp.json"
