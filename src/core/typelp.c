@@ -39,14 +39,17 @@
 #define TLP_MAX_COLS 40000		/* the window is cut before a job that would exceed this */
 #define TLP_ITER_PER_ROW 40		/* simplex iteration limit per row (determinism, docs/model.md) */
 /*
- * GLPK's own time limit is wall time: the CPU time left, times this, so
- * that only a solve stalled far beyond the budget (not a machine busy
- * with other processes) stops on the clock (docs/model.md).
+ * The simplex runs in chunks of about this many iterations x columns
+ * (about 30 ms on the 2-core machine of docs/model.md), the CPU budget
+ * checked between two: GLPK's own time limit is wall time, which a busy
+ * machine stretches (docs/model.md, "Determinism and budget").
  */
-#define TLP_WALL_BACKSTOP 4.0
+#define TLP_CHUNK_WORK 1.5e6
+#define TLP_MIN_CHUNK 50
 
 int			mx_typelp_test_force_error = 0;
 int			mx_typelp_test_force_nofeas = 0;
+int			mx_typelp_test_iterations = 0;
 
 typedef struct tlp_col
 {
@@ -284,12 +287,73 @@ build_matrix(tlp_model *m)
 }
 
 /*
+ * glp_simplex from P's basis in chunks of chunk iterations: until it ends
+ * (optimum, infeasibility, an error), it_total iterations have run in all,
+ * or, between two chunks, the thread's CPU time has passed deadline_ms
+ * (returns GLP_ETMLIM then). Otherwise glp_simplex's last return code.
+ */
+static int
+simplex_chunks(glp_prob *P, glp_smcp *sm, int it_total, int chunk, double deadline_ms)
+{
+	int			first = glp_get_it_cnt(P),
+				ret;
+
+	for (;;)
+	{
+		int			used = glp_get_it_cnt(P) - first;
+
+		sm->it_lim = it_total - used < chunk ? it_total - used : chunk;
+		ret = glp_simplex(P, sm);
+		if (ret != GLP_EITLIM || glp_get_it_cnt(P) - first >= it_total)
+			return ret;
+		if (mx_thread_cpu_ms() >= deadline_ms)
+			return GLP_ETMLIM;
+	}
+}
+
+/*
+ * The LP always has a solution (every job in the catch-all slot), but on
+ * GPU-second coefficients six orders above the job rows GLPK's unscaled
+ * phase 1 can report none (18 of 37 348 rounds of the five sets of
+ * docs/model.md): then once more, scaled, from the standard basis, with
+ * an iteration limit and budget of its own. The first solve stays
+ * unscaled, so every other round's plan is as before.
+ */
+static int
+simplex_with_rescue(glp_prob *P, glp_smcp *sm, int it_total, int chunk, double deadline_ms, int *st)
+{
+	int			ret = simplex_chunks(P, sm, it_total, chunk, deadline_ms);
+
+	*st = mx_typelp_test_force_nofeas ? GLP_NOFEAS : glp_get_status(P);
+	if (ret == 0 && *st == GLP_NOFEAS)
+	{
+		glp_scale_prob(P, GLP_SF_AUTO);
+		glp_std_basis(P);
+		ret = simplex_chunks(P, sm, it_total, chunk, deadline_ms);
+		*st = glp_get_status(P);
+	}
+	return ret;
+}
+
+/* glp_simplex's code and status as the round's outcome. */
+static mx_typelp_result
+outcome(int ret, int st)
+{
+	/* a solve the budget stopped depends on where it struck: not used */
+	if (ret == GLP_ETMLIM)
+		return MX_TYPELP_LIMIT;
+	if (st == GLP_OPT || st == GLP_FEAS)
+		return MX_TYPELP_OK;
+	return ret == GLP_EITLIM ? MX_TYPELP_ITERATIONS : MX_TYPELP_ERROR;
+}
+
+/*
  * Solve the LP. Returns MX_TYPELP_OK with m->x filled, MX_TYPELP_LIMIT
- * (GLPK's clock), MX_TYPELP_ITERATIONS (the iteration limit before a
- * feasible solution), or MX_TYPELP_ERROR when GLPK reported an error or
- * failed to solve (a singular basis); the GLPK environment is
- * freed in every case. Only GLPK calls and writes through m happen after
- * setjmp(), so no local variable is live across the longjmp().
+ * (the CPU budget ran out), MX_TYPELP_ITERATIONS (the iteration limit
+ * before a feasible solution), or MX_TYPELP_ERROR when GLPK reported an
+ * error or failed to solve (a singular basis, infeasible twice); the GLPK
+ * environment is freed in every case. After setjmp() only GLPK calls,
+ * writes through m and locals that the longjmp() path does not read.
  */
 static mx_typelp_result
 solve(tlp_model *m, double deadline_ms)
@@ -299,8 +363,13 @@ solve(tlp_model *m, double deadline_ms)
 	glp_smcp	sm;
 	int			i,
 				st,
-				ret;
+				ret,
+				it_total = mx_typelp_test_iterations > 0 ? mx_typelp_test_iterations : TLP_ITER_PER_ROW * m->nrow,
+				chunk = (int) fmax(TLP_MIN_CHUNK, TLP_CHUNK_WORK / (m->ncol > 0 ? m->ncol : 1));
 
+	/* the model's build may have used what the planner's check left */
+	if (mx_thread_cpu_ms() >= deadline_ms)
+		return MX_TYPELP_LIMIT;
 	mx_glpk_reset();
 	if (setjmp(jb) != 0)
 	{
@@ -328,25 +397,7 @@ solve(tlp_model *m, double deadline_ms)
 	glp_init_smcp(&sm);
 	sm.msg_lev = GLP_MSG_OFF;
 	sm.presolve = GLP_OFF;
-	sm.it_lim = TLP_ITER_PER_ROW * m->nrow;
-	sm.tm_lim = (int) fmin(1e9, fmax(1.0, TLP_WALL_BACKSTOP * (deadline_ms - mx_thread_cpu_ms())));
-	ret = glp_simplex(P, &sm);
-	st = mx_typelp_test_force_nofeas ? GLP_NOFEAS : glp_get_status(P);
-	/*
-	 * The LP always has a solution (every job in the catch-all slot), but
-	 * on GPU-second coefficients six orders above the job rows GLPK's
-	 * unscaled phase 1 can report none (18 of 37 348 rounds of the five
-	 * sets of docs/model.md): then once more, scaled, from the standard
-	 * basis, under the same limits.
-	 */
-	if (ret == 0 && st == GLP_NOFEAS)
-	{
-		glp_scale_prob(P, GLP_SF_AUTO);
-		glp_std_basis(P);
-		sm.tm_lim = (int) fmin(1e9, fmax(1.0, TLP_WALL_BACKSTOP * (deadline_ms - mx_thread_cpu_ms())));
-		ret = glp_simplex(P, &sm);
-		st = glp_get_status(P);
-	}
+	ret = simplex_with_rescue(P, &sm, it_total, chunk, deadline_ms, &st);
 	m->iterations = glp_get_it_cnt(P);
 	if (st == GLP_OPT || st == GLP_FEAS)
 	{
@@ -357,12 +408,7 @@ solve(tlp_model *m, double deadline_ms)
 	glp_delete_prob(P);
 	P = NULL;
 	glp_free_env();
-	/* a solution where the clock stopped GLPK depends on the machine: not used */
-	if (ret == GLP_ETMLIM)
-		return MX_TYPELP_LIMIT;
-	if (st == GLP_OPT || st == GLP_FEAS)
-		return MX_TYPELP_OK;
-	return ret == GLP_EITLIM ? MX_TYPELP_ITERATIONS : MX_TYPELP_ERROR;
+	return outcome(ret, st);
 }
 
 /* Each job's configuration with the largest LP mass (ties: lower index). */

@@ -39,15 +39,18 @@ extern int	mx_typelp_test_force_error;
 /* Tests only: take the first solve's status as "no feasible solution". */
 extern int	mx_typelp_test_force_nofeas;
 
+/* Tests only: > 0 replaces the simplex iteration limit (in all). */
+extern int	mx_typelp_test_iterations;
+
 /*
  * Choose a configuration for each of the jobs window[0..n) of s against cap
  * (running jobs and the round's holds). On MX_TYPELP_OK, choice[i] is the
  * chosen configuration of window[i] (type -1: keep the heuristic's choice).
  * deadline_ms (mx_thread_cpu_ms() scale) is a safety stop only; the
  * simplex iteration limit decides where a round's search ends, so the same
- * input gives the same choice on a busy machine. GLPK can stop only on
- * wall time, so the solve gets TLP_WALL_BACKSTOP times the CPU time left
- * as wall time; a solve that reaches it is not used (MX_TYPELP_LIMIT).
+ * input gives the same choice on a busy machine. The simplex runs in
+ * chunks with the thread's CPU time checked between two; a solve stopped
+ * there is not used (MX_TYPELP_LIMIT). GLPK's wall-clock limit is not set.
  */
 mx_typelp_result mx_typelp_configs(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 								   const int *window, int n, double deadline_ms,

@@ -166,7 +166,7 @@ mx_guc_init(void)
 
 	DefineCustomIntVariable("mixdnn.solver_time_limit",
 							"Budget of the GLPK solve in a round: CPU time for the configuration LP, wall time for the MILP.",
-							"When it runs out the round keeps the best plan found, at worst the heuristic's.",
+							"When it runs out the round keeps the heuristic's plan (the MILP: the best plan found, at worst the heuristic's).",
 							&mx_guc_time_limit_ms, (int) d.time_limit_ms, 1, 60000,
 							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
 

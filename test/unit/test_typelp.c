@@ -224,9 +224,12 @@ test_nofeas_rescue(void)
 	same_plans_when("a false 'no feasible solution'", false_nofeas, 5000);
 }
 
-/* A GLPK error is caught: the round keeps the heuristic's plan, and GLPK works again. */
+/*
+ * With *hook = value for one round the round keeps the heuristic's plan and
+ * names solver; the next round (hook reset) uses GLPK again.
+ */
 static void
-test_glpk_error(void)
+falls_back_once(const char *what, int *hook, int value, const char *solver)
 {
 	mx_snapshot s;
 	mx_options	o;
@@ -235,20 +238,33 @@ test_glpk_error(void)
 
 	speedup_instance(&s);
 	mx_options_default(&o);
+	o.critical_margin = -1;
 	o.use_milp = 0;
-	CHECK(mx_plan_round(&s, &o, &h) == 0, "heuristic reference plan");
+	CHECK(mx_plan_round(&s, &o, &h) == 0, "%s: heuristic reference plan", what);
 	o.use_milp = 1;
-	mx_typelp_test_force_error = 1;
-	CHECK(mx_plan_round(&s, &o, &p) == 0, "the round survives a GLPK error");
-	mx_typelp_test_force_error = 0;
-	CHECK(strcmp(p.solver, "heuristic (glpk error)") == 0, "solver '%s'", p.solver);
-	CHECK(fx_same_assignments(&h, &p), "the heuristic's plan is returned");
+	*hook = value;
+	CHECK(mx_plan_round(&s, &o, &p) == 0, "%s: the round survives", what);
+	*hook = 0;
+	CHECK(strcmp(p.solver, solver) == 0, "%s: solver '%s'", what, p.solver);
+	CHECK(fx_same_assignments(&h, &p), "%s: the heuristic's plan is returned", what);
 	mx_plan_free(&p);
 	CHECK(mx_plan_round(&s, &o, &p) == 0 && strcmp(p.solver, "glpk (lp configurations)") == 0,
-		  "next round: '%s'", p.solver);
+		  "%s: next round '%s'", what, p.solver);
 	mx_plan_free(&p);
 	mx_plan_free(&h);
 	mx_snapshot_free(&s);
+}
+
+/*
+ * An iteration limit that phase 1 cannot meet (one iteration in all) is
+ * named for the iteration limit, not the time limit; a GLPK error is caught.
+ */
+static void
+test_fallbacks(void)
+{
+	falls_back_once("a one-iteration simplex", &mx_typelp_test_iterations, 1,
+					"heuristic (glpk iteration limit)");
+	falls_back_once("a GLPK error", &mx_typelp_test_force_error, 1, "heuristic (glpk error)");
 }
 
 int
@@ -259,6 +275,6 @@ main(void)
 	test_random();
 	test_busy_clock();
 	test_nofeas_rescue();
-	test_glpk_error();
+	test_fallbacks();
 	return unit_done("test_typelp");
 }
