@@ -20,7 +20,7 @@ typedef enum mx_typelp_result
 {
 	MX_TYPELP_OK = 0,			/* choice[] filled from an optimal (or iteration-limited feasible) LP */
 	MX_TYPELP_NOTHING,			/* no job with a choice between configurations */
-	MX_TYPELP_LIMIT,			/* stopped by the time limit (not used) */
+	MX_TYPELP_LIMIT,			/* the CPU budget ran out (a partial solution is not used) */
 	MX_TYPELP_ITERATIONS,		/* the iteration limit before a feasible solution */
 	MX_TYPELP_ERROR				/* GLPK error caught, or out of memory */
 } mx_typelp_result;
