@@ -84,6 +84,11 @@ src/launcher/%.o: src/launcher/%.c
 src/cli/%.o: src/cli/%.c
 	$(CC) $(CFLAGS) -I$(shell $(PG_CONFIG) --includedir) -c -o $@ $<
 
+# The simulator's CSV reader is not in the core: its test links it alone.
+build/unit/test_csv: test/unit/test_csv.c test/unit/unit.h src/sim/csv.o
+	@mkdir -p build/unit
+	$(CC) $(CFLAGS) -Isrc/sim -Itest/unit -o $@ $< src/sim/csv.o -lm
+
 build/unit/%: test/unit/%.c test/unit/unit.h $(CORE_OBJS)
 	@mkdir -p build/unit
 	$(CC) $(CFLAGS) -Isrc/core -Itest/unit -o $@ $< $(CORE_OBJS) -lglpk -lm

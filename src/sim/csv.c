@@ -30,124 +30,147 @@ buf_put(csv_reader *r, size_t *len, int c)
 	return 0;
 }
 
-/* Read one raw record into r->buf as NUL-separated fields. */
+/* One record being read: where its fields start in r->buf, and the quoting. */
+typedef struct record_state
+{
+	size_t		len;			/* bytes of r->buf used */
+	size_t		starts[CSV_MAX_FIELDS];
+	int			nf;
+	int			startline;
+	int			inq;			/* inside a quoted field */
+	int			was_quoted;		/* the current field has opened its quote */
+} record_state;
+
+/*
+ * A line that holds no record (blank, or a '#' comment) starting with c:
+ * consumed up to its end. 1 if it was one.
+ */
+static int
+skip_non_record(csv_reader *r, int c)
+{
+	if (c != '#' && c != '\n' && c != '\r')
+		return 0;
+	if (c == '\r')
+	{
+		c = fgetc(r->f);
+		if (c != '\n' && c != EOF)
+			ungetc(c, r->f);
+		return 1;
+	}
+	while (c != '\n' && c != EOF)
+		c = fgetc(r->f);
+	return 1;
+}
+
+/* c inside quotes: a doubled quote is one quote, a single one closes them. */
+static int
+quoted_char(csv_reader *r, record_state *st, int c)
+{
+	if (c == '"')
+	{
+		int			d = fgetc(r->f);
+
+		if (d == '"')
+			return buf_put(r, &st->len, '"');
+		st->inq = 0;
+		if (d != EOF)
+			ungetc(d, r->f);
+		return 0;
+	}
+	if (c == '\n')
+		r->line++;
+	return buf_put(r, &st->len, c);
+}
+
+/*
+ * c outside quotes: a quote opens a field's quoting only as its first
+ * character; a comma ends a field, \n or \r\n the record (1); any other
+ * character, a lone \r too, is text. 0 to go on, -1 on error.
+ */
+static int
+plain_char(csv_reader *r, record_state *st, int c)
+{
+	if (c == '"' && !st->was_quoted && st->len == st->starts[st->nf - 1])
+	{
+		st->inq = 1;
+		st->was_quoted = 1;
+		return 0;
+	}
+	if (c == ',')
+	{
+		if (st->nf >= CSV_MAX_FIELDS)
+		{
+			snprintf(r->err, sizeof(r->err), "%s:%d: more than %d fields",
+					 r->path, st->startline, CSV_MAX_FIELDS);
+			return -1;
+		}
+		if (buf_put(r, &st->len, '\0') < 0)
+			return -1;
+		st->starts[st->nf++] = st->len;
+		st->was_quoted = 0;
+		return 0;
+	}
+	if (c == '\r')
+	{
+		int			d = fgetc(r->f);
+
+		if (d == '\n' || d == EOF)
+			return 1;
+		ungetc(d, r->f);
+	}
+	if (c == '\n')
+		return 1;
+	return buf_put(r, &st->len, c) < 0 ? -1 : 0;
+}
+
+/* The fields of the record that starts with c, to its end. 1, or -1 on error. */
+static int
+read_fields(csv_reader *r, int c)
+{
+	record_state st = {0};
+
+	st.startline = r->line;
+	st.starts[st.nf++] = 0;
+	for (; c != EOF; c = fgetc(r->f))
+	{
+		int			rc = st.inq ? quoted_char(r, &st, c) : plain_char(r, &st, c);
+
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			break;
+	}
+	if (c == EOF && st.inq)
+	{
+		snprintf(r->err, sizeof(r->err), "%s:%d: unterminated quoted field", r->path, st.startline);
+		return -1;
+	}
+	if (buf_put(r, &st.len, '\0') < 0)
+		return -1;
+	r->nfields = st.nf;
+	for (int i = 0; i < st.nf; i++)
+		r->field[i] = r->buf + st.starts[i];
+	return 1;
+}
+
+/*
+ * Read one record into r->buf as NUL-separated fields: 1, 0 at the end of
+ * the file, -1 on error (r->err). r->line counts every line read, so after
+ * a record with quoted newlines it is the record's last line.
+ */
 static int
 read_record(csv_reader *r)
 {
-	size_t		len;
-	int			c;
-	size_t		starts[CSV_MAX_FIELDS];
-
 	for (;;)
 	{
-		int			inq = 0,
-					nf = 0,
-					startline,
-					was_quoted = 0,
-					any = 0;
+		int			c;
 
-		len = 0;
 		r->line++;
-		startline = r->line;
 		c = fgetc(r->f);
 		if (c == EOF)
 			return 0;
-		/* comment and blank lines */
-		if (c == '#' || c == '\n' || c == '\r')
-		{
-			if (c == '\r')
-			{
-				c = fgetc(r->f);
-				if (c != '\n' && c != EOF)
-					ungetc(c, r->f);
-				continue;
-			}
-			while (c != '\n' && c != EOF)
-				c = fgetc(r->f);
-			continue;
-		}
-		starts[nf++] = 0;
-		for (;; c = fgetc(r->f))
-		{
-			if (c == EOF)
-			{
-				if (inq)
-				{
-					snprintf(r->err, sizeof(r->err), "%s:%d: unterminated quoted field",
-							 r->path, startline);
-					return -1;
-				}
-				break;
-			}
-			any = 1;
-			if (inq)
-			{
-				if (c == '"')
-				{
-					int			d = fgetc(r->f);
-
-					if (d == '"')
-					{
-						if (buf_put(r, &len, '"') < 0)
-							return -1;
-					}
-					else
-					{
-						inq = 0;
-						if (d != EOF)
-							ungetc(d, r->f);
-					}
-				}
-				else
-				{
-					if (c == '\n')
-						r->line++;
-					if (buf_put(r, &len, c) < 0)
-						return -1;
-				}
-				continue;
-			}
-			if (c == '"' && !was_quoted && len == starts[nf - 1])
-			{
-				inq = 1;
-				was_quoted = 1;
-				continue;
-			}
-			if (c == ',')
-			{
-				if (nf >= CSV_MAX_FIELDS)
-				{
-					snprintf(r->err, sizeof(r->err), "%s:%d: more than %d fields",
-							 r->path, startline, CSV_MAX_FIELDS);
-					return -1;
-				}
-				if (buf_put(r, &len, '\0') < 0)
-					return -1;
-				starts[nf++] = len;
-				was_quoted = 0;
-				continue;
-			}
-			if (c == '\r')
-			{
-				int			d = fgetc(r->f);
-
-				if (d == '\n' || d == EOF)
-					break;
-				ungetc(d, r->f);
-			}
-			if (c == '\n')
-				break;
-			if (buf_put(r, &len, c) < 0)
-				return -1;
-		}
-		(void) any;
-		if (buf_put(r, &len, '\0') < 0)
-			return -1;
-		r->nfields = nf;
-		for (int i = 0; i < nf; i++)
-			r->field[i] = r->buf + starts[i];
-		r->line = r->line < startline ? startline : r->line;
-		return 1;
+		if (!skip_non_record(r, c))
+			return read_fields(r, c);
 	}
 }
 

@@ -1,0 +1,184 @@
+/*
+ * test_csv.c — the simulator's CSV reader (src/sim/csv.c): quoting, line
+ * endings, skipped lines, line numbers, the header, the errors, and the
+ * strict number parsers. Every trace, node and profile file the simulator
+ * and the benchmark read goes through it.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "csv.h"
+#include "unit.h"
+
+static char path[64];
+
+/* Write text to a fresh temporary file; its name is in path. */
+static void
+put_file(const char *text, size_t len)
+{
+	FILE	   *f;
+	int			fd;
+
+	strcpy(path, "/tmp/mixdnn-test-csv-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0 || (f = fdopen(fd, "w")) == NULL)
+	{
+		perror("test_csv: temporary file");
+		exit(2);
+	}
+	fwrite(text, 1, len, f);
+	fclose(f);
+}
+
+/* Open text as a CSV file; 0 or -1 as csv_open. */
+static int
+open_text(csv_reader *r, const char *text)
+{
+	put_file(text, strlen(text));
+	return csv_open(r, path);
+}
+
+static void
+done_text(csv_reader *r)
+{
+	csv_close(r);
+	unlink(path);
+}
+
+static int
+field_is(const csv_reader *r, int col, const char *want)
+{
+	return strcmp(csv_get(r, col), want) == 0;
+}
+
+static void
+test_header(void)
+{
+	csv_reader	r;
+
+	CHECK(open_text(&r, "\xEF\xBB\xBF name , b\t\n1,2\n") == 0, "header: opens");
+	CHECK(r.nheader == 2 && csv_col(&r, "name") == 0 && csv_col(&r, "b") == 1,
+		  "header: the byte-order mark and blanks around a name are not part of it");
+	CHECK(csv_col(&r, "c") == -1, "header: an absent column is -1");
+	CHECK(csv_next(&r) == 1 && field_is(&r, 0, "1") && field_is(&r, 1, "2"), "header: then the first record");
+	CHECK(field_is(&r, 2, "") && field_is(&r, -1, ""), "csv_get: a column beyond the record is empty");
+	CHECK(csv_next(&r) == 0, "header: then the end of the file");
+	done_text(&r);
+
+	CHECK(open_text(&r, "") == -1 && strstr(r.err, "empty file") != NULL,
+		  "an empty file is refused: a header line is required");
+	unlink(path);
+	CHECK(csv_open(&r, "/nonexistent/mixdnn.csv") == -1 && strstr(r.err, "/nonexistent/mixdnn.csv") != NULL,
+		  "a missing file is refused, naming it");
+}
+
+static void
+test_quoting(void)
+{
+	csv_reader	r;
+
+	CHECK(open_text(&r, "a,b,c\n\"x, y\",\"say \"\"hi\"\"\",plain\nab\"c,\"\",\n") == 0, "quoting: opens");
+	CHECK(csv_next(&r) == 1 && r.nfields == 3, "quoting: three fields despite the quoted comma");
+	CHECK(field_is(&r, 0, "x, y"), "quoting: a comma inside quotes is text");
+	CHECK(field_is(&r, 1, "say \"hi\""), "quoting: a doubled quote is one quote");
+	CHECK(field_is(&r, 2, "plain"), "quoting: an unquoted field after them");
+	CHECK(csv_next(&r) == 1 && r.nfields == 3 && field_is(&r, 0, "ab\"c"),
+		  "quoting: a quote inside an unquoted field is text");
+	CHECK(field_is(&r, 1, "") && field_is(&r, 2, ""), "quoting: an empty quoted field and an empty last field");
+	done_text(&r);
+
+	CHECK(open_text(&r, "a\n\"open, never closed\n") == 0 && csv_next(&r) == -1 &&
+		  strstr(r.err, ":2: unterminated quoted field") != NULL,
+		  "an unterminated quote is refused with the line it opened on (%s)", r.err);
+	done_text(&r);
+}
+
+static void
+test_lines(void)
+{
+	csv_reader	r;
+
+	CHECK(open_text(&r, "h,i\r\n# a comment, with a comma\n\n\r\n1,2\r\n\"two\nlines\",x\n3,4") == 0, "lines: opens");
+	CHECK(csv_next(&r) == 1 && r.nfields == 2 && field_is(&r, 1, "2"),
+		  "lines: \\r\\n ends a record and is not part of its last field");
+	CHECK(r.line == 5, "lines: comment and blank lines are skipped but counted (line %d)", r.line);
+	CHECK(csv_next(&r) == 1 && field_is(&r, 0, "two\nlines") && field_is(&r, 1, "x"),
+		  "lines: a newline inside quotes is text");
+	CHECK(csv_next(&r) == 1 && field_is(&r, 0, "3") && field_is(&r, 1, "4"),
+		  "lines: a last record without a newline is read");
+	CHECK(r.line == 8, "lines: the quoted newline counts as a line (line %d)", r.line);
+	CHECK(csv_next(&r) == 0, "lines: then the end of the file");
+	done_text(&r);
+}
+
+static void
+test_field_limit(void)
+{
+	csv_reader	r;
+	char		text[512];
+	size_t		n = 0;
+
+	n += snprintf(text + n, sizeof(text) - n, "h\n");
+	for (int i = 0; i < CSV_MAX_FIELDS; i++)
+		n += snprintf(text + n, sizeof(text) - n, "%d,", i % 10);
+	n += snprintf(text + n, sizeof(text) - n, "x\n");
+	CHECK(open_text(&r, text) == 0 && csv_next(&r) == -1 && strstr(r.err, "more than 64 fields") != NULL,
+		  "a record of more than %d fields is refused (%s)", CSV_MAX_FIELDS, r.err);
+	done_text(&r);
+
+	n = snprintf(text, sizeof(text), "h\n");
+	for (int i = 0; i < CSV_MAX_FIELDS - 1; i++)
+		n += snprintf(text + n, sizeof(text) - n, "%d,", i % 10);
+	snprintf(text + n, sizeof(text) - n, "last\n");
+	CHECK(open_text(&r, text) == 0 && csv_next(&r) == 1 && r.nfields == CSV_MAX_FIELDS &&
+		  field_is(&r, CSV_MAX_FIELDS - 1, "last"), "a record of exactly %d fields is read", CSV_MAX_FIELDS);
+	done_text(&r);
+}
+
+static void
+test_long_field(void)
+{
+	csv_reader	r;
+	size_t		len = 100000;
+	char	   *text = malloc(len + 8);
+
+	memcpy(text, "h\n", 2);
+	memset(text + 2, 'z', len);
+	memcpy(text + 2 + len, ",1\n", 4);
+	put_file(text, strlen(text));
+	CHECK(csv_open(&r, path) == 0 && csv_next(&r) == 1 && strlen(csv_get(&r, 0)) == len &&
+		  field_is(&r, 1, "1"), "a field of %zu bytes is read whole (the buffer grows)", len);
+	done_text(&r);
+	free(text);
+}
+
+static void
+test_numbers(void)
+{
+	double		d = -1;
+	int			i = -1;
+
+	CHECK(csv_parse_double(" 12.5\t", &d) == 0 && d == 12.5, "double: blanks around a number");
+	CHECK(csv_parse_double("1e3", &d) == 0 && d == 1000, "double: an exponent");
+	CHECK(csv_parse_double("", &d) == -1 && csv_parse_double("  ", &d) == -1, "double: an empty field is no number");
+	CHECK(csv_parse_double("12x", &d) == -1 && csv_parse_double("1 2", &d) == -1, "double: trailing text is refused");
+	CHECK(csv_parse_double("1e400", &d) == -1, "double: an overflow is refused");
+	CHECK(csv_parse_double("nan", &d) == -1 && csv_parse_double("inf", &d) == -1, "double: NaN and infinity are refused");
+	CHECK(csv_parse_int(" -7 ", &i) == 0 && i == -7, "int: blanks and a sign");
+	CHECK(csv_parse_int("2147483647", &i) == 0 && i == 2147483647, "int: the largest int");
+	CHECK(csv_parse_int("2147483648", &i) == -1, "int: beyond int is refused");
+	CHECK(csv_parse_int("1.5", &i) == -1 && csv_parse_int("", &i) == -1, "int: a fraction or nothing is refused");
+}
+
+int
+main(void)
+{
+	test_header();
+	test_quoting();
+	test_lines();
+	test_field_limit();
+	test_long_field();
+	test_numbers();
+	return unit_done("test_csv");
+}
