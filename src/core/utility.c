@@ -293,105 +293,114 @@ mx_job_fits_ever(const mx_snapshot *s, const mx_job *j, double alpha)
 	return n > 0;
 }
 
+/* The hard job's one configuration, as it asked: 1, or 0 when it cannot run. */
+static int
+hard_config(const mx_job *j, int ntypes, const int *tot, mx_config *out, int limited)
+{
+	int			t = j->ref_type;
+
+	if (t < 0 || t >= ntypes || j->ref_gpus <= 0 || tot[t] < j->ref_gpus ||
+		(limited && !mx_runtime_ok(j->duration)))
+		return 0;
+	out[0].type = t;
+	out[0].gpus = j->ref_gpus;
+	out[0].utility = 1.0;
+	out[0].runtime = j->duration;
+	return 1;
+}
+
+/*
+ * A soft job's utility on count GPUs of type k: its throughput there over
+ * the reference's (ref > 0); when the reference cannot run the model
+ * (ref = -1), in the speed model's units, still honouring measured zero
+ * points. Not positive and finite when it cannot run there.
+ */
+static double
+soft_utility(const mx_snapshot *s, const mx_job *j, int k, int count, double ref, double alpha)
+{
+	double		thr = mx_throughput(s, j, k, count, alpha);
+	mx_job		j2;
+
+	if (ref > 0)
+		return thr / ref;
+	if (!(thr > 0))
+		return 0.0;
+	j2 = *j;
+	j2.profile = -1;
+	return mx_throughput(s, &j2, k, count, alpha) / mx_ref_throughput(s, &j2, alpha);
+}
+
+/* What a soft job's configurations are drawn from. */
+typedef struct soft_query
+{
+	int			counts[40];		/* GPU counts it may take, ascending */
+	int			ncounts;
+	const int  *tot;			/* up GPUs per type */
+	double		ref;			/* reference throughput, -1: speed units */
+	double		alpha;
+	int			limited;		/* apply the run-time limit */
+	int			max;			/* room in out */
+} soft_query;
+
+/*
+ * Append a soft job's configurations on type k to out[0..n): each count
+ * that fits, unless a smaller count of the type has at least its utility.
+ * The new n (at most q->max).
+ */
+static int
+type_configs(const mx_snapshot *s, const mx_job *j, int k, const soft_query *q, mx_config *out, int n)
+{
+	int			first = n;
+
+	for (int i = 0; i < q->ncounts && q->counts[i] <= q->tot[k]; i++)
+	{
+		double		u = soft_utility(s, j, k, q->counts[i], q->ref, q->alpha);
+		int			dominated = 0;
+
+		if (!(u > 0) || !isfinite(u) || (q->limited && !mx_runtime_ok(j->duration / u)))
+			continue;
+		for (int c = first; c < n && !dominated; c++)
+			dominated = out[c].utility >= u;
+		if (dominated)
+			continue;
+		if (n >= q->max)
+			return n;
+		out[n].type = k;
+		out[n].gpus = q->counts[i];
+		out[n].utility = u;
+		out[n].runtime = j->duration / u;
+		n++;
+	}
+	return n;
+}
+
 static int
 job_configs(const mx_snapshot *s, const mx_job *j, double alpha, mx_config *out, int max, int limited)
 {
 	int			tot[MX_MAX_TYPES];
-	int			counts[40];
-	int			nc,
-				k,
-				i,
-				n = 0;
-	double		ref;
+	soft_query	q = {.tot = tot, .alpha = alpha, .limited = limited, .max = max};
 	uint64_t	m;
+	int			n = 0;
 
 	if (s->ntypes <= 0 || s->ntypes > MX_MAX_TYPES || max <= 0 || !(j->duration > 0) ||
 		!isfinite(j->duration) || j->refuse != NULL)
 		return 0;
 	up_totals(s, tot);
-	ref = mx_ref_throughput(s, j, alpha);
-	if (!(ref > 0) || !isfinite(ref))
+	q.ref = mx_ref_throughput(s, j, alpha);
+	if (!(q.ref > 0) || !isfinite(q.ref))
 	{
 		if (j->cls == MX_HARD)
 			return 0;
 		/* the reference cannot run the model: measure soft configs in speed units */
-		ref = -1;
+		q.ref = -1;
 	}
-
 	if (j->cls == MX_HARD)
-	{
-		int			t = j->ref_type;
-
-		if (t < 0 || t >= s->ntypes || j->ref_gpus <= 0 || tot[t] < j->ref_gpus ||
-			(limited && !mx_runtime_ok(j->duration)))
-			return 0;
-		out[0].type = t;
-		out[0].gpus = j->ref_gpus;
-		out[0].utility = 1.0;
-		out[0].runtime = j->duration;
-		return 1;
-	}
-
+		return hard_config(j, s->ntypes, tot, out, limited);
 	m = allowed_mask(s, j);
-	nc = soft_counts(j, counts);
-	for (k = 0; k < s->ntypes; k++)
-	{
-		int			first = n;
-
-		if (!(m & ((uint64_t) 1 << k)))
-			continue;
-		for (i = 0; i < nc; i++)
-		{
-			double		thr,
-						u;
-			int			d,
-						c;
-
-			if (counts[i] > tot[k])
-				break;
-			if (ref > 0)
-				thr = mx_throughput(s, j, k, counts[i], alpha);
-			else
-			{
-				/* speed model, still honouring measured zero points */
-				mx_job		j2 = *j;
-
-				thr = mx_throughput(s, j, k, counts[i], alpha);
-				j2.profile = -1;
-				thr = thr > 0 ? mx_throughput(s, &j2, k, counts[i], alpha) : 0.0;
-			}
-			if (!(thr > 0) || !isfinite(thr))
-				continue;
-			if (ref > 0)
-				u = thr / ref;
-			else
-			{
-				mx_job		j2 = *j;
-
-				j2.profile = -1;
-				u = thr / mx_ref_throughput(s, &j2, alpha);
-			}
-			if (!(u > 0) || !isfinite(u) || (limited && !mx_runtime_ok(j->duration / u)))
-				continue;
-			/* dominated by a smaller count of this type with >= utility? */
-			d = 0;
-			for (c = first; c < n; c++)
-				if (out[c].utility >= u)
-				{
-					d = 1;
-					break;
-				}
-			if (d)
-				continue;
-			if (n >= max)
-				return n;
-			out[n].type = k;
-			out[n].gpus = counts[i];
-			out[n].utility = u;
-			out[n].runtime = j->duration / u;
-			n++;
-		}
-	}
+	q.ncounts = soft_counts(j, q.counts);
+	for (int k = 0; k < s->ntypes && n < max; k++)
+		if (m & ((uint64_t) 1 << k))
+			n = type_configs(s, j, k, &q, out, n);
 	return n;
 }
 

@@ -114,14 +114,10 @@ assign_virtual_now(const char *newval, void *extra)
 	mx_virtual_now = extra ? *(TimestampTz *) extra : 0;
 }
 
-void
-mx_guc_init(void)
+/* The worker, the launchers and operations (docs/operations.md). */
+static void
+define_operation_gucs(void)
 {
-	mx_options	d;
-
-	/* Boot values are the core's defaults, justified in docs/model.md. */
-	mx_options_default(&d);
-
 	DefineCustomBoolVariable("mixdnn.launch_worker",
 							 "Whether the launch worker serves this database; off for ALTER DATABASE ... SET.",
 							 "With it off, rounds still run at commit and mixdnn.launch_due() launches when called.",
@@ -153,124 +149,6 @@ mx_guc_init(void)
 							 &mx_guc_plan_mode, MX_PLAN_MODE_COMMIT, plan_mode_options,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 
-	DefineCustomEnumVariable("mixdnn.policy",
-							 "Scheduling policy of the rounds.",
-							 "mixdnn is the utility model; k8s, static and backfill are the baselines of the evaluation.",
-							 &mx_guc_policy, MX_POLICY_MIXDNN, policy_options,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("mixdnn.use_milp",
-							 "Solve the GLPK utility model; off plans with the greedy heuristic only.",
-							 NULL, &mx_guc_use_milp, d.use_milp != 0,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomIntVariable("mixdnn.solver_time_limit",
-							"Budget of the GLPK solve in a round: CPU time for the configuration LP, wall time for the MILP.",
-							"When it runs out the round keeps the heuristic's plan (the MILP: the best plan found, at worst the heuristic's).",
-							&mx_guc_time_limit_ms, (int) d.time_limit_ms, 1, 60000,
-							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
-
-	DefineCustomRealVariable("mixdnn.mip_gap",
-							 "Relative MIP gap at which GLPK stops.",
-							 NULL, &mx_guc_mip_gap, d.mip_gap, 0.0, 1.0,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomIntVariable("mixdnn.planning_window",
-							"Waiting jobs inside the MILP; later jobs are planned by the heuristic.",
-							NULL, &mx_guc_window_jobs, d.window_jobs, 0, 10000,
-							PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomIntVariable("mixdnn.grid_points",
-							"Start-time points of the MILP's time grid.",
-							NULL, &mx_guc_grid_points, d.grid_points, 2, 1000,
-							PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomRealVariable("mixdnn.scaling_alpha",
-							 "Exponent of the scaling model: throughput grows as gpus^alpha.",
-							 NULL, &mx_guc_scaling_alpha, d.scaling_alpha, 0.0, 1.0,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomIntVariable("mixdnn.overrun_grace",
-							"A job past its planned end is assumed to hold its GPUs this much longer.",
-							NULL, &mx_guc_overrun_s, (int) d.overrun_s, 1, 86400,
-							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
-
-	DefineCustomIntVariable("mixdnn.aging",
-							"A waiting job's weight grows by its own weight every this many seconds of waiting.",
-							NULL, &mx_guc_aging_s, (int) d.aging_s, 1, 365 * 86400,
-							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
-
-	DefineCustomRealVariable("mixdnn.starve_factor",
-							 "A job waiting this many times its best run time is starving and gets a reservation.",
-							 "0 never reserves for a starving job.",
-							 &mx_guc_starve_factor, d.starve_factor, 0.0, 1000000.0,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomRealVariable("mixdnn.critical_margin",
-							 "Slack, as a share of its best run time, at which a long job becomes makespan-critical.",
-							 "A critical job is served first whenever it fits now; -1 turns the guard off.",
-							 &mx_guc_critical_margin, d.critical_margin, -1.0, 100.0,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomRealVariable("mixdnn.critical_wait",
-							 "A long job can be makespan-critical or draining only once it has waited this many times its best run time.",
-							 "Lets the short jobs queued with a long one go first for a moment; 0 makes a job critical on arrival.",
-							 &mx_guc_critical_wait, d.critical_wait, 0.0, 100.0,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomRealVariable("mixdnn.drain_margin",
-							 "Slack, as a share of its best run time, below which a critical job reserves GPUs.",
-							 "Makespan first: GPUs are drained for the job at the cost of average JCT; -1 (the default) never.",
-							 &mx_guc_drain_margin, d.drain_margin, -1.0, 100.0,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("mixdnn.reserve_all",
-							 "Every waiting job reserves GPUs in its turn, and the MILP plans on a time grid.",
-							 "The ablation of the guards (every job may hold GPUs ahead of time); kept for comparison (docs/model.md).",
-							 &mx_guc_reserve_all, d.reserve_all != 0,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomIntVariable("mixdnn.planning_horizon",
-							"Waiting jobs a round plans: the first ones by priority, then submission time.",
-							"The rest stay pending, queued, so a round's cost is bounded whatever the queue "
-							"(docs/design.md, \"The waiting queue\").",
-							&mx_guc_planning_horizon, 2000, 1, 100000,
-							PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomRealVariable("mixdnn.replan_tolerance",
-							 "A planned start that moves later by less than this share of its distance from now is not rewritten.",
-							 "Starts that move earlier, configurations and statuses are always written; 0 writes every change.",
-							 &mx_guc_replan_tolerance, 0.1, 0.0, 1.0,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomIntVariable("mixdnn.max_waiting_jobs",
-							"Most pending and planned jobs one role may have; a submission beyond it fails.",
-							"0 means no limit.",
-							&mx_guc_max_waiting_jobs, 1000, 0, 10000000,
-							PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("mixdnn.fair_share",
-							 "Weigh each job by its owner's fair-share factor (mixdnn.shares).",
-							 "Owners who used less than their share of the GPUs are served first (docs/model.md).",
-							 &mx_guc_fair_share, false,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomIntVariable("mixdnn.fair_share_half_life",
-							"Half-life of the GPU usage history fair share is computed from.",
-							NULL, &mx_guc_fair_share_half_life_s, 86400, 60, 365 * 86400,
-							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
-
-	DefineCustomBoolVariable("mixdnn.lp_configs",
-							 "A GLPK LP over the waiting jobs chooses their GPU types and counts.",
-							 "Off: the start-now MILP instead (docs/model.md, \"Configuration LP\"); for comparison.",
-							 &mx_guc_lp_configs, d.lp_configs != 0,
-							 PGC_SUSET, 0, NULL, NULL, NULL);
-
-	DefineCustomIntVariable("mixdnn.lp_window",
-							"Waiting jobs inside the configuration LP.",
-							NULL, &mx_guc_lp_window, d.lp_window, 1, 10000,
-							PGC_SUSET, 0, NULL, NULL, NULL);
-
 	DefineCustomIntVariable("mixdnn.lease_timeout",
 							"A launcher silent for longer loses its jobs.",
 							NULL, &mx_guc_lease_timeout_s, 60, 1, 86400,
@@ -287,6 +165,152 @@ mx_guc_init(void)
 							"fails with SQLSTATE 55P03 and is retried (docs/design.md, Security).",
 							&mx_guc_lock_timeout_ms, 2000, 10, 600000,
 							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
+}
+
+/* The solver and its budget (docs/model.md, "Configuration LP", "MILP"). */
+static void
+define_solver_gucs(const mx_options *d)
+{
+	DefineCustomEnumVariable("mixdnn.policy",
+							 "Scheduling policy of the rounds.",
+							 "mixdnn is the utility model; k8s, static and backfill are the baselines of the evaluation.",
+							 &mx_guc_policy, MX_POLICY_MIXDNN, policy_options,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("mixdnn.use_milp",
+							 "Solve the GLPK utility model; off plans with the greedy heuristic only.",
+							 NULL, &mx_guc_use_milp, d->use_milp != 0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.solver_time_limit",
+							"Budget of the GLPK solve in a round: CPU time for the configuration LP, wall time for the MILP.",
+							"When it runs out the round keeps the heuristic's plan (the MILP: the best plan found, at worst the heuristic's).",
+							&mx_guc_time_limit_ms, (int) d->time_limit_ms, 1, 60000,
+							PGC_SUSET, GUC_UNIT_MS, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("mixdnn.mip_gap",
+							 "Relative MIP gap at which GLPK stops.",
+							 NULL, &mx_guc_mip_gap, d->mip_gap, 0.0, 1.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.planning_window",
+							"Waiting jobs inside the MILP; later jobs are planned by the heuristic.",
+							NULL, &mx_guc_window_jobs, d->window_jobs, 0, 10000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.grid_points",
+							"Start-time points of the MILP's time grid.",
+							NULL, &mx_guc_grid_points, d->grid_points, 2, 1000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("mixdnn.lp_configs",
+							 "A GLPK LP over the waiting jobs chooses their GPU types and counts.",
+							 "Off: the start-now MILP instead (docs/model.md, \"Configuration LP\"); for comparison.",
+							 &mx_guc_lp_configs, d->lp_configs != 0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.lp_window",
+							"Waiting jobs inside the configuration LP.",
+							NULL, &mx_guc_lp_window, d->lp_window, 1, 10000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+}
+
+/* The utility model and the guards (docs/model.md). */
+static void
+define_model_gucs(const mx_options *d)
+{
+	DefineCustomRealVariable("mixdnn.scaling_alpha",
+							 "Exponent of the scaling model: throughput grows as gpus^alpha.",
+							 NULL, &mx_guc_scaling_alpha, d->scaling_alpha, 0.0, 1.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.overrun_grace",
+							"A job past its planned end is assumed to hold its GPUs this much longer.",
+							NULL, &mx_guc_overrun_s, (int) d->overrun_s, 1, 86400,
+							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.aging",
+							"A waiting job's weight grows by its own weight every this many seconds of waiting.",
+							NULL, &mx_guc_aging_s, (int) d->aging_s, 1, 365 * 86400,
+							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("mixdnn.starve_factor",
+							 "A job waiting this many times its best run time is starving and gets a reservation.",
+							 "0 never reserves for a starving job.",
+							 &mx_guc_starve_factor, d->starve_factor, 0.0, 1000000.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("mixdnn.critical_margin",
+							 "Slack, as a share of its best run time, at which a long job becomes makespan-critical.",
+							 "A critical job is served first whenever it fits now; -1 turns the guard off.",
+							 &mx_guc_critical_margin, d->critical_margin, -1.0, 100.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("mixdnn.critical_wait",
+							 "A long job can be makespan-critical or draining only once it has waited this many times its best run time.",
+							 "Lets the short jobs queued with a long one go first for a moment; 0 makes a job critical on arrival.",
+							 &mx_guc_critical_wait, d->critical_wait, 0.0, 100.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("mixdnn.drain_margin",
+							 "Slack, as a share of its best run time, below which a critical job reserves GPUs.",
+							 "Makespan first: GPUs are drained for the job at the cost of average JCT; -1 (the default) never.",
+							 &mx_guc_drain_margin, d->drain_margin, -1.0, 100.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("mixdnn.reserve_all",
+							 "Every waiting job reserves GPUs in its turn, and the MILP plans on a time grid.",
+							 "The ablation of the guards (every job may hold GPUs ahead of time); kept for comparison (docs/model.md).",
+							 &mx_guc_reserve_all, d->reserve_all != 0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.planning_horizon",
+							"Waiting jobs a round plans: the first ones by priority, then submission time.",
+							"The rest stay pending, queued, so a round's cost is bounded whatever the queue "
+							"(docs/design.md, \"The waiting queue\").",
+							&mx_guc_planning_horizon, 2000, 1, 100000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("mixdnn.replan_tolerance",
+							 "A planned start that moves later by less than this share of its distance from now is not rewritten.",
+							 "Starts that move earlier, configurations and statuses are always written; 0 writes every change.",
+							 &mx_guc_replan_tolerance, 0.1, 0.0, 1.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+}
+
+/* Quotas and fair share (docs/model.md, "Quotas and fair share"). */
+static void
+define_tenancy_gucs(void)
+{
+	DefineCustomIntVariable("mixdnn.max_waiting_jobs",
+							"Most pending and planned jobs one role may have; a submission beyond it fails.",
+							"0 means no limit.",
+							&mx_guc_max_waiting_jobs, 1000, 0, 10000000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("mixdnn.fair_share",
+							 "Weigh each job by its owner's fair-share factor (mixdnn.shares).",
+							 "Owners who used less than their share of the GPUs are served first (docs/model.md).",
+							 &mx_guc_fair_share, false,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.fair_share_half_life",
+							"Half-life of the GPU usage history fair share is computed from.",
+							NULL, &mx_guc_fair_share_half_life_s, 86400, 60, 365 * 86400,
+							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
+}
+
+void
+mx_guc_init(void)
+{
+	mx_options	d;
+
+	/* Boot values are the core's defaults, justified in docs/model.md. */
+	mx_options_default(&d);
+	define_operation_gucs();
+	define_solver_gucs(&d);
+	define_model_gucs(&d);
+	define_tenancy_gucs();
 }
 
 /* After every module has defined its settings, so none of them is refused. */
