@@ -50,6 +50,8 @@
 int			mx_typelp_test_force_error = 0;
 int			mx_typelp_test_force_nofeas = 0;
 int			mx_typelp_test_iterations = 0;
+int			mx_typelp_test_chunk = 0;
+double		mx_typelp_test_chunk_cpu_ms = 0;
 
 typedef struct tlp_col
 {
@@ -297,6 +299,7 @@ simplex_chunks(glp_prob *P, glp_smcp *sm, int it_total, int chunk, double deadli
 {
 	int			first = glp_get_it_cnt(P),
 				ret;
+	double		charged = 0;	/* tests: CPU time the chunks are said to have taken */
 
 	for (;;)
 	{
@@ -306,7 +309,8 @@ simplex_chunks(glp_prob *P, glp_smcp *sm, int it_total, int chunk, double deadli
 		ret = glp_simplex(P, sm);
 		if (ret != GLP_EITLIM || glp_get_it_cnt(P) - first >= it_total)
 			return ret;
-		if (mx_thread_cpu_ms() >= deadline_ms)
+		charged += mx_typelp_test_chunk_cpu_ms;
+		if (mx_thread_cpu_ms() + charged >= deadline_ms)
 			return GLP_ETMLIM;
 	}
 }
@@ -365,7 +369,8 @@ solve(tlp_model *m, double deadline_ms)
 				st,
 				ret,
 				it_total = mx_typelp_test_iterations > 0 ? mx_typelp_test_iterations : TLP_ITER_PER_ROW * m->nrow,
-				chunk = (int) fmax(TLP_MIN_CHUNK, TLP_CHUNK_WORK / (m->ncol > 0 ? m->ncol : 1));
+				chunk = mx_typelp_test_chunk > 0 ? mx_typelp_test_chunk
+				: (int) fmax(TLP_MIN_CHUNK, TLP_CHUNK_WORK / (m->ncol > 0 ? m->ncol : 1));
 
 	/* the model's build may have used what the planner's check left */
 	if (mx_thread_cpu_ms() >= deadline_ms)

@@ -42,6 +42,12 @@ extern int	mx_typelp_test_force_nofeas;
 /* Tests only: > 0 replaces the simplex iteration limit (in all). */
 extern int	mx_typelp_test_iterations;
 
+/* Tests only: > 0 replaces the chunk size (iterations). */
+extern int	mx_typelp_test_chunk;
+
+/* Tests only: CPU milliseconds each chunk is taken to have used. */
+extern double mx_typelp_test_chunk_cpu_ms;
+
 /*
  * Choose a configuration for each of the jobs window[0..n) of s against cap
  * (running jobs and the round's holds). On MX_TYPELP_OK, choice[i] is the

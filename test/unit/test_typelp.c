@@ -119,6 +119,41 @@ false_nofeas(int on)
 	mx_typelp_test_force_nofeas = on;
 }
 
+/* The simplex in chunks of 3 iterations, resumed from the basis. */
+static void
+small_chunks(int on)
+{
+	mx_typelp_test_chunk = on ? 3 : 0;
+}
+
+/* Small chunks, each taken to use a thousand seconds of CPU. */
+static void
+slow_chunks(int on)
+{
+	small_chunks(on);
+	mx_typelp_test_chunk_cpu_ms = on ? 1e6 : 0;
+}
+
+static void
+one_iteration(int on)
+{
+	mx_typelp_test_iterations = on;
+}
+
+/* An iteration limit of 2 in all, spent in chunks of 1. */
+static void
+two_iterations_in_chunks(int on)
+{
+	mx_typelp_test_chunk = on ? 1 : 0;
+	mx_typelp_test_iterations = on ? 2 : 0;
+}
+
+static void
+glpk_error(int on)
+{
+	mx_typelp_test_force_error = on;
+}
+
 /*
  * Plan nseeds random snapshots with the defaults (budget time_limit_ms),
  * once as they are and once with perturb on: every plan fits, no GLPK
@@ -203,11 +238,22 @@ test_nofeas_rescue(void)
 }
 
 /*
- * With *hook = value for one round the round keeps the heuristic's plan and
- * names solver; the next round (hook reset) uses GLPK again.
+ * An LP that needs many chunks (3 iterations each, against hundreds per
+ * solve) chooses as one solved in a single chunk: the chunks resume from
+ * the basis, and the iteration limit counts the iterations of them all.
  */
 static void
-falls_back_once(const char *what, int *hook, int value, const char *solver)
+test_chunks(void)
+{
+	same_plans_when("the simplex in chunks of 3 iterations", small_chunks, 5000, 20);
+}
+
+/*
+ * With perturb on for one round the round keeps the heuristic's plan and
+ * names solver; the next round (perturb off) uses GLPK again.
+ */
+static void
+falls_back_once(const char *what, void (*perturb)(int), const char *solver)
 {
 	mx_snapshot s;
 	mx_options	o;
@@ -220,9 +266,9 @@ falls_back_once(const char *what, int *hook, int value, const char *solver)
 	o.use_milp = 0;
 	CHECK(mx_plan_round(&s, &o, &h) == 0, "%s: heuristic reference plan", what);
 	o.use_milp = 1;
-	*hook = value;
+	perturb(1);
 	CHECK(mx_plan_round(&s, &o, &p) == 0, "%s: the round survives", what);
-	*hook = 0;
+	perturb(0);
 	CHECK(strcmp(p.solver, solver) == 0, "%s: solver '%s'", what, p.solver);
 	CHECK(fx_same_assignments(&h, &p), "%s: the heuristic's plan is returned", what);
 	mx_plan_free(&p);
@@ -234,15 +280,20 @@ falls_back_once(const char *what, int *hook, int value, const char *solver)
 }
 
 /*
- * An iteration limit that phase 1 cannot meet (one iteration in all) is
- * named for the iteration limit, not the time limit; a GLPK error is caught.
+ * An iteration limit that phase 1 cannot meet is named for the iteration
+ * limit, not the time limit, also when it is spent in several chunks; a
+ * budget that runs out between two chunks keeps the heuristic's plan (a
+ * partial solution would depend on where the budget struck); a GLPK error
+ * is caught.
  */
 static void
 test_fallbacks(void)
 {
-	falls_back_once("a one-iteration simplex", &mx_typelp_test_iterations, 1,
+	falls_back_once("a one-iteration simplex", one_iteration, "heuristic (glpk iteration limit)");
+	falls_back_once("two iterations in chunks of one", two_iterations_in_chunks,
 					"heuristic (glpk iteration limit)");
-	falls_back_once("a GLPK error", &mx_typelp_test_force_error, 1, "heuristic (glpk error)");
+	falls_back_once("the CPU budget spent after a chunk", slow_chunks, "heuristic (glpk time limit)");
+	falls_back_once("a GLPK error", glpk_error, "heuristic (glpk error)");
 }
 
 int
@@ -253,6 +304,7 @@ main(void)
 	test_random();
 	test_busy_clock();
 	test_nofeas_rescue();
+	test_chunks();
 	test_fallbacks();
 	return unit_done("test_typelp");
 }
