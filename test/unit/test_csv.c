@@ -105,10 +105,48 @@ test_lines(void)
 	CHECK(r.line == 5, "lines: comment and blank lines are skipped but counted (line %d)", r.line);
 	CHECK(csv_next(&r) == 1 && field_is(&r, 0, "two\nlines") && field_is(&r, 1, "x"),
 		  "lines: a newline inside quotes is text");
+	CHECK(r.line == 7, "lines: after a quoted newline the line is the record's last (line %d)", r.line);
 	CHECK(csv_next(&r) == 1 && field_is(&r, 0, "3") && field_is(&r, 1, "4"),
 		  "lines: a last record without a newline is read");
 	CHECK(r.line == 8, "lines: the quoted newline counts as a line (line %d)", r.line);
 	CHECK(csv_next(&r) == 0, "lines: then the end of the file");
+	done_text(&r);
+}
+
+static void
+test_carriage_returns(void)
+{
+	csv_reader	r;
+
+	CHECK(open_text(&r, "h,i\n\r\na\rb,c\n\r\nd,e\r") == 0, "carriage returns: opens");
+	CHECK(csv_next(&r) == 1 && field_is(&r, 0, "a\rb") && field_is(&r, 1, "c") && r.line == 3,
+		  "carriage returns: a lone \\r inside a record is text; a line of \\r\\n only is blank");
+	CHECK(csv_next(&r) == 1 && field_is(&r, 0, "d") && field_is(&r, 1, "e") && r.line == 5,
+		  "carriage returns: \\r before the end of the file ends the record (line %d)", r.line);
+	CHECK(csv_next(&r) == 0, "carriage returns: then the end of the file");
+	done_text(&r);
+
+	CHECK(open_text(&r, "h\n\rx\n") == 0 && csv_next(&r) == 1 && field_is(&r, 0, "x") && r.line == 3,
+		  "carriage returns: a line that starts with a lone \\r is skipped as blank, its rest read as the next line");
+	done_text(&r);
+}
+
+static void
+test_after_quotes(void)
+{
+	csv_reader	r;
+
+	CHECK(open_text(&r, "a,b\n\"x\"yz,\"p\"x\"q\n\"s\" t,\"u\"\n") == 0, "after quotes: opens");
+	CHECK(csv_next(&r) == 1 && field_is(&r, 0, "xyz"), "after quotes: text after a closing quote is kept");
+	CHECK(field_is(&r, 1, "px\"q"),
+		  "after quotes: a quote later in a field whose quotes closed is text, not a second quoting (got '%s')",
+		  csv_get(&r, 1));
+	CHECK(csv_next(&r) == 1 && field_is(&r, 0, "s t") && field_is(&r, 1, "u"),
+		  "after quotes: the next field may open its own quotes");
+	done_text(&r);
+
+	CHECK(open_text(&r, "only,a,header\n") == 0 && r.nheader == 3 && csv_next(&r) == 0,
+		  "a file with only a header has no record");
 	done_text(&r);
 }
 
@@ -177,6 +215,8 @@ main(void)
 	test_header();
 	test_quoting();
 	test_lines();
+	test_carriage_returns();
+	test_after_quotes();
 	test_field_limit();
 	test_long_field();
 	test_numbers();
