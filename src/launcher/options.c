@@ -178,7 +178,48 @@ absolute_dir(const char *what, const char *dir, bool create)
 	return strdup(path);
 }
 
-/* Output and state directories exist and take files. */
+/*
+ * No other account can change what dir names: every directory above it is
+ * owned by root or by this launcher's account and is writable by no one
+ * else unless it is sticky (as /tmp is: no one else can rename or remove
+ * what we own in it), and with own, dir itself is ours and writable by no
+ * one else. A directory another account could swap would let it plant a
+ * keeper's socket that the launcher adopts (the state directory), or send
+ * the files root creates elsewhere (the output directory). dir is a
+ * realpath().
+ */
+static void
+check_trusted(const char *what, const char *dir, bool own)
+{
+	char		path[PATH_MAX];
+	uid_t		me = geteuid();
+
+	snprintf(path, sizeof(path), "%s", dir);
+	for (bool top = true;; top = false)
+	{
+		struct stat st;
+		char	   *slash;
+		bool		mine_only = top && own;
+
+		if (stat(path, &st) != 0)
+			config_error("%s \"%s\": cannot check %s: %s", what, dir, path, strerror(errno));
+		if (st.st_uid != me && (mine_only || st.st_uid != 0))
+			config_error("%s \"%s\" is not safe: %s belongs to uid %d, not to root or this launcher (uid %d)",
+						 what, dir, path, (int) st.st_uid, (int) me);
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (mine_only || !(st.st_mode & S_ISVTX)))
+			config_error("%s \"%s\" is not safe: other accounts may write to %s (mode %04o)",
+						 what, dir, path, (unsigned) (st.st_mode & 07777));
+		if (strcmp(path, "/") == 0)
+			return;
+		slash = strrchr(path, '/');
+		if (slash == path)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
+/* Output and state directories exist, take files, and no one else can swap them. */
 static void
 check_dirs(lx_config *cfg)
 {
@@ -189,6 +230,7 @@ check_dirs(lx_config *cfg)
 	if (cfg->output_dir != NULL)
 	{
 		cfg->output_dir = absolute_dir("--output-dir", cfg->output_dir, false);
+		check_trusted("--output-dir", cfg->output_dir, false);
 		snprintf(probe, sizeof(probe), "%s/.mixdnn-launcher-probe-%d", cfg->output_dir, (int) getpid());
 		fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
 		if (fd < 0)
@@ -202,11 +244,12 @@ check_dirs(lx_config *cfg)
 			snprintf(def, sizeof(def), "/run/mixdnn-launcher");
 		else
 			snprintf(def, sizeof(def), "/tmp/mixdnn-launcher-%d", (int) geteuid());
-		(void) absolute_dir("state directory", def, true);
+		free(absolute_dir("state directory", def, true));
 		snprintf(def + strlen(def), sizeof(def) - strlen(def), "/%s", cfg->node);
 		cfg->state_dir = def;
 	}
 	cfg->state_dir = absolute_dir("--state-dir", cfg->state_dir, true);
+	check_trusted("--state-dir", cfg->state_dir, true);
 	if (chmod(cfg->state_dir, 0700) != 0)
 		config_error("cannot make --state-dir \"%s\" private: %s", cfg->state_dir, strerror(errno));
 }

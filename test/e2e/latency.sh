@@ -17,8 +17,8 @@ LAUNCHER=${MIXDNN_LAUNCHER:-$ROOT/bin/mixdnn-launcher}
 [ -x "$LAUNCHER" ] || { echo "latency: $LAUNCHER is not built" >&2; exit 2; }
 
 WORK=$(mktemp -d /tmp/mixdnn-latency.XXXXXX)
-chmod 777 "$WORK"
-mkdir -m 777 "$WORK/out"
+chmod 1777 "$WORK"	# sticky: the launcher's directories below stay its own
+mkdir -m 1777 "$WORK/out"
 . "$ROOT/test/lib/cluster.sh"
 LPID=
 trap '[ -n "$LPID" ] && kill "$LPID" 2>/dev/null; wait; cluster_stop; rm -rf "$WORK"' EXIT

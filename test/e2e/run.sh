@@ -27,7 +27,7 @@ if [ ! -x "$MIXDNN_LAUNCHER" ]; then
 fi
 
 WORK=$(mktemp -d /tmp/mixdnn-e2e.XXXXXX)
-chmod 777 "$WORK"
+chmod 1777 "$WORK"	# sticky: the launchers' directories below stay their own
 export MIXDNN_E2E_WORK=$WORK
 if [ "${MIXDNN_E2E_USE_ENV:-}" != 1 ]; then
 	. "$ROOT/test/lib/cluster.sh"

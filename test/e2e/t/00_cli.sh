@@ -45,6 +45,45 @@ echo secret >"$T/pw"
 chmod 644 "$T/pw"
 config_error "a --password-file others can read" 'no one else can read' "${L[@]}" --node n1 --password-file "$T/pw"
 
+# Directories another account could swap: it could plant a keeper's socket
+# the launcher adopts (state) or send the files root creates elsewhere (output).
+mkdir -p "$T/open" "$T/theirs"
+chmod 777 "$T/open"
+chown nobody "$T/theirs"
+config_error "a --state-dir in a directory others can write" 'other accounts may write to '"$T"'/open (mode 0777)' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --state-dir "$T/open/state"
+config_error "a --state-dir of another account" "belongs to uid $(id -u nobody)" \
+	env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --state-dir "$T/theirs"
+config_error "an --output-dir others can write, not sticky" 'other accounts may write to '"$T"'/open' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --output-dir "$T/open"
+mkdir -p "$T/open/out"
+config_error "an --output-dir inside a directory others can write" 'other accounts may write to '"$T"'/open' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --output-dir "$T/open/out"
+ln -s "$T/open" "$T/link"
+config_error "a --state-dir reached through a symbolic link" 'other accounts may write to '"$T"'/open' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --state-dir "$T/link/state"
+# The default state directory of a launcher that is not root is in /tmp,
+# where another account can create it first.
+D=/tmp/mixdnn-launcher-$(id -u nobody)
+if [ ! -e "$D" ]; then
+	mkdir -m 777 "$D"
+	chown daemon "$D"
+	config_error "a default state directory another account created first" "$D belongs to uid $(id -u daemon)" \
+		runuser -u nobody -- env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --allow-same-user
+	rm -rf "$D"
+else
+	skip 3 "$D exists already"
+fi
+PGHOST=/nonexistent runuser -u nobody -- "$MIXDNN_LAUNCHER" --node n1 --allow-same-user >"$T/own-default.log" 2>&1 &
+pid=$!
+wait_until 5 "grep -q 'retrying in' '$T/own-default.log'"
+ok $? "a default state directory of its own: it starts" || diag "$(cat "$T/own-default.log")"
+kill -TERM "$pid"
+wait "$pid"
+[ -e "$D" ] && [ "$(stat -c %U:%a "$D")" = nobody:700 ]
+ok $? "and it is the launcher's own, mode 0700"
+rm -rf "$D"
+
 # A transient error (the server is not there yet) keeps the retry loop.
 PGHOST=/nonexistent PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 >"$T/launcher-retry.log" 2>&1 &
 pid=$!
