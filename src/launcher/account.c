@@ -2,6 +2,7 @@
  * account.c — mapping job owners to OS accounts and becoming them.
  */
 #include <errno.h>
+#include <limits.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "safepath.h"
 
 typedef struct map_entry
 {
@@ -23,13 +25,15 @@ static int	nmap = 0;
 int
 lx_usermap_load(const char *path, char *why, size_t why_size)
 {
-	FILE	   *f = fopen(path, "re");
+	char		bad[PATH_MAX + 256];
+	/* it decides whose account a job runs as: no one else may change it */
+	FILE	   *f = lx_safe_fopen(path, bad, sizeof(bad));
 	char		line[1024];
 	int			lineno = 0;
 
 	if (f == NULL)
 	{
-		snprintf(why, why_size, "cannot read user map \"%s\": %s", path, strerror(errno));
+		snprintf(why, why_size, "user map \"%s\" %s", path, bad);
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f))

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "command.h"
+#include "safepath.h"
 
 #define ENV_BASE 7
 
@@ -28,23 +29,51 @@ fail(const lx_command *c, const char *fmt, const char *arg)
 }
 
 /*
+ * The directory of c->output, walked again now (safepath.h): what was
+ * checked at start may have been swapped since, and root must not create
+ * a file where another account chose. The file's name into *base.
+ */
+static int
+output_dir_fd(const lx_command *c, const char **base)
+{
+	char		dir[PATH_MAX],
+				why[PATH_MAX + 256];
+	const char *slash = strrchr(c->output, '/');
+	int			dfd;
+
+	*base = slash + 1;
+	snprintf(dir, sizeof(dir), "%.*s", (int) (slash == c->output ? 1 : slash - c->output), c->output);
+	dfd = lx_safe_dir(dir, LX_DIR_TRUSTED, false, why, sizeof(why));
+	if (dfd < 0)
+	{
+		errno = EPERM;
+		fail(c, "the output directory %s: %s", why);
+	}
+	return dfd;
+}
+
+/*
  * The output file is created by root and handed to the job's user. A name
- * someone planted before (a symbolic or hard link, another user's file) is
- * refused: handing it over would give away whatever it points to.
+ * someone planted before (a symbolic or hard link, another user's file, a
+ * FIFO, whose open would wait for a writer) is refused: handing it over
+ * would give away whatever it points to.
  */
 static void
 open_output(const lx_command *c)
 {
 	struct stat st;
-	const int	flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC;
+	const int	flags = O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
 	bool		created = true;
-	int			fd = open(c->output, flags | O_CREAT | O_EXCL, 0640);
+	const char *base;
+	int			dfd = output_dir_fd(c, &base),
+				fd = openat(dfd, base, flags | O_CREAT | O_EXCL, 0640);
 
 	if (fd < 0 && errno == EEXIST)
 	{
 		created = false;
-		fd = open(c->output, flags);
+		fd = openat(dfd, base, flags);
 	}
+	close(dfd);
 	if (fd < 0)
 		fail(c, "cannot open output file %s: %s", c->output);
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1
@@ -55,6 +84,8 @@ open_output(const lx_command *c)
 	}
 	if (created && geteuid() == 0 && fchown(fd, c->account->uid, c->account->gid) != 0)
 		fail(c, "cannot give output file %s to the job's user: %s", c->output);
+	if (fcntl(fd, F_SETFL, O_WRONLY | O_APPEND) != 0)
+		fail(c, "cannot use output file %s: %s", c->output);
 	if (dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
 		fail(c, "cannot redirect output to %s: %s", c->output);
 	close(fd);

@@ -141,7 +141,8 @@ enter_installation(void)
 			   id, st.installation);
 		lx_kill_all();
 	}
-	if (chdir(cfg.state_dir) != 0 || (mkdir(id, 0700) != 0 && errno != EEXIST) || chdir(id) != 0)
+	/* the descriptor checked at start, never the name: no one can have swapped it since */
+	if (fchdir(cfg.state_fd) != 0 || (mkdir(id, 0700) != 0 && errno != EEXIST) || chdir(id) != 0)
 	{
 		lx_log("configuration error: cannot use state directory %s/%s: %s", cfg.state_dir, id, strerror(errno));
 		exit(2);
@@ -172,7 +173,7 @@ connect_db(void)
 		goto retry;
 
 	/* What an earlier launcher left running is adopted; reconcile gives up the rest. */
-	adopted = lx_adopt();
+	adopted = lx_adopt(cfg.cgroup_base);
 	if (adopted > 0)
 		lx_log("adopted %d running job parts of an earlier launcher", adopted);
 	lx_log("connected to database \"%s\" as %s; listening", PQdb(st.conn), PQuser(st.conn));

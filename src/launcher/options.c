@@ -18,6 +18,7 @@
 #include "account.h"
 #include "log.h"
 #include "options.h"
+#include "safepath.h"
 #include "tree.h"
 
 static void
@@ -163,80 +164,48 @@ refuse_exposed_password(const char *dsn)
 	PQconninfoFree(opts);
 }
 
-static char *
-absolute_dir(const char *what, const char *dir, bool create)
+/*
+ * dir as an absolute path and a descriptor, walked by lx_safe_dir(): no
+ * other account can swap it or a directory above it (safepath.h). The
+ * descriptor, not the name, is what the launcher uses from then on.
+ */
+static int
+trusted_dir(const char *what, const char *dir, lx_dir_rule rule, bool create, char **abs)
 {
-	char		path[PATH_MAX];
-	struct stat st;
+	char		why[PATH_MAX + 256],
+				path[64];
+	int			fd = lx_safe_dir(dir, rule, create, why, sizeof(why));
 
-	if (create && mkdir(dir, 0700) != 0 && errno != EEXIST)
-		config_error("cannot create %s \"%s\": %s", what, dir, strerror(errno));
-	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		config_error("%s \"%s\" is not a directory", what, dir);
-	if (realpath(dir, path) == NULL)
+	if (fd < 0)
+		config_error("%s \"%s\" %s", what, dir, why);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (abs != NULL && (*abs = realpath(path, NULL)) == NULL)
 		config_error("%s \"%s\": %s", what, dir, strerror(errno));
-	return strdup(path);
+	return fd;
 }
 
 /*
- * No other account can change what dir names: every directory above it is
- * owned by root or by this launcher's account and is writable by no one
- * else unless it is sticky (as /tmp is: no one else can rename or remove
- * what we own in it), and with own, dir itself is ours and writable by no
- * one else. A directory another account could swap would let it plant a
- * keeper's socket that the launcher adopts (the state directory), or send
- * the files root creates elsewhere (the output directory). dir is a
- * realpath().
+ * Output and state directories exist, take files, and no other account can
+ * swap them (docs/launcher.md, "What no other account can change").
  */
-static void
-check_trusted(const char *what, const char *dir, bool own)
-{
-	char		path[PATH_MAX];
-	uid_t		me = geteuid();
-
-	snprintf(path, sizeof(path), "%s", dir);
-	for (bool top = true;; top = false)
-	{
-		struct stat st;
-		char	   *slash;
-		bool		mine_only = top && own;
-
-		if (stat(path, &st) != 0)
-			config_error("%s \"%s\": cannot check %s: %s", what, dir, path, strerror(errno));
-		if (st.st_uid != me && (mine_only || st.st_uid != 0))
-			config_error("%s \"%s\" is not safe: %s belongs to uid %d, not to root or this launcher (uid %d)",
-						 what, dir, path, (int) st.st_uid, (int) me);
-		if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (mine_only || !(st.st_mode & S_ISVTX)))
-			config_error("%s \"%s\" is not safe: other accounts may write to %s (mode %04o)",
-						 what, dir, path, (unsigned) (st.st_mode & 07777));
-		if (strcmp(path, "/") == 0)
-			return;
-		slash = strrchr(path, '/');
-		if (slash == path)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
-}
-
-/* Output and state directories exist, take files, and no one else can swap them. */
 static void
 check_dirs(lx_config *cfg)
 {
-	char		probe[PATH_MAX + 64];
+	char		probe[64];
 	char		def[PATH_MAX];
 	int			fd;
 
 	if (cfg->output_dir != NULL)
 	{
-		cfg->output_dir = absolute_dir("--output-dir", cfg->output_dir, false);
-		check_trusted("--output-dir", cfg->output_dir, false);
-		snprintf(probe, sizeof(probe), "%s/.mixdnn-launcher-probe-%d", cfg->output_dir, (int) getpid());
-		fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		int			dfd = trusted_dir("--output-dir", cfg->output_dir, LX_DIR_TRUSTED, false, &cfg->output_dir);
+
+		snprintf(probe, sizeof(probe), ".mixdnn-launcher-probe-%d", (int) getpid());
+		fd = openat(dfd, probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0)
 			config_error("--output-dir \"%s\" is not writable: %s", cfg->output_dir, strerror(errno));
 		close(fd);
-		unlink(probe);
+		unlinkat(dfd, probe, 0);
+		close(dfd);
 	}
 	if (cfg->state_dir == NULL)
 	{
@@ -244,14 +213,15 @@ check_dirs(lx_config *cfg)
 			snprintf(def, sizeof(def), "/run/mixdnn-launcher");
 		else
 			snprintf(def, sizeof(def), "/tmp/mixdnn-launcher-%d", (int) geteuid());
-		free(absolute_dir("state directory", def, true));
+		close(trusted_dir("state directory", def, LX_DIR_OURS, true, NULL));
 		snprintf(def + strlen(def), sizeof(def) - strlen(def), "/%s", cfg->node);
 		cfg->state_dir = def;
 	}
-	cfg->state_dir = absolute_dir("--state-dir", cfg->state_dir, true);
-	check_trusted("--state-dir", cfg->state_dir, true);
-	if (chmod(cfg->state_dir, 0700) != 0)
+	cfg->state_fd = trusted_dir("--state-dir", cfg->state_dir, LX_DIR_OURS, true, &cfg->state_dir);
+	fd = openat(cfg->state_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, 0700) != 0)
 		config_error("cannot make --state-dir \"%s\" private: %s", cfg->state_dir, strerror(errno));
+	close(fd);
 }
 
 static void

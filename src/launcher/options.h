@@ -15,6 +15,7 @@ typedef struct lx_config
 	const char *dsn;
 	char	   *output_dir;		/* made absolute; NULL: inherit */
 	char	   *state_dir;		/* made absolute */
+	int			state_fd;		/* the state directory, walked safely (safepath.h); O_PATH */
 	char	   *password;		/* from --password-file; NULL: libpq's own ways */
 	const char *user_map;
 	double		poll_s;

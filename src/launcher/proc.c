@@ -60,6 +60,9 @@ exited_now(lx_child *c, int code, const char *why)
 	snprintf(c->why, sizeof(c->why), "%s", why ? why : "");
 }
 
+/* The launcher's cgroup, under which its keepers create the parts' ("": none). */
+static char part_cgroup_base[PATH_MAX];
+
 static void
 socket_name(char *buf, size_t size, long long job_id, int attempt)
 {
@@ -75,16 +78,30 @@ unix_socket(const char *name, struct sockaddr_un *addr)
 	return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 }
 
+/*
+ * The keeper's socket name, connected: -1 when no one listens, -2 when the
+ * process listening is not of this launcher's account (a keeper is a fork
+ * of the launcher; anyone else's would report exit codes and cgroups of
+ * its choosing).
+ */
 static int
 connect_keeper(const char *name)
 {
 	struct sockaddr_un addr;
+	struct ucred cr;
+	socklen_t	len = sizeof(cr);
 	int			fd = unix_socket(name, &addr);
 
 	if (fd >= 0 && connect(fd, (struct sockaddr *) &addr, sizeof(addr)) != 0)
 	{
 		close(fd);
 		return -1;
+	}
+	if (fd >= 0 && (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.uid != geteuid()))
+	{
+		close(fd);
+		errno = EPERM;
+		return -2;
 	}
 	if (fd >= 0)
 		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
@@ -180,6 +197,7 @@ lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx)
 	lx_child   *c = new_slot(job->job_id, job->attempt);
 	lx_child   *holder;
 
+	snprintf(part_cgroup_base, sizeof(part_cgroup_base), "%s", ctx->cgroup_base);
 	snprintf(c->gpus, sizeof(c->gpus), "%s", job->gpus ? job->gpus : "");
 	holder = gpu_holder(c->gpus, c);
 	if (holder != NULL)
@@ -267,12 +285,13 @@ start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 }
 
 int
-lx_adopt(void)
+lx_adopt(const char *cgroup_base)
 {
 	DIR		   *d = opendir(".");
 	struct dirent *e;
 	int			n = 0;
 
+	snprintf(part_cgroup_base, sizeof(part_cgroup_base), "%s", cgroup_base);
 	if (d == NULL)
 		return 0;
 	while ((e = readdir(d)) != NULL)
@@ -287,6 +306,9 @@ lx_adopt(void)
 			|| e->d_name[end] != '\0' || lx_find(job_id, attempt) != NULL)
 			continue;
 		fd = connect_keeper(e->d_name);
+		if (fd == -2)
+			lx_log("job %lld attempt %d: the process behind %s is not this launcher's: not adopted",
+				   job_id, attempt, e->d_name);
 		if (fd < 0)
 		{
 			/* Its keeper is gone (it unlinks its socket unless killed). */
@@ -330,6 +352,27 @@ keeper_lost(lx_child *c)
 	exited_now(c, 137, "its keeper process died");
 }
 
+/*
+ * Whether c->cgroup is what this launcher's keeper of c creates: a child
+ * of the launcher's cgroup named mixdnn-...-jJOB-aATTEMPT. Root writes
+ * cgroup.kill there and signals what cgroup.procs lists.
+ */
+static bool
+own_part_cgroup(const lx_child *c)
+{
+	size_t		n = strlen(part_cgroup_base);
+	const char *name = c->cgroup + n + 1;
+	char		tail[64];
+	size_t		t;
+
+	if (n == 0 || strncmp(c->cgroup, part_cgroup_base, n) != 0 || c->cgroup[n] != '/'
+		|| strchr(name, '/') != NULL || strncmp(name, "mixdnn-", 7) != 0)
+		return false;
+	snprintf(tail, sizeof(tail), "-j%lld-a%d", c->job_id, c->attempt);
+	t = strlen(tail);
+	return strlen(name) > t && strcmp(name + strlen(name) - t, tail) == 0;
+}
+
 static void
 keeper_line(lx_child *c, const char *line)
 {
@@ -342,6 +385,12 @@ keeper_line(lx_child *c, const char *line)
 	{
 		c->pid = pid;
 		snprintf(c->cgroup, sizeof(c->cgroup), "%s", strcmp(path, "-") == 0 ? "" : path);
+		if (c->cgroup[0] != '\0' && !own_part_cgroup(c))
+		{
+			lx_log("job %lld attempt %d: its keeper names cgroup %s, not this launcher's: not used",
+				   c->job_id, c->attempt, c->cgroup);
+			c->cgroup[0] = '\0';
+		}
 	}
 	else if (sscanf(line, "X %d %n", &code, &n) == 1 && !c->exited)
 	{

@@ -74,6 +74,7 @@ lx_tree_cgroup_base(char *base, size_t size, char *why, size_t why_size)
 	char		mnt[PATH_MAX],
 				own[PATH_MAX],
 				probe[PATH_MAX + 64];
+	struct stat st = {0};
 
 	base[0] = '\0';
 	if (!cgroup2_mount(mnt, sizeof(mnt)))
@@ -88,6 +89,17 @@ lx_tree_cgroup_base(char *base, size_t size, char *why, size_t why_size)
 	}
 	/* The root cgroup's path is "/": no doubled slash. */
 	snprintf(base, size, "%s%s", mnt, strcmp(own, "/") == 0 ? "" : own);
+	/*
+	 * A cgroup another account owns (a root launcher started inside a
+	 * user's session) lets that account move, freeze or kill the parts.
+	 */
+	if (stat(base, &st) != 0 || (st.st_uid != 0 && st.st_uid != geteuid()))
+	{
+		snprintf(why, why_size, "the launcher's cgroup %s belongs to uid %d, not to root or this launcher",
+				 base, (int) st.st_uid);
+		base[0] = '\0';
+		return;
+	}
 	snprintf(probe, sizeof(probe), "%s/mixdnn-probe-%d", base, (int) getpid());
 	if (mkdir(probe, 0755) != 0 || access(base, W_OK) != 0)
 	{
@@ -108,8 +120,12 @@ lx_tree_init(lx_tree *t, const char *base, const char *name)
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (base != NULL && base[0] != '\0')
 	{
+		struct stat st;
+
 		snprintf(t->cgroup, sizeof(t->cgroup), "%s/%s", base, name);
-		if (mkdir(t->cgroup, 0755) != 0 && errno != EEXIST)
+		/* one left by an earlier keeper of this part is ours; another's is not used */
+		if (mkdir(t->cgroup, 0755) != 0 &&
+			(errno != EEXIST || lstat(t->cgroup, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()))
 			t->cgroup[0] = '\0';
 	}
 }

@@ -30,7 +30,7 @@ config_error "an unregistered node" 'unknown node "nowhere"' env PGUSER=$E2E_LAU
 q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'mxe2e_norights') THEN
 	CREATE ROLE mxe2e_norights LOGIN; END IF; END \$\$" >/dev/null
 config_error "a role without mixdnn_launcher" 'SQLSTATE 42501' env PGUSER=mxe2e_norights "${L[@]}" --node n1
-config_error "a missing --output-dir" 'output-dir "/nonexistent/out" is not a directory' \
+config_error "a missing --output-dir" 'output-dir "/nonexistent/out" cannot be opened: /nonexistent' \
 	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --output-dir /nonexistent/out
 mkdir -p "$T/ro"
 chmod 755 "$T/ro"
@@ -56,9 +56,24 @@ config_error "a --state-dir of another account" "belongs to uid $(id -u nobody)"
 	env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --state-dir "$T/theirs"
 config_error "an --output-dir others can write, not sticky" 'other accounts may write to '"$T"'/open' \
 	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --output-dir "$T/open"
+mkdir -p "$T/sticky"
+chmod 1777 "$T/sticky"
+config_error "an --output-dir others can write, sticky" 'other accounts may write to '"$T"'/sticky (mode 1777)' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --output-dir "$T/sticky"
+printf 'a b\n' >"$T/open/usermap"
+config_error "a --user-map in a directory others can write" 'user map "'"$T"'/open/usermap" is not safe' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --user-map "$T/open/usermap"
+printf 'a b\n' >"$T/usermap-rw"
+chmod 666 "$T/usermap-rw"
+config_error "a --user-map others can write" 'that no one else can write' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --user-map "$T/usermap-rw"
 mkdir -p "$T/open/out"
 config_error "an --output-dir inside a directory others can write" 'other accounts may write to '"$T"'/open' \
 	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --output-dir "$T/open/out"
+ln -s /etc "$T/their-link"
+chown -h nobody "$T/their-link"
+config_error "an --output-dir through another account's link in a sticky directory" "symbolic link $T/their-link belongs to uid $(id -u nobody)" \
+	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --output-dir "$T/their-link"
 ln -s "$T/open" "$T/link"
 config_error "a --state-dir reached through a symbolic link" 'other accounts may write to '"$T"'/open' \
 	env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --state-dir "$T/link/state"

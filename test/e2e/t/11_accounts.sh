@@ -95,4 +95,14 @@ wait_until 20 '[ "$(unfinished)" = 0 ]'
 is "$(status_of "$p"),$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $p")" failed,126 "fails with 126"
 ok "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $p" | grep -q "is not the job user's own"; echo $?)" "saying why"
 is "$(stat -c %U "$T/rootfile"):$(cat "$T/rootfile")" "root:root's" "and the planted file is still root's and unchanged"
+
+# A FIFO planted under the name: opening it for writing would wait for a
+# reader forever, holding the part's GPUs; the job fails at once instead.
+next=$((p + 1))
+mkfifo "$T/joblogs/postgres-$inst-j$next-a1-n1-r0.log"
+p=$(as_role mxe2e_bob "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('fifo', 'hard', 'a100', 1, '1 s', 'echo blocked') RETURNING job_id")
+is "$p" "$next" "a job whose output file name is a FIFO"
+wait_until 20 '[ "$(unfinished)" = 0 ]'
+is "$(status_of "$p"),$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $p")" failed,126 "fails with 126, not waiting for a reader"
 done_testing
