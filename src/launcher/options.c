@@ -125,12 +125,13 @@ static char *
 read_password(const char *path)
 {
 	struct stat st;
-	char		buf[1024];
-	FILE	   *f = fopen(path, "re");
+	char		buf[1024],
+				why[PATH_MAX + 256];
+	FILE	   *f = lx_safe_fopen(path, why, sizeof(why));
 	size_t		n;
 
 	if (f == NULL)
-		config_error("cannot read --password-file \"%s\": %s", path, strerror(errno));
+		config_error("--password-file \"%s\" %s", path, why);
 	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()
 		|| (st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
 		config_error("--password-file \"%s\" must be a regular file of this account (uid %d) "

@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "safepath.h"
 
 #define MAX_LINKS 40			/* as the kernel's own limit on a lookup */
+#define FUSE_MAGIC 0x65735546	/* FUSE_SUPER_MAGIC of linux/magic.h */
 
 /* One walk from "/" to the last directory of a path. */
 typedef struct walk
@@ -55,8 +57,13 @@ check_dir(walk *w, int fd, bool last, lx_dir_rule rule)
 	bool		ours_only = last && rule == LX_DIR_OURS;
 	bool		sticky_ok = !last || rule == LX_DIR_PASSAGE;
 
+	struct statfs fs;
+
 	if (fstat(fd, &st) != 0)
 		return fail(w, "cannot be checked: %s: %s", w->done, strerror(errno));
+	/* its mounter, maybe another account, decides the owners and modes it shows */
+	if (fstatfs(fd, &fs) == 0 && fs.f_type == FUSE_MAGIC)
+		return fail(w, "is not safe: %s is on a FUSE file system", w->done);
 	if (!S_ISDIR(st.st_mode))
 		return fail(w, "is not a directory: %s", w->done);
 	if (st.st_uid != w->me && (ours_only || st.st_uid != 0))
@@ -74,12 +81,19 @@ walk_start(walk *w, const char *path)
 {
 	char		cwd[PATH_MAX];
 
+	int			n;
+
+	if (path[0] == '\0')
+		return fail(w, "cannot be resolved: an empty path");
 	if (path[0] == '/')
-		snprintf(w->todo, sizeof(w->todo), "%s", path);
+		n = snprintf(w->todo, sizeof(w->todo), "%s", path);
 	else if (getcwd(cwd, sizeof(cwd)) == NULL)
 		return fail(w, "cannot be resolved without a working directory: %s", strerror(errno));
 	else
-		snprintf(w->todo, sizeof(w->todo), "%s/%s", cwd, path);
+		n = snprintf(w->todo, sizeof(w->todo), "%s/%s", cwd, path);
+	/* a path cut short would end somewhere else */
+	if (n < 0 || (size_t) n >= sizeof(w->todo) || n >= PATH_MAX)
+		return fail(w, "cannot be resolved: the path is too long");
 	snprintf(w->done, sizeof(w->done), "/");
 	w->fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (w->fd < 0)
@@ -106,7 +120,7 @@ has_component(const char *s)
 	}
 }
 
-/* The next component of w->todo into comp: 1, or 0 when none is left. */
+/* The next component of w->todo into comp: 1, 0 when none is left, -1 when too long. */
 static int
 next_component(walk *w, char *comp, size_t size, bool *last)
 {
@@ -124,6 +138,8 @@ next_component(walk *w, char *comp, size_t size, bool *last)
 			break;
 		s += n;
 	}
+	if (n >= size)
+		return -1;
 	snprintf(comp, size, "%.*s", (int) n, s);
 	memmove(w->todo, s + n, strlen(s + n) + 1);
 	*last = !has_component(w->todo);
@@ -160,10 +176,13 @@ follow_link(walk *w, int fd)
 	close(fd);
 	if (n < 0)
 		return fail(w, "cannot be resolved: %s: %s", w->done, strerror(errno));
+	if ((size_t) n >= sizeof(target) - 1)
+		return fail(w, "cannot be resolved: the link %s is too long", w->done);
 	if (++w->links > MAX_LINKS)
 		return fail(w, "cannot be resolved: too many symbolic links at %s", w->done);
 	target[n] = '\0';
-	snprintf(rest, sizeof(rest), "%s/%s", target, w->todo);
+	if ((size_t) snprintf(rest, sizeof(rest), "%s/%s", target, w->todo) >= PATH_MAX)
+		return fail(w, "cannot be resolved: the path through the link %s is too long", w->done);
 	snprintf(w->todo, sizeof(w->todo), "%s", rest);
 	if (target[0] != '/')
 	{
@@ -194,12 +213,22 @@ walk_step(walk *w, const char *comp, bool last, lx_dir_rule rule, bool create)
 		return fail(w, "cannot be opened: %s: %s", w->done, strerror(errno));
 	if (fstat(fd, &st) == 0 && S_ISLNK(st.st_mode))
 	{
-		/* in a sticky directory another account's link can be re-pointed at any time */
+		/*
+		 * In a sticky directory another account's link can be re-pointed
+		 * at any time, and a second hard link to root's link can be one
+		 * another account made (fs.protected_hardlinks = 0).
+		 */
 		if (st.st_uid != 0 && st.st_uid != w->me)
 		{
 			close(fd);
-			return fail(w, "is not safe: the symbolic link %s belongs to uid %d, not to root or this launcher (uid %d)",
-						w->done, (int) st.st_uid, (int) w->me);
+			return fail(w, "is not safe: the symbolic link %s belongs to uid %d, not to root or this launcher "
+						"(uid %d)", w->done, (int) st.st_uid, (int) w->me);
+		}
+		if (st.st_nlink != 1)
+		{
+			close(fd);
+			return fail(w, "is not safe: the symbolic link %s has %d hard links (one may be another account's)",
+						w->done, (int) st.st_nlink);
 		}
 		return follow_link(w, fd);
 	}
@@ -219,14 +248,21 @@ lx_safe_dir(const char *path, lx_dir_rule rule, bool create, char *why, size_t w
 	walk		w = {.fd = -1, .me = geteuid(), .why = why, .why_size = why_size};
 	char		comp[NAME_MAX + 1];
 	bool		last;
+	int			more;
 
 	if (walk_start(&w, path) != 0)
 		return -1;
-	while (next_component(&w, comp, sizeof(comp), &last))
+	while ((more = next_component(&w, comp, sizeof(comp), &last)) > 0)
 		if (walk_step(&w, comp, last, rule, create) != 0)
 			return -1;
-	/* a path that names "/" itself: the last directory is the root */
-	if (strcmp(w.done, "/") == 0 && check_dir(&w, w.fd, true, rule) != 0)
+	if (more < 0)
+		return fail(&w, "cannot be resolved: a name in it is too long");
+	/*
+	 * The last rule once more on where the walk ended: a path that names
+	 * "/", or ends in ".." or in a link to ".", ends in a directory that
+	 * was checked only as one on the way.
+	 */
+	if (check_dir(&w, w.fd, true, rule) != 0)
 		return -1;
 	return w.fd;
 }
@@ -238,9 +274,15 @@ lx_safe_fopen(const char *path, char *why, size_t why_size)
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 	struct stat st;
+	FILE	   *f;
 	int			dfd,
 				fd;
 
+	if (path[0] == '\0' || strlen(path) >= sizeof(dir))
+	{
+		snprintf(why, why_size, "cannot be opened: %s", path[0] ? "the path is too long" : "an empty path");
+		return NULL;
+	}
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int) (slash == path ? 1 : slash - path) : 1, slash ? path : ".");
 	dfd = lx_safe_dir(dir, LX_DIR_PASSAGE, false, why, why_size);
 	if (dfd < 0)
@@ -252,13 +294,19 @@ lx_safe_fopen(const char *path, char *why, size_t why_size)
 		snprintf(why, why_size, "cannot be opened: %s", errno == ELOOP ? "it is a symbolic link" : strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (st.st_uid != 0 && st.st_uid != geteuid())
-		|| (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1
+		|| (st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
 	{
-		snprintf(why, why_size, "is not safe: it must be a regular file of root or this launcher (uid %d) "
-				 "that no one else can write", (int) geteuid());
+		snprintf(why, why_size, "is not safe: it must be a regular file with one link, of root or this "
+				 "launcher (uid %d), that no one else can write", (int) geteuid());
 		close(fd);
 		return NULL;
 	}
-	return fdopen(fd, "r");
+	f = fdopen(fd, "r");
+	if (f == NULL)
+	{
+		snprintf(why, why_size, "cannot be read: %s", strerror(errno));
+		close(fd);
+	}
+	return f;
 }

@@ -68,13 +68,43 @@ own_cgroup(char *path, size_t size)
 	return found;
 }
 
+/*
+ * Whether the cgroup base and every cgroup above it up to the mount mnt
+ * belong to root or this launcher: the owner of any of them could move,
+ * freeze or kill the parts (a root launcher started inside a user's
+ * session, say).
+ */
+static bool
+cgroups_ours(const char *mnt, const char *base, char *why, size_t why_size)
+{
+	char		path[PATH_MAX];
+	size_t		root = strlen(mnt);
+
+	snprintf(path, sizeof(path), "%s", base);
+	for (;;)
+	{
+		struct stat st = {0};
+		char	   *slash;
+
+		if (stat(path, &st) != 0 || (st.st_uid != 0 && st.st_uid != geteuid()))
+		{
+			snprintf(why, why_size, "the cgroup %s belongs to uid %d, not to root or this launcher",
+					 path, (int) st.st_uid);
+			return false;
+		}
+		slash = strrchr(path, '/');
+		if (strlen(path) <= root || slash == NULL || (size_t) (slash - path) < root)
+			return true;
+		*slash = '\0';
+	}
+}
+
 void
 lx_tree_cgroup_base(char *base, size_t size, char *why, size_t why_size)
 {
 	char		mnt[PATH_MAX],
 				own[PATH_MAX],
 				probe[PATH_MAX + 64];
-	struct stat st = {0};
 
 	base[0] = '\0';
 	if (!cgroup2_mount(mnt, sizeof(mnt)))
@@ -93,10 +123,8 @@ lx_tree_cgroup_base(char *base, size_t size, char *why, size_t why_size)
 	 * A cgroup another account owns (a root launcher started inside a
 	 * user's session) lets that account move, freeze or kill the parts.
 	 */
-	if (stat(base, &st) != 0 || (st.st_uid != 0 && st.st_uid != geteuid()))
+	if (!cgroups_ours(mnt, base, why, why_size))
 	{
-		snprintf(why, why_size, "the launcher's cgroup %s belongs to uid %d, not to root or this launcher",
-				 base, (int) st.st_uid);
 		base[0] = '\0';
 		return;
 	}

@@ -74,6 +74,14 @@ ln -s /etc "$T/their-link"
 chown -h nobody "$T/their-link"
 config_error "an --output-dir through another account's link in a sticky directory" "symbolic link $T/their-link belongs to uid $(id -u nobody)" \
 	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --output-dir "$T/their-link"
+ln -s . "$T/sticky/dot"
+config_error "a --state-dir that is a link to its sticky directory" 'other accounts may write to '"$T"'/sticky (mode 1777)' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --state-dir "$T/sticky/dot"
+ln "$T/sticky/dot" "$T/sticky/dot2"
+config_error "a path through a symbolic link with a second hard link" "symbolic link $T/sticky/dot2 has 2 hard links" \
+	env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --state-dir "$T/sticky/dot2/state"
+config_error "an empty --state-dir" 'an empty path' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --state-dir ""
 ln -s "$T/open" "$T/link"
 config_error "a --state-dir reached through a symbolic link" 'other accounts may write to '"$T"'/open' \
 	env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --state-dir "$T/link/state"
