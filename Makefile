@@ -43,7 +43,16 @@ override CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initia
 override CFLAGS += -MMD -MP
 -include $(wildcard src/*/*.d)
 
-all: $(BINS)
+# A launcher whose parts hang in their set-up as root, before exec: the
+# e2e test of stopping such a part (test/e2e/t/15_hung_setup.sh). Never installed.
+TEST_LAUNCHER = build/test/mixdnn-launcher-slow-setup
+
+all: $(BINS) $(TEST_LAUNCHER)
+
+$(TEST_LAUNCHER): $(wildcard src/launcher/*.c src/launcher/*.h)
+	@mkdir -p build/test
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -DLX_TEST_SLOW_SETUP -I$(shell $(PG_CONFIG) --includedir) -o $@ \
+		$(wildcard src/launcher/*.c) -L$(shell $(PG_CONFIG) --libdir) -lpq
 
 $(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_SQL)
 	cat $^ > $@

@@ -146,6 +146,10 @@ lx_command_exec(const lx_command *c)
 	signal(SIGHUP, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	setpgid(0, 0);
+#ifdef LX_TEST_SLOW_SETUP
+	/* the test build only (Makefile): a set-up step that hangs as root */
+	sleep(300);
+#endif
 	errno = c->in_cgroup ? 0 : lx_tree_enter(c->tree);
 	if (errno != 0)
 		fail(c, "cannot join the part's cgroup %s: %s", c->tree->cgroup);

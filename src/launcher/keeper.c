@@ -33,6 +33,7 @@ typedef struct keeper
 	int			sigfd;
 	int			listen_fd;		/* where launchers connect; -1 once none may */
 	int			conn;			/* the launcher's connection, -1 if none */
+	int			errfd;			/* the command's set-up errors until it execs, -1 after */
 	bool		cmd_done;		/* the command exited */
 	bool		part_done;		/* ... and nothing of the part is alive */
 	bool		killing;		/* SIGKILL sent to the part */
@@ -89,7 +90,6 @@ start_command(keeper *k)
 	const lx_keeper_args *a = k->args;
 	lx_command	c = {a->job, a->account, &k->tree, a->output, -1, false};
 	int			p[2];
-	ssize_t		n;
 
 	if (pipe2(p, O_CLOEXEC) != 0)
 	{
@@ -111,10 +111,32 @@ start_command(keeper *k)
 		k->cmd_done = true;
 		k->code = 126;
 		snprintf(k->why, sizeof(k->why), "cannot fork: %s", strerror(errno));
+		close(p[0]);
+		return;
 	}
-	else if ((n = read(p[0], k->why, sizeof(k->why) - 1)) > 0)
-		k->why[n] = '\0';
-	close(p[0]);
+	/*
+	 * Read in the loop, not here: until it execs, the command may block as
+	 * root (an output file, a home on a hung file system), and the keeper
+	 * must still hear the launcher, stop and kill it.
+	 */
+	k->errfd = p[0];
+	fcntl(k->errfd, F_SETFL, O_NONBLOCK);
+}
+
+/* The command's set-up error, if it wrote one; the pipe closes at its exec or exit. */
+static void
+read_errors(keeper *k)
+{
+	size_t		len = strlen(k->why);
+	ssize_t		n = 0;
+
+	while (len < sizeof(k->why) - 1 && (n = read(k->errfd, k->why + len, sizeof(k->why) - 1 - len)) > 0)
+		len += (size_t) n;
+	k->why[len] = '\0';
+	if (len < sizeof(k->why) - 1 && n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	close(k->errfd);
+	k->errfd = -1;
 }
 
 static int
@@ -141,6 +163,9 @@ reap(keeper *k)
 	{
 		if (pid != k->cmd)
 			continue;
+		/* what it wrote before it exited is all in the pipe now */
+		if (k->errfd >= 0)
+			read_errors(k);
 		k->cmd_done = true;
 		k->code = exit_code_of(status);
 	}
@@ -252,6 +277,7 @@ lx_keeper_main(const lx_keeper_args *a)
 	memset(&k, 0, sizeof(k));
 	k.args = a;
 	k.conn = -1;
+	k.errfd = -1;
 	k.listen_fd = a->listen_fd;
 	k.orphan_until = lx_now() + FIRST_CONNECT_S;
 	setsid();
@@ -269,12 +295,16 @@ lx_keeper_main(const lx_keeper_args *a)
 
 	for (;;)
 	{
-		struct pollfd fds[3] = {{k.sigfd, POLLIN, 0}, {k.listen_fd, POLLIN, 0}, {k.conn, POLLIN, 0}};
+		/* poll() skips the negative descriptors */
+		struct pollfd fds[4] = {{k.sigfd, POLLIN, 0}, {k.listen_fd, POLLIN, 0}, {k.conn, POLLIN, 0},
+		{k.errfd, POLLIN, 0}};
 
 		reap(&k);
 		check_part(&k);
-		if (poll(fds, k.conn >= 0 ? 3 : 2, poll_timeout(&k)) < 0 && errno != EINTR)
+		if (poll(fds, 4, poll_timeout(&k)) < 0 && errno != EINTR)
 			_exit(1);
+		if (k.errfd >= 0 && (fds[3].revents & (POLLIN | POLLHUP | POLLERR)))
+			read_errors(&k);
 		if (k.listen_fd >= 0 && (fds[1].revents & POLLIN))
 			accept_launcher(&k);
 		else if (k.conn >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))

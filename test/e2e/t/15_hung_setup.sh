@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# A part whose set-up hangs before its command execs (as root: the output
+# file, the account switch, a home on a hung file system) is still stopped
+# when its job is cancelled: the keeper reads the set-up's error pipe in
+# its loop, so it hears the launcher and kills the part. The launcher here
+# is the test build whose set-up sleeps (Makefile: TEST_LAUNCHER).
+. "$(dirname "$0")/../lib.sh"
+
+SLOW=$E2E_DIR/../../build/test/mixdnn-launcher-slow-setup
+[ -x "$SLOW" ] || skip_all "$SLOW is not built (make all)"
+reset_cluster
+MIXDNN_LAUNCHER=$SLOW start_launcher n1
+job=$(submit hung hard a100 1 "$(job_cmd 60)" '60 s')
+wait_until 15 "[ \"\$(q \"SELECT state FROM mixdnn.job_parts WHERE job_id = $job\")\" = running ]"
+ok $? "the part runs, its set-up hanging before exec"
+wait_until 5 "pgrep -P \"\$(pgrep -x mixdnn-keeper | head -1)\" >/dev/null"
+keeper=$(pgrep -x mixdnn-keeper | head -1)
+setup=$(pgrep -P "$keeper" | head -1)
+[ -n "$setup" ] && [ ! -f "$T/out/$job-1-0.env" ]
+ok $? "its keeper ($keeper) has a child ($setup) that has not run the command"
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job"
+wait_until 8 "! kill -0 $setup 2>/dev/null"
+ok $? "the cancel stops it within the kill grace (2 s) and a margin"
+wait_until 8 "! kill -0 $keeper 2>/dev/null"
+ok $? "and its keeper ends"
+grep -q "job $job attempt 1 exited with code 143" "$T/launcher-n1.log"
+ok $? "the launcher hears that the part ended (143, SIGTERM)"
+kill -9 "$setup" 2>/dev/null
+done_testing
