@@ -91,7 +91,8 @@ start_command(keeper *k)
 	lx_command	c = {a->job, a->account, &k->tree, a->output, -1, false};
 	int			p[2];
 
-	if (pipe2(p, O_CLOEXEC) != 0)
+	/* non-blocking at both ends: fail()'s one write of < 512 bytes fits an empty pipe */
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
 	{
 		k->cmd_done = true;
 		k->code = 126;
@@ -120,7 +121,6 @@ start_command(keeper *k)
 	 * must still hear the launcher, stop and kill it.
 	 */
 	k->errfd = p[0];
-	fcntl(k->errfd, F_SETFL, O_NONBLOCK);
 }
 
 /* The command's set-up error, if it wrote one; the pipe closes at its exec or exit. */
@@ -295,12 +295,15 @@ lx_keeper_main(const lx_keeper_args *a)
 
 	for (;;)
 	{
-		/* poll() skips the negative descriptors */
-		struct pollfd fds[4] = {{k.sigfd, POLLIN, 0}, {k.listen_fd, POLLIN, 0}, {k.conn, POLLIN, 0},
-		{k.errfd, POLLIN, 0}};
+		struct pollfd fds[4];
 
 		reap(&k);
 		check_part(&k);
+		/* after those, which may close errfd or conn; poll() skips negative ones */
+		fds[0] = (struct pollfd) {k.sigfd, POLLIN, 0};
+		fds[1] = (struct pollfd) {k.listen_fd, POLLIN, 0};
+		fds[2] = (struct pollfd) {k.conn, POLLIN, 0};
+		fds[3] = (struct pollfd) {k.errfd, POLLIN, 0};
 		if (poll(fds, 4, poll_timeout(&k)) < 0 && errno != EINTR)
 			_exit(1);
 		if (k.errfd >= 0 && (fds[3].revents & (POLLIN | POLLHUP | POLLERR)))

@@ -13,9 +13,10 @@ MIXDNN_LAUNCHER=$SLOW start_launcher n1
 job=$(submit hung hard a100 1 "$(job_cmd 60)" '60 s')
 wait_until 15 "[ \"\$(q \"SELECT state FROM mixdnn.job_parts WHERE job_id = $job\")\" = running ]"
 ok $? "the part runs, its set-up hanging before exec"
-wait_until 5 "pgrep -P \"\$(pgrep -x mixdnn-keeper | head -1)\" >/dev/null"
-keeper=$(pgrep -x mixdnn-keeper | head -1)
-setup=$(pgrep -P "$keeper" | head -1)
+# the keeper from the launcher's own log, its one child the set-up
+keeper=$(sed -n "s/.*job $job attempt 1 started: keeper \([0-9]*\),.*/\1/p" "$T/launcher-n1.log")
+wait_until 5 "pgrep -P '$keeper' >/dev/null"
+setup=$(pgrep -P "$keeper")
 [ -n "$setup" ] && [ ! -f "$T/out/$job-1-0.env" ]
 ok $? "its keeper ($keeper) has a child ($setup) that has not run the command"
 q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job"
