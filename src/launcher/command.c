@@ -36,14 +36,9 @@ fail(const lx_command *c, const char *fmt, const char *arg)
 static int
 output_dir_fd(const lx_command *c, const char **base)
 {
-	char		dir[PATH_MAX],
-				why[PATH_MAX + 256];
-	const char *slash = strrchr(c->output, '/');
-	int			dfd;
+	char		why[PATH_MAX + 256];
+	int			dfd = lx_safe_parent(c->output, LX_DIR_TRUSTED, base, why, sizeof(why));
 
-	*base = slash + 1;
-	snprintf(dir, sizeof(dir), "%.*s", (int) (slash == c->output ? 1 : slash - c->output), c->output);
-	dfd = lx_safe_dir(dir, LX_DIR_TRUSTED, false, why, sizeof(why));
 	if (dfd < 0)
 	{
 		errno = EPERM;

@@ -21,7 +21,7 @@
 /* One walk from "/" to the last directory of a path. */
 typedef struct walk
 {
-	char		todo[2 * PATH_MAX];	/* components still to walk */
+	char		remaining[2 * PATH_MAX];	/* the components not walked yet */
 	char		done[PATH_MAX];	/* the directory reached, as a path (messages) */
 	int			fd;				/* that directory, checked; O_PATH */
 	int			links;			/* symbolic links followed */
@@ -86,13 +86,13 @@ walk_start(walk *w, const char *path)
 	if (path[0] == '\0')
 		return fail(w, "cannot be resolved: an empty path");
 	if (path[0] == '/')
-		n = snprintf(w->todo, sizeof(w->todo), "%s", path);
+		n = snprintf(w->remaining, sizeof(w->remaining), "%s", path);
 	else if (getcwd(cwd, sizeof(cwd)) == NULL)
 		return fail(w, "cannot be resolved without a working directory: %s", strerror(errno));
 	else
-		n = snprintf(w->todo, sizeof(w->todo), "%s/%s", cwd, path);
+		n = snprintf(w->remaining, sizeof(w->remaining), "%s/%s", cwd, path);
 	/* a path cut short would end somewhere else */
-	if (n < 0 || (size_t) n >= sizeof(w->todo) || n >= PATH_MAX)
+	if (n < 0 || (size_t) n >= sizeof(w->remaining) || n >= PATH_MAX)
 		return fail(w, "cannot be resolved: the path is too long");
 	snprintf(w->done, sizeof(w->done), "/");
 	w->fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -120,11 +120,11 @@ has_component(const char *s)
 	}
 }
 
-/* The next component of w->todo into comp: 1, 0 when none is left, -1 when too long. */
+/* The next component of w->remaining into comp: 1, 0 when none is left, -1 when too long. */
 static int
 next_component(walk *w, char *comp, size_t size, bool *last)
 {
-	char	   *s = w->todo;
+	char	   *s = w->remaining;
 	size_t		n;
 
 	for (;;)
@@ -141,8 +141,8 @@ next_component(walk *w, char *comp, size_t size, bool *last)
 	if (n >= size)
 		return -1;
 	snprintf(comp, size, "%.*s", (int) n, s);
-	memmove(w->todo, s + n, strlen(s + n) + 1);
-	*last = !has_component(w->todo);
+	memmove(w->remaining, s + n, strlen(s + n) + 1);
+	*last = !has_component(w->remaining);
 	return 1;
 }
 
@@ -181,15 +181,15 @@ follow_link(walk *w, int fd)
 	if (++w->links > MAX_LINKS)
 		return fail(w, "cannot be resolved: too many symbolic links at %s", w->done);
 	target[n] = '\0';
-	if ((size_t) snprintf(rest, sizeof(rest), "%s/%s", target, w->todo) >= PATH_MAX)
+	if ((size_t) snprintf(rest, sizeof(rest), "%s/%s", target, w->remaining) >= PATH_MAX)
 		return fail(w, "cannot be resolved: the path through the link %s is too long", w->done);
-	snprintf(w->todo, sizeof(w->todo), "%s", rest);
+	snprintf(w->remaining, sizeof(w->remaining), "%s", rest);
 	if (target[0] != '/')
 	{
 		done_append(w, "..");	/* the link's own name */
 		return 0;
 	}
-	snprintf(rest, sizeof(rest), "%s", w->todo);
+	snprintf(rest, sizeof(rest), "%s", w->remaining);
 	close(w->fd);
 	w->fd = -1;
 	return walk_start(w, rest);
@@ -267,24 +267,31 @@ lx_safe_dir(const char *path, lx_dir_rule rule, bool create, char *why, size_t w
 	return w.fd;
 }
 
-FILE *
-lx_safe_fopen(const char *path, char *why, size_t why_size)
+int
+lx_safe_parent(const char *path, lx_dir_rule rule, const char **base, char *why, size_t why_size)
 {
 	char		dir[PATH_MAX];
 	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	struct stat st;
-	FILE	   *f;
-	int			dfd,
-				fd;
 
 	if (path[0] == '\0' || strlen(path) >= sizeof(dir))
 	{
 		snprintf(why, why_size, "cannot be opened: %s", path[0] ? "the path is too long" : "an empty path");
-		return NULL;
+		return -1;
 	}
+	*base = slash ? slash + 1 : path;
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int) (slash == path ? 1 : slash - path) : 1, slash ? path : ".");
-	dfd = lx_safe_dir(dir, LX_DIR_PASSAGE, false, why, why_size);
+	return lx_safe_dir(dir, rule, false, why, why_size);
+}
+
+FILE *
+lx_safe_fopen(const char *path, char *why, size_t why_size)
+{
+	const char *base;
+	struct stat st;
+	FILE	   *f;
+	int			dfd = lx_safe_parent(path, LX_DIR_PASSAGE, &base, why, why_size),
+				fd;
+
 	if (dfd < 0)
 		return NULL;
 	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);

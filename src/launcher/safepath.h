@@ -35,6 +35,12 @@ typedef enum lx_dir_rule
 int			lx_safe_dir(const char *path, lx_dir_rule rule, bool create, char *why, size_t why_size);
 
 /*
+ * The directory that holds path's last component, as lx_safe_dir() opens
+ * it (never created), with *base pointing at that component in path.
+ */
+int			lx_safe_parent(const char *path, lx_dir_rule rule, const char **base, char *why, size_t why_size);
+
+/*
  * A configuration file for reading, in a directory lx_safe_dir() accepts
  * as LX_DIR_PASSAGE (where no one else can rename or replace a file of
  * ours): a regular file of root or this account that no one else can

@@ -86,7 +86,12 @@ cgroups_ours(const char *mnt, const char *base, char *why, size_t why_size)
 		struct stat st = {0};
 		char	   *slash;
 
-		if (stat(path, &st) != 0 || (st.st_uid != 0 && st.st_uid != geteuid()))
+		if (stat(path, &st) != 0)
+		{
+			snprintf(why, why_size, "cannot check the cgroup %s: %s", path, strerror(errno));
+			return false;
+		}
+		if (st.st_uid != 0 && st.st_uid != geteuid())
 		{
 			snprintf(why, why_size, "the cgroup %s belongs to uid %d, not to root or this launcher",
 					 path, (int) st.st_uid);
