@@ -99,6 +99,15 @@ mx_lock_scheduler(void)
 	wait_for_scheduler(&tag);
 }
 
+bool
+mx_scheduler_lock_held(void)
+{
+	LOCKTAG		tag;
+
+	scheduler_tag(&tag);
+	return LockHeldByMe(&tag, ExclusiveLock);
+}
+
 /*
  * From SQL (the launcher functions): bounds the caller's lock waits, then
  * takes the scheduler lock. The caller's SET clause scopes the bound to it.

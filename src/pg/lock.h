@@ -17,6 +17,9 @@
  */
 void		mx_lock_scheduler(void);
 
+/* Whether this transaction holds it. */
+bool		mx_scheduler_lock_held(void);
+
 /*
  * Sets PostgreSQL's lock_timeout to mixdnn.lock_timeout at the current GUC
  * nest level (restored when that level ends), so no lock wait of the

@@ -6,6 +6,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
+#include "commitpoint.h"
 #include "dbguard.h"
 #include "guc.h"
 #include "registry.h"
@@ -22,6 +23,8 @@ _PG_init(void)
 {
 	mx_guc_init();
 	mx_triggers_init();
+	/* Every backend, preloaded or not: the round trigger asks it (commitpoint.c). */
+	mx_commitpoint_init();
 	/* What needs shared memory or runs in every backend comes only with preload. */
 	if (process_shared_preload_libraries_in_progress)
 	{

@@ -14,6 +14,12 @@
  * When the scheduler lock is not free within mixdnn.lock_timeout the
  * transaction commits all the same: its new jobs stay pending with a reason
  * and the background worker (or, without one, the next round) plans them.
+ *
+ * The round runs only at commit. Fired earlier (SET CONSTRAINTS ...
+ * IMMEDIATE, commitpoint.c), it would hold the scheduler lock and the rows
+ * it plans for as long as the transaction stays open, so the background
+ * worker plans after commit instead, unless the session is a superuser's. A transaction that holds the
+ * scheduler lock cannot be prepared, for the same reason.
  */
 #include "postgres.h"
 
@@ -23,6 +29,7 @@
 #include "commands/trigger.h"
 #include "executor/spi.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "nodes/pg_list.h"
 #include "utils/builtins.h"
@@ -31,8 +38,10 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "commitpoint.h"
 #include "events.h"
 #include "guc.h"
+#include "lock.h"
 #include "privilege.h"
 #include "round.h"
 #include "wake.h"
@@ -186,21 +195,14 @@ mixdnn_note_event(PG_FUNCTION_ARGS)
 }
 
 /*
- * The scheduler stayed busy: the worker plans for this transaction's events
- * after it commits, and its new jobs say why they wait. They are its own
+ * Why the new jobs of this transaction wait, on their rows. They are its own
  * uncommitted rows, so nobody else holds them and this never waits.
  */
 static void
-leave_to_later_round(int events)
+record_reason(const char *reason)
 {
 	mx_saved_user saved;
-	bool		worker = mx_worker_request_round(events);
 
-	ereport(NOTICE,
-			(errmsg("the mixdnn scheduler is busy: this transaction's jobs stay pending"),
-			 errdetail("The scheduler lock was not free within mixdnn.lock_timeout (%d ms); %s.",
-					   mx_guc_lock_timeout_ms,
-					   worker ? "the background worker plans them shortly" : "the next round plans them")));
 	if (nnew_jobs == 0)
 		return;
 	mx_become_owner(&saved);
@@ -212,13 +214,44 @@ leave_to_later_round(int events)
 							  2, (Oid[]) {INT8ARRAYOID, TEXTOID},
 							  (Datum[]) {PointerGetDatum(construct_array(new_jobs, nnew_jobs, INT8OID, 8,
 																		 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
-										 CStringGetTextDatum(worker
-															 ? "the scheduler was busy at submission; the background worker plans it"
-															 : "the scheduler was busy at submission; the next round plans it")},
+										 CStringGetTextDatum(reason)},
 							  NULL, false, 0) != SPI_OK_UPDATE)
 		elog(ERROR, "mixdnn: could not record why new jobs wait");
 	SPI_finish();
 	mx_restore_user(&saved);
+}
+
+/* The scheduler stayed busy: the worker plans for this transaction's events after it commits. */
+static void
+leave_to_later_round(int events)
+{
+	bool		worker = mx_worker_request_round(events);
+
+	ereport(NOTICE,
+			(errmsg("the mixdnn scheduler is busy: this transaction's jobs stay pending"),
+			 errdetail("The scheduler lock was not free within mixdnn.lock_timeout (%d ms); %s.",
+					   mx_guc_lock_timeout_ms,
+					   worker ? "the background worker plans them shortly" : "the next round plans them")));
+	record_reason(worker
+				  ? "the scheduler was busy at submission; the background worker plans it"
+				  : "the scheduler was busy at submission; the next round plans it");
+}
+
+/* Fired before commit: the background worker plans once this transaction has committed. */
+static void
+leave_to_after_commit(int events)
+{
+	if (mx_worker_request_round(events))
+	{
+		ereport(DEBUG1,
+				(errmsg("mixdnn: round trigger fired before commit; the background worker plans after commit")));
+		return;
+	}
+	ereport(NOTICE,
+			(errmsg("mixdnn plans at commit: this transaction's jobs stay pending"),
+			 errdetail("Its round would have run before commit (SET CONSTRAINTS ... IMMEDIATE, or a COMMIT inside a procedure), and no background worker serves this database."),
+			 errhint("Leave the mixdnn constraint triggers deferred, or load mixdnn through shared_preload_libraries; the next round plans these jobs.")));
+	record_reason("submitted where no round could run at commit; the next round plans it");
 }
 
 Datum
@@ -241,6 +274,18 @@ mixdnn_round_at_commit(PG_FUNCTION_ARGS)
 	if (mx_guc_plan_mode == MX_PLAN_MODE_WORKER && mx_worker_request_round(events))
 		return PointerGetDatum(NULL);
 
+	/*
+	 * A superuser's session may hold the scheduler as long as it likes (the
+	 * regression tests plan inside their transactions so, whatever role
+	 * they SET): nobody else's can.
+	 */
+	if (!mx_at_commit_point() && !superuser_arg(GetSessionUserId()))
+	{
+		leave_to_after_commit(events);
+		nnew_jobs = 0;
+		return PointerGetDatum(NULL);
+	}
+
 	mx_events_name(events, event, sizeof(event));
 	if (mx_run_round_protected(event) == MX_ROUND_BUSY)
 		leave_to_later_round(events);
@@ -259,8 +304,14 @@ mixdnn_round_at_commit(PG_FUNCTION_ARGS)
 static List *saved_events = NIL;
 
 static void
-reset_at_xact_end(XactEvent event, void *arg)
+at_xact_event(XactEvent event, void *arg)
 {
+	if (event == XACT_EVENT_PRE_PREPARE && mx_scheduler_lock_held())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot PREPARE a transaction that holds the mixdnn scheduler lock"),
+				 errdetail("Its round, or its change to the cluster, would keep the scheduler lock and the rows it planned until COMMIT PREPARED or ROLLBACK PREPARED."),
+				 errhint("Commit a transaction that submits, changes or cancels jobs, or changes the cluster; do not prepare it.")));
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE
 		|| event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)
 	{
@@ -305,6 +356,6 @@ restore_at_subxact_abort(SubXactEvent event, SubTransactionId mySubid,
 void
 mx_triggers_init(void)
 {
-	RegisterXactCallback(reset_at_xact_end, NULL);
+	RegisterXactCallback(at_xact_event, NULL);
 	RegisterSubXactCallback(restore_at_subxact_abort, NULL);
 }

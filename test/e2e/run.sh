@@ -32,7 +32,8 @@ export MIXDNN_E2E_WORK=$WORK
 if [ "${MIXDNN_E2E_USE_ENV:-}" != 1 ]; then
 	. "$ROOT/test/lib/cluster.sh"
 	trap 'cluster_stop; [ -n "${MIXDNN_E2E_KEEP:-}" ] || rm -rf "$WORK"' EXIT
-	CLUSTER_PORT=${MIXDNN_E2E_PORT:-5497} cluster_start "$WORK/pg" || exit 1
+	# prepared transactions: 20_bounded_waits.sh checks that none holds the scheduler
+	CLUSTER_PORT=${MIXDNN_E2E_PORT:-5497} cluster_start "$WORK/pg" "max_prepared_transactions = 4" || exit 1
 	export MIXDNN_E2E_PGDATA=$WORK/pg/data
 else
 	trap '[ -n "${MIXDNN_E2E_KEEP:-}" ] || rm -rf "$WORK"' EXIT

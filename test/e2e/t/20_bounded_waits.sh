@@ -185,6 +185,64 @@ wait "$second" 2>/dev/null
 release
 stop_launcher n3
 
-q "DROP EXTENSION mixdnn CASCADE" >/dev/null
+# 8. A user who fires the round before commit (SET CONSTRAINTS ALL
+# IMMEDIATE) and keeps the transaction open: the round is left to the
+# worker after her commit, so she holds neither the scheduler lock nor the
+# rows of other users' jobs a round re-plans. Before, her transaction held
+# both until it ended, and every claim and submission waited for it.
+sched_lock_of() {	# sched_lock_of ROLE: scheduler locks held by ROLE's backends
+	q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+	   WHERE l.locktype = 'advisory' AND l.objsubid = 19800 AND l.granted AND a.usename = '$1'"
+}
+imm_job="INSERT INTO mixdnn.jobs (name, gpu_type, gpus, priority, duration, command) VALUES"
+PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -c "BEGIN; SET CONSTRAINTS ALL IMMEDIATE;
+	$imm_job ('a-imm', 'v100', 1, 100, '1 hour', 'true'); SELECT pg_sleep(4); COMMIT" >"$T/8.log" 2>&1 &
+holder=$!
+wait_until 5 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND usename = 'e2e_alice'\")\" = 1 ]"
+ok $? "a user submits under SET CONSTRAINTS ALL IMMEDIATE and keeps her transaction open"
+is "$(sched_lock_of e2e_alice)" 0 "immediate: her open transaction holds no scheduler lock"
+r=$(timed "$T/8a" launcher_q "SELECT count(*) FROM mixdnn.claim('n3')")
+within "$r" 1500
+ok $? "immediate: claim returns at once ($r)"
+r=$(timed "$T/8b" bob_submits b-8)
+within "$r" 1500
+ok $? "immediate: another user's submission commits at once ($r)"
+is "$(job_named "status <> 'pending'" b-8)" t "immediate: ... and is planned at commit"
+wait "$holder"
+ok $? "immediate: her transaction commits"
+a_imm_planned() {
+	[ "$(job_named "status <> 'pending'" a-imm)" = t ]
+}
+wait_until 10 a_imm_planned
+ok $? "immediate: the worker plans her job after her commit"
+
+# The same from inside a function (the round would fire at the end of a
+# query run through SPI), in a single statement that takes its time.
+PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -c "DO \$\$ BEGIN SET CONSTRAINTS ALL IMMEDIATE;
+	$imm_job ('a-imm2', 'v100', 1, 100, '1 hour', 'true'); PERFORM pg_sleep(4); END \$\$" >"$T/8c.log" 2>&1 &
+holder=$!
+wait_until 5 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND usename = 'e2e_alice'\")\" = 1 ]"
+ok $? "a user's DO block submits under SET CONSTRAINTS ALL IMMEDIATE, then sleeps"
+is "$(sched_lock_of e2e_alice)" 0 "immediate, in a function: no scheduler lock held"
+r=$(timed "$T/8d" launcher_q "SELECT count(*) FROM mixdnn.claim('n3')")
+within "$r" 1500
+ok $? "immediate, in a function: claim returns at once ($r)"
+wait "$holder"
+wait_until 10 "[ \"\$(job_named \"status <> 'pending'\" a-imm2)\" = t ]"
+ok $? "immediate, in a function: planned by the worker after commit"
+
+# 9. A prepared transaction would keep the scheduler lock past its session.
+if [ "$(q "SHOW max_prepared_transactions")" -gt 0 ]; then
+	PGUSER=e2e_alice psql -X -q -v VERBOSITY=verbose -c "BEGIN; $imm_job ('a-2pc', 'v100', 1, 0, '1 hour', 'true');
+		PREPARE TRANSACTION 'mixdnn-e2e'" >"$T/9.log" 2>&1
+	grep -q "0A000.*cannot PREPARE a transaction that holds the mixdnn scheduler lock" "$T/9.log"
+	ok $? "PREPARE TRANSACTION after a submission is refused (0A000)" || diag "$(cat "$T/9.log")"
+	is "$(q "SELECT count(*) FROM pg_prepared_xacts")/$(job_named "count(*)" a-2pc)" 0/0 \
+		"... and nothing is prepared or submitted"
+else
+	skip 2 "max_prepared_transactions is 0"
+fi
+
+psql -X -q -c "SET mixdnn.force_drop = on" -c "DROP EXTENSION mixdnn CASCADE" >/dev/null
 q "DROP ROLE e2e_alice, e2e_bob, e2e_outsider" >/dev/null
 done_testing
