@@ -98,6 +98,11 @@ build/unit/test_csv: test/unit/test_csv.c test/unit/unit.h src/sim/csv.o
 	@mkdir -p build/unit
 	$(CC) $(CFLAGS) -Isrc/sim -Itest/unit -o $@ $< src/sim/csv.o -lm
 
+# The launcher's relay of job output into its log: plain C, no libpq.
+build/unit/test_relay: test/unit/test_relay.c test/unit/unit.h src/launcher/relay.o src/launcher/log.o
+	@mkdir -p build/unit
+	$(CC) $(CFLAGS) -Isrc/launcher -Itest/unit -o $@ $< src/launcher/relay.o src/launcher/log.o
+
 build/unit/%: test/unit/%.c test/unit/unit.h $(CORE_OBJS)
 	@mkdir -p build/unit
 	$(CC) $(CFLAGS) -Isrc/core -Itest/unit -o $@ $< $(CORE_OBJS) -lglpk -lm

@@ -158,6 +158,8 @@ lx_command_exec(const lx_command *c)
 		close(fd);
 	if (c->output != NULL)
 		open_output(c);
+	else if (dup2(c->relay_fd, STDOUT_FILENO) < 0 || dup2(c->relay_fd, STDERR_FILENO) < 0)
+		fail(c, "cannot redirect output to %s: %s", "the keeper");
 
 	if (lx_account_become(c->account, why, sizeof(why)) != 0)
 	{

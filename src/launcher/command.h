@@ -1,6 +1,6 @@
 /*
  * command.h — the process that becomes a job part's command: its cgroup,
- * output file, OS account, directory and an environment built from scratch
+ * output (a file, or the keeper's relay to the log), OS account, directory and an environment built from scratch
  * (nothing of the launcher's, so no credential passes down).
  */
 #ifndef LX_COMMAND_H
@@ -17,7 +17,8 @@ typedef struct lx_command
 	const lx_job *job;
 	const lx_account *account;
 	const lx_tree *tree;
-	const char *output;			/* file for stdout and stderr; NULL: inherit */
+	const char *output;			/* file for stdout and stderr; NULL: relay_fd */
+	int			relay_fd;		/* write end of the keeper's relay pipe (relay.h) */
 	int			error_fd;		/* close-on-exec pipe: why the exec did not happen */
 	bool		in_cgroup;		/* born in the part's cgroup already */
 } lx_command;

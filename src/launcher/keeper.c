@@ -20,10 +20,14 @@
 #include "command.h"
 #include "keeper.h"
 #include "log.h"
+#include "relay.h"
 #include "tree.h"
 
 /* How long a new keeper waits for its launcher's first connection. */
 #define FIRST_CONNECT_S 10.0
+
+/* How long, at the part's end, the keeper waits for the log to take the part's last lines. */
+#define RELAY_DRAIN_S 1.0
 
 typedef struct keeper
 {
@@ -34,6 +38,7 @@ typedef struct keeper
 	int			listen_fd;		/* where launchers connect; -1 once none may */
 	int			conn;			/* the launcher's connection, -1 if none */
 	int			errfd;			/* the command's set-up errors until it execs, -1 after */
+	lx_relay	relay;			/* the part's output without an output file; in = -1 if none */
 	bool		cmd_done;		/* the command exited */
 	bool		part_done;		/* ... and nothing of the part is alive */
 	bool		killing;		/* SIGKILL sent to the part */
@@ -83,20 +88,49 @@ finish(keeper *k)
 	_exit(0);
 }
 
+/* The part's stdout and stderr, when they go to the log: the write end for the command, or -1. */
+static int
+open_relay(keeper *k)
+{
+	const lx_job *job = k->args->job;
+	char		prefix[96];
+	int			p[2];
+
+	/* the part's end stays blocking: a program writing to it expects that */
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -1;
+	snprintf(prefix, sizeof(prefix), "job %lld attempt %d rank %d output: ", job->job_id, job->attempt, job->node_rank);
+	lx_relay_init(&k->relay, p[0], prefix);
+	return p[1];
+}
+
+static void
+cannot_start(keeper *k, const char *what)
+{
+	k->cmd_done = true;
+	k->code = 126;
+	snprintf(k->why, sizeof(k->why), "cannot %s: %s", what, strerror(errno));
+}
+
 /* Forks the command; its setup errors come back through a pipe. */
 static void
 start_command(keeper *k)
 {
 	const lx_keeper_args *a = k->args;
-	lx_command	c = {a->job, a->account, &k->tree, a->output, -1, false};
+	lx_command	c = {a->job, a->account, &k->tree, a->output, -1, -1, false};
 	int			p[2];
 
+	if (a->output == NULL && (c.relay_fd = open_relay(k)) < 0)
+	{
+		cannot_start(k, "create the output pipe");
+		return;
+	}
 	/* non-blocking at both ends: fail()'s one write of < 512 bytes fits an empty pipe */
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
 	{
-		k->cmd_done = true;
-		k->code = 126;
-		snprintf(k->why, sizeof(k->why), "cannot create a pipe: %s", strerror(errno));
+		cannot_start(k, "create a pipe");
+		if (c.relay_fd >= 0)
+			close(c.relay_fd);
 		return;
 	}
 	c.error_fd = p[1];
@@ -107,11 +141,12 @@ start_command(keeper *k)
 		lx_command_exec(&c);
 	}
 	close(p[1]);
+	/* from here only the part holds the write end: EOF once all of it is gone */
+	if (c.relay_fd >= 0)
+		close(c.relay_fd);
 	if (k->cmd < 0)
 	{
-		k->cmd_done = true;
-		k->code = 126;
-		snprintf(k->why, sizeof(k->why), "cannot fork: %s", strerror(errno));
+		cannot_start(k, "fork");
 		close(p[0]);
 		return;
 	}
@@ -251,6 +286,8 @@ check_part(keeper *k)
 		kill_part(k);
 	if (k->cmd_done && !k->part_done && lx_tree_empty(&k->tree))
 	{
+		/* its last lines in the log before the launcher logs its end */
+		lx_relay_drain(&k->relay, RELAY_DRAIN_S);
 		k->part_done = true;
 		send_state(k);
 	}
@@ -278,6 +315,7 @@ lx_keeper_main(const lx_keeper_args *a)
 	k.args = a;
 	k.conn = -1;
 	k.errfd = -1;
+	lx_relay_init(&k.relay, -1, "");
 	k.listen_fd = a->listen_fd;
 	k.orphan_until = lx_now() + FIRST_CONNECT_S;
 	setsid();
@@ -295,7 +333,8 @@ lx_keeper_main(const lx_keeper_args *a)
 
 	for (;;)
 	{
-		struct pollfd fds[4];
+		struct pollfd fds[5];
+		short		relay_events;
 
 		reap(&k);
 		check_part(&k);
@@ -304,8 +343,13 @@ lx_keeper_main(const lx_keeper_args *a)
 		fds[1] = (struct pollfd) {k.listen_fd, POLLIN, 0};
 		fds[2] = (struct pollfd) {k.conn, POLLIN, 0};
 		fds[3] = (struct pollfd) {k.errfd, POLLIN, 0};
-		if (poll(fds, 4, poll_timeout(&k)) < 0 && errno != EINTR)
+		fds[4].fd = lx_relay_poll_fd(&k.relay, &relay_events);
+		fds[4].events = relay_events;
+		fds[4].revents = 0;
+		if (poll(fds, 5, poll_timeout(&k)) < 0 && errno != EINTR)
 			_exit(1);
+		if (fds[4].fd >= 0 && fds[4].revents != 0)
+			lx_relay_step(&k.relay);
 		if (k.errfd >= 0 && (fds[3].revents & (POLLIN | POLLHUP | POLLERR)))
 			read_errors(&k);
 		if (k.listen_fd >= 0 && (fds[1].revents & POLLIN))

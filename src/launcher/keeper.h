@@ -30,7 +30,7 @@ typedef struct lx_keeper_args
 	const char *cgroup_base;	/* "" = no cgroups here */
 	const char *part_name;		/* its cgroup's and socket's name */
 	const char *socket_path;
-	const char *output;			/* NULL: inherit */
+	const char *output;			/* NULL: through the relay into the log (relay.h) */
 	double		grace_s;
 	double		adopt_s;
 	int			listen_fd;

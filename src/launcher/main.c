@@ -14,6 +14,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -437,12 +438,27 @@ wait_for_events(int sigfd)
 	}
 }
 
+/*
+ * Started with 0, 1 or 2 closed, the next descriptor opened would take its
+ * place (a keeper's output pipe would become a job's stdin, say).
+ */
+static void
+open_standard_fds(void)
+{
+	int			fd;
+
+	for (fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+			_exit(2);
+}
+
 int
 main(int argc, char **argv)
 {
 	int			sigfd;
 	int			stops_seen = 0;
 
+	open_standard_fds();
 	lx_options_load(&cfg, argc, argv);
 	sigfd = lx_signals_init();
 	if (sigfd < 0)

@@ -13,7 +13,7 @@ typedef struct lx_config
 {
 	const char *node;
 	const char *dsn;
-	char	   *output_dir;		/* made absolute; NULL: inherit */
+	char	   *output_dir;		/* made absolute; NULL: output into the log (relay.h) */
 	char	   *state_dir;		/* made absolute */
 	int			state_fd;		/* the state directory, walked safely (safepath.h); O_PATH */
 	char	   *password;		/* from --password-file; NULL: libpq's own ways */

@@ -17,7 +17,7 @@
 typedef struct lx_spawn_ctx
 {
 	const char *cgroup_base;	/* "" = no cgroups: subreaper keepers only */
-	const char *output_dir;		/* NULL: parts inherit the launcher's stderr */
+	const char *output_dir;		/* NULL: parts' output into the log (relay.h) */
 	const char *output_prefix;	/* file name prefix: database and installation */
 	const char *node;
 	bool		allow_root;

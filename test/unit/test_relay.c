@@ -1,0 +1,301 @@
+/*
+ * test_relay.c — the keeper's relay of a part's output into the log
+ * (src/launcher/relay.c): every line marked and escaped, long lines split,
+ * a last line without a newline kept, and never a blocking write.
+ *
+ * fd 2, where lx_log() writes, is a pipe this test reads back; TAP goes to
+ * stdout.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "relay.h"
+#include "unit.h"
+
+#define PREFIX "job 7 attempt 2 rank 1 output: "
+
+static int	log_read = -1;		/* the read end of what fd 2 now is */
+
+/* Steps while the relay's descriptor is ready; what a keeper's loop does. */
+static void
+pump(lx_relay *r)
+{
+	int			i;
+
+	for (i = 0; i < 10000; i++)
+	{
+		short		ev;
+		struct pollfd p;
+
+		p.fd = lx_relay_poll_fd(r, &ev);
+		p.events = ev;
+		if (p.fd < 0 || poll(&p, 1, 0) != 1)
+			return;
+		lx_relay_step(r);
+	}
+}
+
+/* Everything logged since the last call, NUL-terminated. */
+static const char *
+logged(void)
+{
+	static char buf[65536];
+	size_t		len = 0;
+	ssize_t		n;
+
+	while (len < sizeof(buf) - 1 && (n = read(log_read, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t) n;
+	buf[len] = '\0';
+	return buf;
+}
+
+static int
+count_lines(const char *s, const char *needle)
+{
+	int			n = 0;
+
+	for (; (s = strstr(s, needle)) != NULL; s++)
+		n++;
+	return n;
+}
+
+/* A relay reading from a fresh pipe; *writer is the part's end. */
+static void
+new_relay(lx_relay *r, int *writer)
+{
+	int			p[2];
+
+	if (pipe(p) != 0)
+		abort();
+	lx_relay_init(r, p[0], PREFIX);
+	*writer = p[1];
+}
+
+static void
+put(int fd, const char *s)
+{
+	if (write(fd, s, strlen(s)) != (ssize_t) strlen(s))
+		abort();
+}
+
+static void
+test_lines(void)
+{
+	lx_relay	r;
+	int			w;
+	const char *out;
+
+	new_relay(&r, &w);
+	put(w, "plain line\n\ttab and \xc3\xa9\n\n");
+	pump(&r);
+	out = logged();
+	CHECK(strstr(out, "mixdnn-launcher[") != NULL && strstr(out, " relay-test: " PREFIX "plain line\n") != NULL,
+		  "a line is logged with the time, pid and node, then the part's prefix");
+	CHECK(strstr(out, PREFIX "\ttab and \xc3\xa9\n") != NULL, "tabs and UTF-8 pass as they are");
+	CHECK(strstr(out, PREFIX "\n") != NULL && count_lines(out, PREFIX) == 3, "an empty line is a line of its own");
+
+	put(w, "2026-12-02T00:00:00.000Z mixdnn-launcher[1] n1: job 9 ended\rfake\x1b[2K\\z\x7f\x01\n");
+	pump(&r);
+	out = logged();
+	CHECK(strcmp(strstr(out, PREFIX), PREFIX "2026-12-02T00:00:00.000Z mixdnn-launcher[1] n1: job 9 ended"
+				 "\\x0dfake\\x1b[2K\\\\z\\x7f\\x01\n") == 0,
+		  "a forged launcher line stays behind the prefix; CR, ESC, DEL and controls as \\xNN, \\ as \\\\");
+	CHECK(strchr(strstr(out, PREFIX), '\r') == NULL && strchr(out, 0x1b) == NULL, "no raw CR or escape reaches the log");
+
+	put(w, "no newline at the end");
+	pump(&r);
+	CHECK(logged()[0] == '\0', "an unfinished line waits for its end");
+	close(w);
+	pump(&r);
+	out = logged();
+	CHECK(strstr(out, PREFIX "no newline at the end\n") != NULL, "at EOF the unfinished line is logged");
+	CHECK(r.in < 0 && lx_relay_poll_fd(&r, &(short) {0}) < 0, "and the relay is done");
+}
+
+static int
+text_bytes(const char *out, char c)
+{
+	const char *p;
+	int			n = 0;
+
+	for (p = out; (p = strstr(p, PREFIX)) != NULL; p++)
+	{
+		const char *q;
+
+		for (q = p + strlen(PREFIX); *q && *q != '\n'; q++)
+			n += *q == c;
+	}
+	return n;
+}
+
+static void
+test_long_line(void)
+{
+	lx_relay	r;
+	int			w;
+	char		big[3001];
+	const char *out,
+			   *p;
+
+	memset(big, 'a', 3000);
+	big[3000] = '\0';
+	new_relay(&r, &w);
+	put(w, big);
+	put(w, "\n");
+	close(w);
+	pump(&r);
+	out = logged();
+	CHECK(count_lines(out, PREFIX) == 4, "a 3000-byte line is split into lines of %d (%d lines)", LX_RELAY_LINE,
+		  count_lines(out, PREFIX));
+	CHECK(text_bytes(out, 'a') == 3000, "that together hold all of it (%d bytes)", text_bytes(out, 'a'));
+	for (p = out; (p = strchr(p, '\n')) != NULL && p[1]; p++)
+		CHECK(strncmp(p + 1, "20", 2) == 0, "every line starts with the stamp");
+
+	memset(big, 'a', LX_RELAY_LINE);
+	big[LX_RELAY_LINE] = '\0';
+	new_relay(&r, &w);
+	put(w, big);
+	put(w, "\nnext\n");
+	close(w);
+	pump(&r);
+	out = logged();
+	CHECK(count_lines(out, PREFIX) == 2 && strstr(out, PREFIX "next\n") != NULL,
+		  "a line of exactly %d bytes is one line, no empty one after it (%d lines)", LX_RELAY_LINE,
+		  count_lines(out, PREFIX));
+
+	/* escapes never straddle the split, and stay within one write */
+	memset(big, '\x01', 1000);
+	big[1000] = '\0';
+	new_relay(&r, &w);
+	put(w, big);
+	close(w);
+	pump(&r);
+	out = logged();
+	CHECK(count_lines(out, "\\x01") == 1000 && count_lines(out, PREFIX) == 2,
+		  "1000 control bytes: 1000 whole escapes over 2 lines (%d, %d)", count_lines(out, "\\x01"),
+		  count_lines(out, PREFIX));
+	for (p = out; (p = strstr(p, PREFIX)) != NULL; p++)
+		CHECK(strcspn(p, "\n") < LX_LOG_MAX, "each line within LX_LOG_MAX (%zu)", strcspn(p, "\n"));
+}
+
+static void
+test_unicode(void)
+{
+	lx_relay	r;
+	int			w;
+	char		big[LX_RELAY_LINE + 8];
+	const char *out;
+
+	new_relay(&r, &w);
+	put(w, "c1 \xc2\x9b[31m ls \xe2\x80\xa8 ps \xe2\x80\xa9 bidi \xe2\x80\xae nel \xc2\x85 bad \xff\xfe"
+		" overlong \xc0\xaf cut \xe2\x80 ok \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\n");
+	pump(&r);
+	out = logged();
+	CHECK(strstr(out, PREFIX "c1 \\xc2\\x9b[31m ls \\xe2\\x80\\xa8 ps \\xe2\\x80\\xa9 bidi \\xe2\\x80\\xae"
+				 " nel \\xc2\\x85 bad \\xff\\xfe overlong \\xc0\\xaf cut \\xe2\\x80 ok \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\n") != NULL,
+		  "C1 controls, line and paragraph separators, bidi overrides and invalid UTF-8 as \\xNN; the rest of UTF-8 as it is");
+
+	/* a two-byte character across the split goes whole into the next line */
+	memset(big, 'a', LX_RELAY_LINE - 1);
+	memcpy(big + LX_RELAY_LINE - 1, "\xc3\xa9\n", 4);
+	put(w, big);
+	close(w);
+	pump(&r);
+	out = logged();
+	CHECK(count_lines(out, PREFIX) == 2 && strstr(out, PREFIX "\xc3\xa9\n") != NULL && strstr(out, "\\xc3") == NULL,
+		  "a character the split would cut starts the next line whole");
+}
+
+static void
+test_drain(void)
+{
+	lx_relay	r;
+	int			w;
+	const char *out;
+
+	new_relay(&r, &w);
+	put(w, "first\nsecond\nlast, unfinished");
+	close(w);
+	lx_relay_drain(&r, 1.0);
+	out = logged();
+	CHECK(count_lines(out, PREFIX) == 3 && strstr(out, PREFIX "last, unfinished\n") != NULL,
+		  "drain logs what the pipe holds, the unfinished line ended");
+	CHECK(r.in < 0 && r.out < 0, "and closes the pipe and its own log descriptor");
+}
+
+/* Fills fd 2 (a pipe here) through a description of its own, so fd 2 stays blocking. */
+static void
+fill_log(void)
+{
+	char		fill[4096];
+	int			fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK);
+
+	memset(fill, 'f', sizeof(fill));
+	while (write(fd, fill, sizeof(fill)) > 0)
+		;
+	close(fd);
+}
+
+/* A log that cannot take a line: the relay must wait, not block. */
+static void
+test_full_log(void)
+{
+	lx_relay	r;
+	int			w;
+	struct pollfd p;
+	short		ev;
+	const char *out;
+
+	fill_log();
+	new_relay(&r, &w);
+	put(w, "one\ntwo\n");
+	alarm(10);					/* a step that blocks is killed here: the test fails */
+	lx_relay_step(&r);
+	lx_relay_step(&r);
+	lx_relay_step(&r);
+	alarm(0);
+	p.fd = lx_relay_poll_fd(&r, &ev);
+	p.events = ev;
+	CHECK(ev == POLLOUT && poll(&p, 1, 0) == 0 && r.text_len > 0,
+		  "with the log full, a step returns at once and the line waits for room");
+	(void) logged();
+	pump(&r);
+	out = logged();
+	CHECK(strstr(out, PREFIX "one\n") != NULL && strstr(out, PREFIX "two\n") != NULL,
+		  "once the log has room, the lines go out");
+
+	fill_log();
+	put(w, "three\n");
+	close(w);
+	alarm(10);
+	lx_relay_drain(&r, 0.2);
+	alarm(0);
+	CHECK(r.dropped == 6 && r.in < 0, "drain gives up on a full log after its wait, counting what it lost (%lld)",
+		  r.dropped);
+	(void) logged();
+}
+
+int
+main(void)
+{
+	int			p[2];
+
+	if (pipe2(p, O_CLOEXEC) != 0 || dup2(p[1], STDERR_FILENO) < 0)
+		return 2;
+	close(p[1]);
+	log_read = p[0];
+	fcntl(log_read, F_SETFL, O_NONBLOCK);
+	lx_log_init("relay-test");
+
+	test_lines();
+	test_long_line();
+	test_unicode();
+	test_drain();
+	test_full_log();
+	return unit_done("test_relay");
+}
