@@ -188,6 +188,13 @@ BEGIN
 		RAISE EXCEPTION 'mixdnn.utilization needs from_ts < to_ts and a positive step'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+	-- months, days and time each not negative, or a step may go back on some
+	-- dates ('1 month -30 days' from 1 February) and the series never ends
+	IF date_part('year', step) * 12 + date_part('month', step) < 0 OR date_part('day', step) < 0
+		OR date_part('epoch', step - date_trunc('day', step)) < 0 THEN
+		RAISE EXCEPTION 'mixdnn.utilization needs a step whose months, days and time are none of them negative'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
 	IF date_part('epoch', to_ts - from_ts) / date_part('epoch', step) > 100000 THEN
 		RAISE EXCEPTION 'mixdnn.utilization returns at most 100000 steps per type'
 			USING ERRCODE = 'program_limit_exceeded',

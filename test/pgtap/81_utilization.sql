@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(17);
+SELECT plan(20);
 
 CREATE ROLE tap81_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap81_bob NOLOGIN IN ROLE mixdnn_user;
@@ -50,6 +50,20 @@ SELECT throws_ok($$SELECT * FROM mixdnn.utilization(pg_temp.t0(), pg_temp.t0(), 
 	'an empty window is refused');
 SELECT throws_ok($$SELECT * FROM mixdnn.utilization(pg_temp.t0(), pg_temp.t0() + interval '1 year', '1 second')$$, '54000', NULL,
 	'too many steps are refused');
+-- A step with a negative part may go back on some dates, and the series would
+-- never reach to_ts: '1 month -30 days 1 second' from 1 February goes back.
+-- (The bound makes a regression fail here instead of looping.)
+SET LOCAL statement_timeout = '30s';
+SELECT throws_ok($$SELECT * FROM mixdnn.utilization('2026-02-01 00:00+00', '2026-02-01 01:00+00',
+	interval '1 month -30 days 1 second')$$, '22023',
+	'mixdnn.utilization needs a step whose months, days and time are none of them negative',
+	'a step with negative days is refused (it went back from 1 February, and looped)');
+SELECT throws_ok($$SELECT * FROM mixdnn.utilization(pg_temp.t0(), pg_temp.t0() + interval '1 year',
+	interval '-1 month 40 days')$$, '22023', NULL, 'a step with negative months is refused');
+SELECT is((SELECT count(*) FROM mixdnn.utilization('2026-01-31 00:00+00', '2026-06-01 00:00+00', interval '1 month')
+	WHERE gpu_type = (SELECT min(gpu_type) FROM mixdnn.gpu_types)), 5::bigint,
+	'a step of one month from 31 January: five buckets');
+RESET statement_timeout;
 SELECT throws_ok($$SELECT * FROM mixdnn.utilization(NULL, pg_temp.t0(), '1 hour')$$, '22004', NULL,
 	'a NULL bound is refused');
 
