@@ -26,6 +26,9 @@
 /* How long a new keeper waits for its launcher's first connection. */
 #define FIRST_CONNECT_S 10.0
 
+/* Checks in a row (one per turn, 50 ms apart while killing) that must find the part empty. */
+#define EMPTY_CHECKS 3
+
 /* How long, at the part's end, the keeper waits for the log to take the part's last lines. */
 #define RELAY_DRAIN_S 1.0
 
@@ -41,7 +44,8 @@ typedef struct keeper
 	lx_relay	relay;			/* the part's output without an output file; in = -1 if none */
 	bool		cmd_done;		/* the command exited */
 	bool		part_done;		/* ... and nothing of the part is alive */
-	bool		killing;		/* SIGKILL sent to the part */
+	bool		killing;		/* SIGKILL sent to the part, and sent again each turn */
+	int			empty_seen;		/* checks in a row that found the part empty */
 	bool		leaving;		/* no launcher: exit once the part is done */
 	int			code;
 	char		why[512];
@@ -284,7 +288,15 @@ check_part(keeper *k)
 	/* Whatever the command left behind must not hold the GPUs. */
 	if (k->cmd_done && !k->killing)
 		kill_part(k);
-	if (k->cmd_done && !k->part_done && lx_tree_empty(&k->tree))
+	/*
+	 * Again each turn until it is gone: without a cgroup the part's
+	 * processes are found by walking /proc, and one that forks and exits
+	 * fast enough can be missed by one walk (or be forked after it).
+	 */
+	else if (k->killing && !k->part_done)
+		kill_part(k);
+	k->empty_seen = k->cmd_done && lx_tree_empty(&k->tree) ? k->empty_seen + 1 : 0;
+	if (k->cmd_done && !k->part_done && k->empty_seen >= EMPTY_CHECKS)
 	{
 		/* its last lines in the log before the launcher logs its end */
 		lx_relay_drain(&k->relay, RELAY_DRAIN_S);

@@ -49,6 +49,21 @@ for mode in cgroup subreaper; do
 	took=$(awk -v a="$cancelled_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 	ok "$(awk -v t="$took" 'BEGIN { exit !(t >= 2) }'; echo $?)" "$mode: not before the grace period of 2 s ($took s)"
 
+	# Forks and exits over and over, ignoring SIGTERM, so its pid never stays
+	# long; it rewrites a file every 50 forks. Without a cgroup one pass over
+	# /proc missed it, and it outlived its cancel and the launcher.
+	beat=$T/out/mover-$mode
+	job=$(submit mover hard a100 1 "perl -e '\$SIG{TERM} = q(IGNORE); for (\$i = 0;; \$i++) { exit if fork; if (\$i % 50 == 0) { open(my \$h, q(>), q($beat)); print \$h \$i; close(\$h) } }' & sleep 3027" '1 h')
+	wait_until 10 "[ -s '$beat' ]"
+	ok $? "$mode: a job that forks and exits without end runs"
+	q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+	wait_until 15 "grep -q 'n1: job $job attempt 1 exited' '$T/launcher-n1.log'"
+	ok $? "$mode: its keeper reports it ended"
+	b1=$(cat "$beat" 2>/dev/null)
+	sleep 1
+	b2=$(cat "$beat" 2>/dev/null)
+	is "$b2" "$b1" "$mode: ... and it did: its file no longer changes"
+
 	# A command that exits leaves nothing behind, and only then is it reported.
 	job=$(submit leaves hard a100 1 "setsid sleep 3026 & sleep 0.5; exit 3" '1 h')
 	wait_until 10 "[ \"\$(status_of $job)\" = failed ]"
