@@ -47,6 +47,11 @@ add_job(mx_preview *pv, const mx_hypothetical *h)
 		if (k >= 0)
 			j->allowed |= UINT64CONST(1) << k;
 	}
+	/* an empty set of types is none, never all (0 would read as no restriction) */
+	if (!h->hard && h->nallowed > 0 && j->allowed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mixdnn._what_if: none of allowed_types is a GPU type")));
 	j->duration = h->duration;
 	j->priority = h->priority;
 	j->submitted = s->now;

@@ -176,6 +176,16 @@ refused_by_limit(ReturnSetInfo *rsinfo)
 static void
 check_arguments(const mx_hypothetical *h)
 {
+	int			named = 0,
+				i;
+
+	/* an empty set of types, or one of NULLs only, is none, never all */
+	for (i = 0; i < h->nallowed; i++)
+		named += h->allowed[i][0] != '\0';
+	if (h->nallowed >= 0 && named == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("mixdnn._what_if needs allowed_types to name a GPU type, or to be NULL")));
 	if (h->gpus < 1 || h->gpus > 4096 || h->min_gpus < 1 || h->max_gpus > 4096 ||
 		h->min_gpus > h->max_gpus || !(h->duration > 0) || h->duration > 366 * 86400.0 ||
 		h->priority < -100 || h->priority > 100 || (h->hard && h->gpu_type == NULL))

@@ -15,7 +15,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(39);
+SELECT plan(40);
 SET LOCAL mixdnn.critical_wait = 0;
 
 CREATE ROLE tap80_alice NOLOGIN IN ROLE mixdnn_user;
@@ -150,6 +150,10 @@ SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '1 h', al
 SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '0 s')$$, '23514', NULL,
 	'what_if: a duration that is not positive');
 RESET ROLE;
+
+-- A set of types none of which exists is none, never all (it planned on every type).
+SELECT throws_ok($$SELECT * FROM mixdnn._what_if(false, NULL, 1, 1, 1, '{bogus}', 3600, 0, NULL)$$, '22023',
+	'mixdnn._what_if: none of allowed_types is a GPU type', '_what_if: allowed_types naming no GPU type');
 
 SELECT * FROM finish();
 ROLLBACK;
