@@ -295,7 +295,8 @@ check_part(keeper *k)
 	 */
 	else if (k->killing && !k->part_done)
 		kill_part(k);
-	k->empty_seen = k->cmd_done && lx_tree_empty(&k->tree) ? k->empty_seen + 1 : 0;
+	if (k->cmd_done && !k->part_done)
+		k->empty_seen = lx_tree_empty(&k->tree) ? k->empty_seen + 1 : 0;
 	if (k->cmd_done && !k->part_done && k->empty_seen >= EMPTY_CHECKS)
 	{
 		/* its last lines in the log before the launcher logs its end */

@@ -18,8 +18,9 @@
  * The round runs only at commit. Fired earlier (SET CONSTRAINTS ...
  * IMMEDIATE, commitpoint.c), it would hold the scheduler lock and the rows
  * it plans for as long as the transaction stays open, so the background
- * worker plans after commit instead, unless the session is a superuser's. A transaction that holds the
- * scheduler lock cannot be prepared, for the same reason.
+ * worker plans after commit instead, unless the session is a superuser's.
+ * A transaction that holds the scheduler lock cannot be prepared, for the
+ * same reason.
  */
 #include "postgres.h"
 

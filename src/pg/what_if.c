@@ -179,10 +179,10 @@ check_arguments(const mx_hypothetical *h)
 	int			named = 0,
 				i;
 
-	/* an empty set of types, or one of NULLs only, is none, never all */
+	/* a soft job's empty set of types, or one of NULLs only, is none, never all */
 	for (i = 0; i < h->nallowed; i++)
 		named += h->allowed[i][0] != '\0';
-	if (h->nallowed >= 0 && named == 0)
+	if (!h->hard && h->nallowed >= 0 && named == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("mixdnn._what_if needs allowed_types to name a GPU type, or to be NULL")));
