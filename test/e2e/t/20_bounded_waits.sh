@@ -26,11 +26,16 @@ timed() {
 	echo "$rc $((($(date +%s%N) - t0) / 1000000))"
 }
 
+# sleeping ROLE: waits (5 s at most) until a session of ROLE sleeps in pg_sleep
+sleeping() {
+	wait_until 5 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND usename = '$1'\")\" = 1 ]"
+}
+
 # hold ROLE SQL: runs SQL in a transaction that stays open 8 s; waits until it sleeps
 hold() {
 	PGUSER=$1 psql -X -q -c "BEGIN; $2; SELECT pg_sleep(8); COMMIT" >"$T/holder.log" 2>&1 &
 	holder=$!
-	wait_until 5 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND usename = '$1'\")\" = 1 ]"
+	sleeping "$1"
 }
 
 release() {
@@ -198,7 +203,7 @@ imm_job="INSERT INTO mixdnn.jobs (name, gpu_type, gpus, priority, duration, comm
 PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -c "BEGIN; SET CONSTRAINTS ALL IMMEDIATE;
 	$imm_job ('a-imm', 'v100', 1, 100, '1 hour', 'true'); SELECT pg_sleep(4); COMMIT" >"$T/8.log" 2>&1 &
 holder=$!
-wait_until 5 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND usename = 'e2e_alice'\")\" = 1 ]"
+sleeping e2e_alice
 ok $? "a user submits under SET CONSTRAINTS ALL IMMEDIATE and keeps her transaction open"
 is "$(sched_lock_of e2e_alice)" 0 "immediate: her open transaction holds no scheduler lock"
 r=$(timed "$T/8a" launcher_q "SELECT count(*) FROM mixdnn.claim('n3')")
@@ -221,7 +226,7 @@ ok $? "immediate: the worker plans her job after her commit"
 PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -c "DO \$\$ BEGIN SET CONSTRAINTS ALL IMMEDIATE;
 	$imm_job ('a-imm2', 'v100', 1, 100, '1 hour', 'true'); PERFORM pg_sleep(4); END \$\$" >"$T/8c.log" 2>&1 &
 holder=$!
-wait_until 5 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND usename = 'e2e_alice'\")\" = 1 ]"
+sleeping e2e_alice
 ok $? "a user's DO block submits under SET CONSTRAINTS ALL IMMEDIATE, then sleeps"
 is "$(sched_lock_of e2e_alice)" 0 "immediate, in a function: no scheduler lock held"
 r=$(timed "$T/8d" launcher_q "SELECT count(*) FROM mixdnn.claim('n3')")
