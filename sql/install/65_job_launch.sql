@@ -18,6 +18,17 @@ BEGIN
 				pg_catalog.left(NEW.workdir, 200)
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
+	IF NEW.workdir OPERATOR(pg_catalog.~) '[[:cntrl:]]' THEN
+		RAISE EXCEPTION 'workdir must not contain control characters (such as a newline)'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	-- exec takes at most 128 kB in one argument (sh -c COMMAND); launchers
+	-- fetch and hold the command of every part they claim.
+	IF pg_catalog.octet_length(NEW.command) OPERATOR(pg_catalog.>) 65536 THEN
+		RAISE EXCEPTION 'command must be at most 64 kB, not % bytes', pg_catalog.octet_length(NEW.command)
+			USING ERRCODE = 'program_limit_exceeded',
+				  HINT = 'Put a long command in a script and run the script.';
+	END IF;
 	IF NEW.env IS NULL THEN
 		RETURN NEW;
 	END IF;
@@ -50,10 +61,10 @@ BEGIN
 	RETURN NEW;
 END
 $$;
-COMMENT ON FUNCTION mixdnn._job_check_env() IS 'internal: refuses a job whose workdir is not absolute or whose env is not a JSON object of strings with free variable names';
+COMMENT ON FUNCTION mixdnn._job_check_env() IS 'internal: refuses a job whose workdir is not an absolute path without control characters, whose command is over 64 kB or whose env is not a JSON object of strings with free variable names';
 
 CREATE TRIGGER jobs_check_env
-	BEFORE INSERT OR UPDATE OF workdir, env ON mixdnn.jobs
+	BEFORE INSERT OR UPDATE OF workdir, env, command ON mixdnn.jobs
 	FOR EACH ROW EXECUTE FUNCTION mixdnn._job_check_env();
 REVOKE ALL ON FUNCTION mixdnn._job_check_env() FROM PUBLIC;
 -- Users give both when they submit.

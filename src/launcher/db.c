@@ -264,17 +264,55 @@ lx_db_notifies(PGconn *conn, const char *node, bool *launch, bool *cancel)
 	return PQstatus(conn) == CONNECTION_BAD ? LX_LOST : LX_OK;
 }
 
-/* One row per job and environment variable: no JSON parsing needed here. */
+/* A job's own row of the claim; its variables follow it (env_rows counts them). */
+static void
+claimed_job(PGresult *res, int row, lx_job *j)
+{
+	long long	job_id = strtoll(PQgetvalue(res, row, 0), NULL, 10);
+	int			env_rows = 0;
+
+	while (row + 1 + env_rows < PQntuples(res)
+		   && strtoll(PQgetvalue(res, row + 1 + env_rows, 0), NULL, 10) == job_id)
+		env_rows++;
+	j->job_id = job_id;
+	j->name = xstrdup(PQgetvalue(res, row, 1));
+	j->command = PQgetisnull(res, row, 2) ? NULL : xstrdup(PQgetvalue(res, row, 2));
+	j->node_rank = atoi(PQgetvalue(res, row, 3));
+	j->world_gpus = atoi(PQgetvalue(res, row, 4));
+	j->attempt = atoi(PQgetvalue(res, row, 7));
+	j->workdir = PQgetisnull(res, row, 8) ? NULL : xstrdup(PQgetvalue(res, row, 8));
+	j->owner = xstrdup(PQgetvalue(res, row, 9));
+	j->env = xcalloc(env_rows > 0 ? env_rows : 1, sizeof(lx_env));
+}
+
+static void
+claimed_env(PGresult *res, int row, lx_job *j)
+{
+	j->env[j->nenv].key = xstrdup(PQgetvalue(res, row, 5));
+	j->env[j->nenv].value = xstrdup(PQgetisnull(res, row, 6) ? "" : PQgetvalue(res, row, 6));
+	if (strcmp(j->env[j->nenv].key, "CUDA_VISIBLE_DEVICES") == 0)
+		j->gpus = xstrdup(j->env[j->nenv].value);
+	j->nenv++;
+}
+
+/*
+ * A row per job, then a row per environment variable of it: no JSON
+ * parsing here, and the command comes once per job rather than once per
+ * variable (a join would repeat a 64 kB command for each of thousands of
+ * variables). The CTE is evaluated once: claim() is volatile.
+ */
 lx_rc
 lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs)
 {
 	const char *params[1] = {node};
 	PGresult   *res = exec(conn,
-						   "SELECT c.job_id, c.name, c.command, c.node_rank, c.world_gpus, e.key, e.value, "
-						   "c.attempt, c.workdir, c.owner "
-						   "FROM mixdnn.claim($1) c "
-						   "LEFT JOIN LATERAL pg_catalog.jsonb_each_text(c.env) e ON true "
-						   "ORDER BY c.job_id, e.key", 1, params);
+						   "WITH c AS MATERIALIZED (SELECT * FROM mixdnn.claim($1)) "
+						   "SELECT c.job_id, c.name, c.command, c.node_rank, c.world_gpus, NULL::text, NULL::text, "
+						   "c.attempt, c.workdir, c.owner FROM c "
+						   "UNION ALL "
+						   "SELECT c.job_id, NULL, NULL, NULL, NULL, e.key, e.value, NULL, NULL, NULL "
+						   "FROM c, pg_catalog.jsonb_each_text(c.env) e "
+						   "ORDER BY 1, 6 NULLS FIRST", 1, params);
 	int			rows,
 				i;
 	lx_job	   *out = NULL;
@@ -289,30 +327,10 @@ lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs)
 		out = xcalloc(rows, sizeof(lx_job));
 	for (i = 0; i < rows; i++)
 	{
-		long long	job_id = strtoll(PQgetvalue(res, i, 0), NULL, 10);
-		lx_job	   *j;
-
-		if (n == 0 || out[n - 1].job_id != job_id)
-		{
-			j = &out[n++];
-			j->job_id = job_id;
-			j->name = xstrdup(PQgetvalue(res, i, 1));
-			j->command = PQgetisnull(res, i, 2) ? NULL : xstrdup(PQgetvalue(res, i, 2));
-			j->node_rank = atoi(PQgetvalue(res, i, 3));
-			j->world_gpus = atoi(PQgetvalue(res, i, 4));
-			j->attempt = atoi(PQgetvalue(res, i, 7));
-			j->workdir = PQgetisnull(res, i, 8) ? NULL : xstrdup(PQgetvalue(res, i, 8));
-			j->owner = xstrdup(PQgetvalue(res, i, 9));
-			j->env = xcalloc(rows, sizeof(lx_env));
-		}
-		j = &out[n - 1];
 		if (PQgetisnull(res, i, 5))
-			continue;
-		j->env[j->nenv].key = xstrdup(PQgetvalue(res, i, 5));
-		j->env[j->nenv].value = xstrdup(PQgetisnull(res, i, 6) ? "" : PQgetvalue(res, i, 6));
-		if (strcmp(j->env[j->nenv].key, "CUDA_VISIBLE_DEVICES") == 0)
-			j->gpus = xstrdup(j->env[j->nenv].value);
-		j->nenv++;
+			claimed_job(res, i, &out[n++]);
+		else if (n > 0)
+			claimed_env(res, i, &out[n - 1]);
 	}
 	PQclear(res);
 	*jobs = out;

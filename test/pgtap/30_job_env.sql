@@ -1,5 +1,5 @@
--- 30_job_env.sql — jobs.workdir and jobs.env: checked at INSERT (22023,
--- nothing written), and what claim hands the launcher: the job's env with
+-- 30_job_env.sql — jobs.workdir, jobs.env and the command's length: checked
+-- at INSERT and UPDATE (22023, 54000; nothing written), and what claim hands the launcher: the job's env with
 -- the launcher's own variables (torch.distributed's meaning for one process
 -- per node), workdir, owner and attempt, and a MASTER_PORT per master GPU.
 \set ON_ERROR_STOP 1
@@ -7,7 +7,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(24);
+SELECT plan(30);
 
 CREATE ROLE tap30_launcher NOLOGIN IN ROLE mixdnn_launcher;
 CREATE ROLE tap30_user NOLOGIN IN ROLE mixdnn_user;
@@ -26,6 +26,8 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 SELECT is(pg_temp.bad('relative/dir', NULL), '22023', 'a relative workdir is refused');
 SELECT is(pg_temp.bad('', NULL), '22023', 'an empty workdir is refused');
+SELECT is(pg_temp.bad(E'/data/a\nb', NULL), '22023', 'a workdir with a newline is refused');
+SELECT is(pg_temp.bad(E'/data/a\tb', NULL), '22023', 'and with any other control character');
 SELECT is(pg_temp.bad(NULL, '["A"]'), '22023', 'env must be a JSON object, not an array');
 SELECT is(pg_temp.bad(NULL, '"A=1"'), '22023', 'nor a string');
 SELECT is(pg_temp.bad(NULL, '{"A": 1}'), '22023', 'values must be strings, not numbers');
@@ -40,9 +42,19 @@ SELECT is((SELECT string_agg(pg_temp.bad(NULL, pg_catalog.jsonb_build_object(k, 
 SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, env)
 	VALUES ('x', 'hard', 'v100', 1, '1h', '{"RANK": "3"}')$$, '22023',
 	'env key "RANK" is set by the launcher and cannot be given', 'the message names the key');
+SELECT throws_ok(format($$INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('long', 'hard', 'v100', 1, '1h', %L)$$, repeat('x', 65537)), '54000',
+	'command must be at most 64 kB, not 65537 bytes', 'a command over 64 kB is refused: 54000');
+SELECT throws_ok(format($$INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('long', 'hard', 'v100', 1, '1h', %L)$$, repeat('é', 32769)), '54000', NULL,
+	'the limit counts bytes, not characters');
 SELECT is((SELECT count(*) FROM mixdnn.jobs), 0::bigint, 'no refused job was written');
 SELECT is(pg_temp.bad('/data/run', '{"NCCL_DEBUG": "INFO", "_x9": ""}'), 'accepted', 'good values are accepted');
 SELECT throws_ok($$UPDATE mixdnn.jobs SET env = '{"WORLD_SIZE": "9"}'$$, '22023', NULL, 'an UPDATE is checked too');
+SELECT throws_ok(format($$UPDATE mixdnn.jobs SET command = %L$$, repeat('x', 65537)), '54000', NULL,
+	'an UPDATE of the command is checked too');
+SELECT lives_ok(format($$UPDATE mixdnn.jobs SET command = %L$$, repeat('x', 65536)), 'a command of exactly 64 kB is accepted');
+
 DELETE FROM mixdnn.jobs;
 :commit
 
