@@ -90,6 +90,37 @@ copy_account(const struct passwd *pw, lx_account *a)
 	snprintf(a->shell, sizeof(a->shell), "%s", pw->pw_shell && pw->pw_shell[0] ? pw->pw_shell : "/bin/sh");
 }
 
+/*
+ * Group 0 reads and writes what root's group may (/etc/shadow's backups,
+ * root-owned group-writable files): as much a root job as uid 0. The
+ * groups are those initgroups() will give the job, primary included.
+ */
+static bool
+in_root_group(const struct passwd *pw)
+{
+	gid_t		fixed[64];
+	gid_t	   *groups = fixed;
+	int			n = 64,
+				i;
+	bool		found = pw->pw_gid == 0;
+
+	if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0)
+	{
+		groups = malloc(sizeof(gid_t) * (size_t) n);
+		/* cannot tell: refuse rather than run a job that may be root's group */
+		if (groups == NULL || getgrouplist(pw->pw_name, pw->pw_gid, groups, &n) < 0)
+		{
+			free(groups);
+			return true;
+		}
+	}
+	for (i = 0; i < n && !found; i++)
+		found = groups[i] == 0;
+	if (groups != fixed)
+		free(groups);
+	return found;
+}
+
 int
 lx_account_for(const char *owner, bool allow_root, lx_account *a, char *why, size_t why_size)
 {
@@ -122,6 +153,12 @@ lx_account_for(const char *owner, bool allow_root, lx_account *a, char *why, siz
 	{
 		snprintf(why, why_size, "role \"%s\" maps to OS user \"%s\" (uid 0): jobs do not run as root without --allow-root-jobs",
 				 owner, user);
+		return -1;
+	}
+	if (!allow_root && in_root_group(pw))
+	{
+		snprintf(why, why_size, "role \"%s\" maps to OS user \"%s\", which is in group 0 (root): "
+				 "jobs do not run with root's group without --allow-root-jobs", owner, user);
 		return -1;
 	}
 	copy_account(pw, a);

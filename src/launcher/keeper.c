@@ -72,7 +72,14 @@ send_state(keeper *k)
 	send_line(k, line);
 	if (k->part_done)
 	{
-		snprintf(line, sizeof(line), "X %d %s\n", k->code, k->why);
+		int			n = snprintf(line, sizeof(line), "X %d ", k->code);
+		size_t		i;
+
+		/* one line: a newline in the reason (a path, say) would cut it short */
+		for (i = 0; k->why[i] && (size_t) n + 2 < sizeof(line); i++)
+			line[n++] = (unsigned char) k->why[i] < 0x20 || k->why[i] == 0x7f ? ' ' : k->why[i];
+		line[n++] = '\n';
+		line[n] = '\0';
 		send_line(k, line);
 	}
 }

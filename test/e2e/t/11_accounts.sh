@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Jobs run as their owner's OS account (groups, HOME, workdir, env as given),
 # with an environment built from scratch; they cannot read the launcher's
-# credentials; a role without an OS account, or one mapped to root, runs
-# nothing and its job fails with the reason. Output files are the job
-# user's and named after database, installation, job, attempt, node, rank.
+# credentials; a role without an OS account, or one mapped to root (uid 0,
+# or group 0 as primary or supplementary group), runs nothing and its job
+# fails with the reason, on one line. Output files are the job user's and
+# named after database, installation, job, attempt, node, rank.
 . "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root to create OS users and run a root launcher"
@@ -13,8 +14,11 @@ for u in mxe2e_alice mxe2e_bob; do
 	getent group mxe2e_team >/dev/null || groupadd mxe2e_team
 	usermod -a -G mxe2e_team "$u"
 done
+# root's group: as primary group, and as a supplementary one
+id -u mxe2e_gid0 >/dev/null 2>&1 || useradd -M -s /bin/sh -g 0 mxe2e_gid0
+id -u mxe2e_sup0 >/dev/null 2>&1 || useradd -M -s /bin/sh -G 0 mxe2e_sup0
 q "DO \$\$ DECLARE r text; BEGIN
-	FOREACH r IN ARRAY ARRAY['mxe2e_alice', 'mxe2e_bob', 'mxe2e_ghost', 'mxe2e_rooty', 'mxe2e_nohome'] LOOP
+	FOREACH r IN ARRAY ARRAY['mxe2e_alice', 'mxe2e_bob', 'mxe2e_ghost', 'mxe2e_rooty', 'mxe2e_nohome', 'mxe2e_gid0', 'mxe2e_sup0'] LOOP
 		IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r) THEN EXECUTE format('CREATE ROLE %I', r); END IF;
 		EXECUTE format('GRANT mixdnn_user TO %I', r);
 	END LOOP; END \$\$" >/dev/null
@@ -74,6 +78,15 @@ ok "$([ ! -e "$T/out/ghost-ran" ]; echo $?)" "and nothing ran"
 is "$(status_of "$r")" failed "a role mapped to root without --allow-root-jobs: the job fails"
 ok "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $r" | grep -q 'allow-root-jobs'; echo $?)" "with the reason"
 ok "$([ ! -e "$T/out/rooty-ran" ]; echo $?)" "and nothing ran as root"
+for u in mxe2e_gid0 mxe2e_sup0; do
+	j=$(as_role $u "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+		VALUES ('group0', 'hard', 'a100', 1, '1 s', 'touch $T/out/$u-ran') RETURNING job_id")
+	wait_until 20 "[ \"\$(status_of $j)\" = failed ]"
+	ok $? "$u (group 0 as its $([ $u = mxe2e_gid0 ] && echo primary || echo supplementary) group): the job fails"
+	ok "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $j" | grep -q 'in group 0 (root).*--allow-root-jobs'; echo $?)" \
+		"with the reason ($(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $j"))"
+	ok "$([ ! -e "$T/out/$u-ran" ]; echo $?)" "and nothing ran with root's group"
+done
 
 # An account whose home directory does not exist starts in /, as at login.
 n=$(as_role mxe2e_nohome "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
@@ -81,6 +94,17 @@ n=$(as_role mxe2e_nohome "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, 
 wait_until 20 '[ "$(unfinished)" = 0 ]'
 is "$(status_of "$n"):$(cat "$T/out/nohome" 2>/dev/null)" "completed:nobody /" \
 	"a role mapped by --user-map to nobody (home /nonexistent) runs as nobody in /"
+
+# A reason with a newline (a workdir written before INSERT refused them, as
+# an upgraded database may hold) reaches the job whole, on one line.
+q "ALTER TABLE mixdnn.jobs DISABLE TRIGGER jobs_check_env" >/dev/null
+w=$(as_role mxe2e_bob "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command, workdir)
+	VALUES ('nl', 'hard', 'a100', 1, '1 s', 'true', E'/nonexistent\\nsecond line') RETURNING job_id")
+q "ALTER TABLE mixdnn.jobs ENABLE TRIGGER jobs_check_env" >/dev/null
+wait_until 20 '[ "$(unfinished)" = 0 ]'
+is "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $w")" \
+	"exited with code 126 on node n1: cannot change to working directory /nonexistent second line: No such file or directory" \
+	"a newline in a failure's reason does not cut it short"
 
 # A file planted under a future output file's name (here a hard link to a
 # file of root's) is not handed to the job's user.
