@@ -3,6 +3,7 @@
  * whichever launcher is connected how it ended.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -51,6 +52,10 @@ typedef struct keeper
 	char		why[512];
 	double		term_at;		/* when 'T' came, 0 if not */
 	double		orphan_until;	/* no launcher: kill the part then; 0 if connected */
+	double		lease_until;	/* kill the part then unless renewed; 0: no lease known */
+	bool		lease_lost;		/* killed for it: the launcher reports nothing */
+	char		renewal[32];	/* digits of an "R<deadline>\n" being read */
+	int			renewal_len;	/* -1: not reading one */
 } keeper;
 
 static void
@@ -70,6 +75,8 @@ send_state(keeper *k)
 
 	snprintf(line, sizeof(line), "H %d %s\n", (int) getpid(), k->tree.cgroup[0] ? k->tree.cgroup : "-");
 	send_line(k, line);
+	if (k->part_done && k->lease_lost)
+		send_line(k, "L\n");
 	if (k->part_done)
 	{
 		int			n = snprintf(line, sizeof(line), "X %d ", k->code);
@@ -217,6 +224,42 @@ reap(keeper *k)
 	}
 }
 
+/*
+ * One byte of an "R<deadline>\n" renewal; false if the byte is not part of
+ * one. A renewal cut short by another message is dropped, never misread:
+ * a wrong deadline would kill a healthy part.
+ */
+static bool
+renewal_byte(keeper *k, char b)
+{
+	char	   *end;
+	double		until;
+
+	if (b == 'R')
+	{
+		k->renewal_len = 0;
+		return true;
+	}
+	if (k->renewal_len < 0)
+		return false;
+	if (b == '\n')
+	{
+		k->renewal[k->renewal_len] = '\0';
+		until = strtod(k->renewal, &end);
+		if (k->renewal_len > 0 && *end == '\0' && until > 0)
+			k->lease_until = until;
+		k->renewal_len = -1;
+		return true;
+	}
+	if ((isdigit((unsigned char) b) || b == '.') && k->renewal_len < (int) sizeof(k->renewal) - 1)
+	{
+		k->renewal[k->renewal_len++] = b;
+		return true;
+	}
+	k->renewal_len = -1;
+	return false;
+}
+
 /* The launcher's bytes; false once the connection is gone. */
 static bool
 read_launcher(keeper *k)
@@ -230,6 +273,8 @@ read_launcher(keeper *k)
 		return true;
 	for (i = 0; i < n; i++)
 	{
+		if (renewal_byte(k, buf[i]))
+			continue;
 		if (buf[i] == 'T' && k->term_at == 0)
 		{
 			k->term_at = lx_now();
@@ -279,11 +324,28 @@ accept_launcher(keeper *k)
 	send_state(k);
 }
 
-/* Timers: SIGKILL after the grace period, an orphan's deadline, the part's end. */
+/*
+ * Past its lease the database may start the job elsewhere: the part must
+ * be gone by then, whatever its launcher is doing. A command that already
+ * exited has a result to report; only a running one is given up.
+ */
+static void
+check_lease(keeper *k, double now)
+{
+	if (k->lease_until <= 0 || now < k->lease_until || k->cmd_done || k->lease_lost)
+		return;
+	k->lease_lost = true;
+	snprintf(k->why, sizeof(k->why), "its lease ran out: no launcher renewed it in time");
+	kill_part(k);
+}
+
+/* Timers: SIGKILL after the grace period, an orphan's deadline, the lease, the part's end. */
 static void
 check_part(keeper *k)
 {
 	double		now = lx_now();
+
+	check_lease(k, now);
 
 	if (k->term_at > 0 && !k->killing && now >= k->term_at + k->args->grace_s)
 		kill_part(k);
@@ -318,11 +380,18 @@ check_part(keeper *k)
 static int
 poll_timeout(const keeper *k)
 {
+	double		left = k->lease_until - lx_now();
+
 	if (k->killing && !k->part_done)
 		return 50;
 	if (k->term_at > 0 || k->orphan_until > 0)
 		return 100;
-	return k->cmd_done ? 50 : 1000;
+	if (k->cmd_done)
+		return 50;
+	/* woken at the lease's end, not up to a second after it */
+	if (k->lease_until > 0 && !k->lease_lost && left < 1.0)
+		return left > 0 ? (int) (left * 1000) + 1 : 0;
+	return 1000;
 }
 
 void
@@ -338,6 +407,8 @@ lx_keeper_main(const lx_keeper_args *a)
 	lx_relay_init(&k.relay, -1, "");
 	k.listen_fd = a->listen_fd;
 	k.orphan_until = lx_now() + FIRST_CONNECT_S;
+	k.lease_until = a->lease_until;
+	k.renewal_len = -1;
 	setsid();
 	prctl(PR_SET_NAME, "mixdnn-keeper");
 	sigemptyset(&set);

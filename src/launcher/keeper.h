@@ -6,6 +6,9 @@
  * serves a Unix socket, so that a launcher started later can adopt it:
  *
  *   keeper -> launcher   "H <keeper pid> <cgroup or ->\n" on every connection
+ *                        "L\n" before X: the keeper killed the part when its
+ *                        lease ran out (nothing to report; the database gives
+ *                        the part up)
  *                        "X <exit code> <why, may be empty>\n" once no process
  *                        of the part is alive (the command's code, 128 + signal)
  *   launcher -> keeper   'T' stop: SIGTERM to every process, SIGKILL after grace
@@ -13,9 +16,14 @@
  *                        'D' the launcher leaves on purpose: keep running and
  *                            wait adopt_s seconds for the next one
  *                        'A' the exit code is reported: clean up and exit
+ *                        "R<deadline>\n" the lease is renewed: the part may
+ *                            run until CLOCK_MONOTONIC reads deadline seconds
  *
  * A connection that ends without 'D' means the launcher died: the keeper
- * kills the part, so nothing of it outlives its lease unsupervised.
+ * kills the part, so nothing of it outlives its lease unsupervised. Nor
+ * does it outlive its lease under a launcher that is stopped, hung or cut
+ * off from the database: past the deadline of the last renewal the keeper
+ * kills it, before the database hands the job to another node.
  */
 #ifndef LX_KEEPER_H
 #define LX_KEEPER_H
@@ -33,6 +41,7 @@ typedef struct lx_keeper_args
 	const char *output;			/* NULL: through the relay into the log (relay.h) */
 	double		grace_s;
 	double		adopt_s;
+	double		lease_until;	/* CLOCK_MONOTONIC deadline of the lease; 0: none known */
 	int			listen_fd;
 } lx_keeper_args;
 

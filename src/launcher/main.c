@@ -47,6 +47,8 @@ static struct
 	double		next_heartbeat;
 	double		next_poll;
 	double		lease_s;
+	double		renewed_until;	/* the node's running parts' lease, CLOCK_MONOTONIC; 0: none yet */
+	bool		warned_interval;
 	bool		want_claim;
 	bool		want_reconcile;
 	bool		stopping;
@@ -77,6 +79,20 @@ drop_connection(const char *why)
 	st.conn = NULL;
 	st.reconnect_at = lx_now() + st.backoff;
 	st.backoff = st.backoff * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S : st.backoff * 2;
+}
+
+/*
+ * The keepers' deadline for a lease the database granted in a call that
+ * started at 'asked' (its now() is no earlier): a little before the
+ * database can give the part up, so that it is gone before the job
+ * starts anywhere else.
+ */
+static double
+lease_deadline(double asked)
+{
+	double		margin = st.lease_s < 10 ? st.lease_s / 10 : 1.0;
+
+	return asked + st.lease_s - margin;
 }
 
 /* A call's result: false when the connection went and the caller must stop. */
@@ -208,6 +224,15 @@ report_results(void)
 
 		if (!c->exited || lx_now() < c->report_after)
 			continue;
+		if (c->lease_lost)
+		{
+			/* not a result of the job's: reconcile gives the part up if the database still lists it */
+			lx_log("job %lld attempt %d: its keeper killed it when its lease ran out; not reported as an exit",
+				   c->job_id, c->attempt);
+			lx_forget(c);
+			st.want_reconcile = true;
+			continue;
+		}
 		rc = lx_db_finish(st.conn, cfg.node, c->job_id, c->attempt, c->code, c->why, &counted);
 		if (!still_connected(rc))
 			return;
@@ -286,6 +311,7 @@ spawn_ctx(void)
 	ctx.grace_s = cfg.grace_s;
 	/* A detached part dies before its lease ends if no launcher adopts it. */
 	ctx.adopt_s = (st.lease_s > 0 ? st.lease_s : 60) * 2 / 3;
+	ctx.lease_until = st.renewed_until;
 	return &ctx;
 }
 
@@ -296,16 +322,21 @@ claim(void)
 	int			njobs,
 				i;
 	lx_rc		rc;
+	double		asked = lx_now();
+	lx_spawn_ctx ctx;
 
 	st.want_claim = false;
 	rc = lx_db_claim(st.conn, cfg.node, &jobs, &njobs);
 	if (!still_connected(rc) || rc != LX_OK)
 		return;
+	/* the claim renewed these parts' leases */
+	ctx = *spawn_ctx();
+	ctx.lease_until = lease_deadline(asked);
 	for (i = 0; i < njobs; i++)
 	{
 		lx_log("claimed job %lld attempt %d", jobs[i].job_id, jobs[i].attempt);
 		if (lx_find(jobs[i].job_id, jobs[i].attempt) == NULL)
-			(void) lx_spawn(&jobs[i], spawn_ctx());
+			(void) lx_spawn(&jobs[i], &ctx);
 		lx_job_free(&jobs[i]);
 	}
 	free(jobs);
@@ -316,6 +347,7 @@ heartbeat(void)
 {
 	int			held;
 	double		lease;
+	double		asked = lx_now();
 	lx_rc		rc = lx_db_heartbeat(st.conn, cfg.node, &held, &lease);
 
 	if (!still_connected(rc))
@@ -323,8 +355,14 @@ heartbeat(void)
 	if (rc == LX_OK)
 	{
 		st.lease_s = lease;
+		st.renewed_until = lease_deadline(asked);
+		lx_renew_all(st.renewed_until);
 		if (held != lx_nlive())
 			st.want_reconcile = true;
+		if (cfg.heartbeat_s > lease / 2 && !st.warned_interval)
+			lx_log("--heartbeat-interval %.2f s is more than half of mixdnn.lease_timeout (%.0f s): "
+				   "a heartbeat late by a little makes the keepers kill their parts", cfg.heartbeat_s, lease);
+		st.warned_interval = cfg.heartbeat_s > lease / 2;
 	}
 	/* Busy: again soon, well before the lease runs out. */
 	st.next_heartbeat = lx_now() + (rc == LX_BUSY && heartbeat_interval() > 1.0 ? 1.0 : heartbeat_interval());
@@ -497,7 +535,7 @@ main(int argc, char **argv)
 		/* Before claiming: a part's keeper learns the lease it must not outlive. */
 		if (st.conn && lx_now() >= st.next_heartbeat)
 			heartbeat();
-		if (st.conn && !st.stopping && (st.want_claim || lx_now() >= st.next_poll))
+		if (st.conn && !st.stopping && st.lease_s > 0 && (st.want_claim || lx_now() >= st.next_poll))
 		{
 			claim();
 			st.next_poll = lx_now() + cfg.poll_s;

@@ -139,6 +139,7 @@ become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const lx_account *acct
 	a.output = ctx->output_dir ? out : NULL;
 	a.grace_s = ctx->grace_s;
 	a.adopt_s = ctx->adopt_s;
+	a.lease_until = ctx->lease_until;
 	a.listen_fd = listen_fd;
 	lx_keeper_main(&a);
 }
@@ -392,6 +393,8 @@ keeper_line(lx_child *c, const char *line)
 			c->cgroup[0] = '\0';
 		}
 	}
+	else if (strcmp(line, "L") == 0)
+		c->lease_lost = true;
 	else if (sscanf(line, "X %d %n", &code, &n) == 1 && !c->exited)
 	{
 		exited_now(c, code, line + n);
@@ -508,6 +511,22 @@ lx_kill_all(void)
 		lx_log("job %lld attempt %d: killing all its processes", c->job_id, c->attempt);
 		tell(c, 'K');
 		c->kill_sent = true;
+	}
+}
+
+void
+lx_renew_all(double until)
+{
+	char		msg[64];
+	int			len = snprintf(msg, sizeof(msg), "R%.3f\n", until);
+	int			i;
+
+	for (i = 0; i < nchildren; i++)
+	{
+		lx_child   *c = &children[i];
+
+		if (!c->exited && c->fd >= 0 && send(c->fd, msg, (size_t) len, MSG_NOSIGNAL) != len)
+			lx_log("job %lld attempt %d: cannot renew its keeper's lease: %s", c->job_id, c->attempt, strerror(errno));
 	}
 }
 

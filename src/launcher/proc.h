@@ -23,6 +23,7 @@ typedef struct lx_spawn_ctx
 	bool		allow_root;
 	double		grace_s;
 	double		adopt_s;		/* how long a detached keeper waits for a launcher */
+	double		lease_until;	/* the parts' lease as a CLOCK_MONOTONIC deadline (keeper.h) */
 } lx_spawn_ctx;
 
 typedef struct lx_child
@@ -37,6 +38,7 @@ typedef struct lx_child
 	bool		stop_sent;
 	bool		kill_sent;
 	bool		exited;			/* no process of the part is alive */
+	bool		lease_lost;		/* its keeper killed it when its lease ran out */
 	int			code;			/* exit code to report, once exited */
 	char		why[512];		/* why it failed, when the launcher knows */
 	char		cgroup[PATH_MAX];	/* the part's cgroup, from the hello */
@@ -66,6 +68,8 @@ int			lx_keeper_fds(struct pollfd *fds, int max);
 
 void		lx_stop(lx_child *c, const char *why);
 void		lx_kill_all(void);
+/* Tells every keeper its part's lease now runs until 'until' (CLOCK_MONOTONIC). */
+void		lx_renew_all(double until);
 /* Tells every keeper the launcher leaves on purpose (SIGUSR2). */
 void		lx_detach_all(void);
 /* The part's exit code was reported: the keeper may go. */

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# No part outlives its lease: the launcher passes each renewal to its
+# keepers (CLOCK_MONOTONIC deadlines, a little before the database's), and
+# a keeper whose lease runs out kills its part, whatever its launcher is
+# doing (stopped, hung, cut off from the database). Before, a stopped
+# launcher's parts kept running while the database re-queued their jobs
+# elsewhere: the job ran twice at once. A part killed so is not reported as
+# an exit (the job would fail): the database gives it up and re-queues it.
+. "$(dirname "$0")/../lib.sh"
+
+reset_cluster
+set_setting mixdnn.lease_timeout 3s
+# The command records, when an attempt starts, whether the one before is still alive.
+cat >"$T/out/once.sh" <<'JOB'
+out=$1
+prev=$out/$MIXDNN_JOB_ID-$((MIXDNN_ATTEMPT - 1))-0.env
+if [ -f "$prev" ]; then
+	pid=$(sed -n 's/^PID=//p' "$prev")
+	if [ -r "/proc/$pid/stat" ] && ! sed 's/.*) //' "/proc/$pid/stat" | grep -q '^Z'; then
+		echo alive
+	else
+		echo dead
+	fi >"$out/$MIXDNN_JOB_ID-$MIXDNN_ATTEMPT.previous"
+fi
+exec sh "$2" "$out" "$3"
+JOB
+once() {	# once SECONDS: the command
+	echo "sh $T/out/once.sh $T/out $E2E_DIR/job.sh $1"
+}
+node_of() {	# node_of JOB ATTEMPT
+	env_of "$1" "$2" 0 MIXDNN_NODE
+}
+
+# --- a healthy launcher renews its keepers' leases: a job of three leases runs once
+start_launcher n1
+start_launcher n2
+job=$(submit renewed hard a100 1 "$(once 9)" '9 s')
+wait_until 30 "[ \"\$(status_of $job)\" = completed ]"
+ok $? "a job running three times the lease completes" || diag "status $(status_of "$job")"
+is "$(q "SELECT attempt FROM mixdnn.jobs WHERE job_id = $job")" 1 "in its first attempt: the renewals reached its keeper"
+
+# --- a stopped launcher: its keeper kills the part before the job starts elsewhere
+job=$(submit stalled hard a100 1 "$(once 30)" '30 s')
+wait_until 15 "[ -f '$T/out/$job-1-0.env' ]"
+ok $? "a second job runs"
+node=$(node_of "$job" 1)
+pid=$(env_of "$job" 1 0 PID)
+kill -STOP "$(launcher_pid "$node")"
+wait_until 8 "! alive $pid"
+ok $? "with its launcher ($node) stopped, the part is killed once its lease runs out"
+wait_until 20 "[ -f '$T/out/$job-2.previous' ]"
+ok $? "the job was re-queued and started again"
+is "$(cat "$T/out/$job-2.previous" 2>/dev/null)" dead "when attempt 2 started, attempt 1's process was gone"
+ok "$([ "$(node_of "$job" 2)" != "$node" ]; echo $?)" "attempt 2 runs on the other node"
+kill -CONT "$(launcher_pid "$node")"
+wait_until 10 "grep -q 'job $job attempt 1: its keeper killed it when its lease ran out; not reported as an exit' '$T/launcher-$node.log'"
+ok $? "the launcher, resumed, does not report the killed part as an exit"
+is "$(status_of "$job")" running "the job keeps running in attempt 2"
+is "$(q "SELECT reason FROM mixdnn.job_events WHERE job_id = $job AND old_status = 'running' AND new_status = 'planned'")" \
+	"launcher of node $node stopped heartbeating; re-queued after attempt 1" "attempt 1 was lost with the lease"
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+wait_until 15 '[ "$(q "SELECT count(*) FROM mixdnn.gpu_holds")" = 0 ]'
+ok $? "cancelled, it lets go of its GPUs"
+
+# --- the database away for longer than the lease: killed, then re-queued, not failed
+if [ -n "${MIXDNN_E2E_PGDATA:-}" ]; then
+	set_setting mixdnn.lease_timeout 4s
+	# the launchers learn the new lease at their next heartbeat
+	sleep 2
+	job=$(submit away hard a100 1 "$(once 6)" '6 s')
+	wait_until 15 "[ -f '$T/out/$job-1-0.env' ]"
+	ok $? "a third job runs"
+	pid=$(env_of "$job" 1 0 PID)
+	server_ctl stop -m fast
+	wait_until 10 "! alive $pid"
+	ok $? "with the database down, the part is killed once its lease runs out"
+	server_ctl start
+	wait_until 40 "[ \"\$(status_of $job)\" = completed ]"
+	ok $? "after the restart the job runs again and completes" || diag "status $(status_of "$job"), reason $(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $job")"
+	is "$(q "SELECT attempt FROM mixdnn.jobs WHERE job_id = $job")" 2 "in attempt 2: the killed part was given up, not reported as failed"
+	is "$(q "SELECT count(*) FROM mixdnn.job_events WHERE job_id = $job AND new_status = 'failed'")" 0 "it never failed"
+else
+	skip 5 "MIXDNN_E2E_PGDATA is not set: cannot stop the server"
+fi
+is "$(gpu_overlaps)" "" "no GPU ran two jobs at the same time"
+set_setting mixdnn.lease_timeout ''
+done_testing
