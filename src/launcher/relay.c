@@ -47,6 +47,9 @@ lx_relay_init(lx_relay *r, int in, const char *prefix)
 	r->in = in;
 	r->out = -1;
 	snprintf(r->prefix, sizeof(r->prefix), "%s", prefix);
+	r->budget = LX_RELAY_BUDGET;
+	r->window_s = LX_RELAY_WINDOW_S;
+	r->window_start = lx_now();
 	if (in < 0)
 		return;
 	fcntl(in, F_SETFL, fcntl(in, F_GETFL) | O_NONBLOCK);
@@ -66,21 +69,73 @@ lx_relay_poll_fd(const lx_relay *r, short *events)
 	return pending(r) ? r->out : r->in;
 }
 
-/* Stamp, prefix and the line's bytes escaped into text, pending; the line empty again. */
+/*
+ * Stamp, prefix, the relay's own words (before: not escaped, at most 96
+ * bytes) and the line's bytes escaped into text, pending; the line empty
+ * again.
+ */
 static void
-format_line(lx_relay *r)
+format_text(lx_relay *r, const char *before)
 {
 	size_t		n = lx_log_header(r->text, sizeof(r->text)),
-				p = strlen(r->prefix);
+				p = strlen(r->prefix),
+				b = strlen(before);
 
 	memcpy(r->text + n, r->prefix, p);
-	r->text_start = n + p;
+	memcpy(r->text + n + p, before, b);
+	r->text_start = n + p + b;
 	r->text_len = r->text_start + lx_log_escape(r->text + r->text_start, sizeof(r->text) - r->text_start,
 												r->line, r->len, "\n");
 	r->text_pos = 0;
 	if (r->out < 0)
 		r->text_len = 0;
 	r->len = 0;
+}
+
+/* Whether the line fits in this window's budget (relay.h); a line over it is counted and dropped. */
+static bool
+within_budget(lx_relay *r)
+{
+	double		now = lx_now();
+	size_t		cost = r->len + 1;
+
+	if (now - r->window_start >= r->window_s)
+	{
+		r->window_start = now;
+		r->window_bytes = 0;
+		r->notice_sent = false;
+	}
+	if (r->window_bytes + cost <= r->budget)
+	{
+		r->window_bytes += cost;
+		return true;
+	}
+	r->suppressed += (long long) cost;
+	r->suppressed_all += (long long) cost;
+	r->len = 0;
+	return false;
+}
+
+/* A line of the part's output, within its budget; the first after a loss says how much. */
+static void
+format_line(lx_relay *r)
+{
+	char		before[96] = "";
+
+	if (!within_budget(r))
+	{
+		if (r->notice_sent)
+			return;
+		r->notice_sent = true;
+		snprintf(before, sizeof(before), "(over %zu bytes in %.0f s: lines dropped until %.0f s have passed)",
+				 r->budget, r->window_s, r->window_s);
+	}
+	else if (r->suppressed > 0)
+	{
+		snprintf(before, sizeof(before), "(%lld bytes not logged) ", r->suppressed);
+		r->suppressed = 0;
+	}
+	format_text(r, before);
 }
 
 /* How many bytes at the end of s begin a UTF-8 sequence they do not finish (0-3). */
@@ -257,14 +312,15 @@ lx_relay_drain(lx_relay *r, double wait_s)
 		format_line(r);			/* the part is gone: its last line ends here */
 	}
 	r->dropped = count_lost(r);
-	if (r->dropped > 0 && r->out >= 0)
+	if ((r->dropped > 0 || r->suppressed > 0) && r->out >= 0)
 	{
-		char		note[128];
-		size_t		n = (size_t) snprintf(note, sizeof(note), "%lld bytes not logged: the log took no more", r->dropped);
+		char		note[96];
 
-		memcpy(r->line, note, n);
-		r->len = n;
-		format_line(r);
+		if (r->dropped > 0)
+			snprintf(note, sizeof(note), "(%lld bytes not logged: the log took no more)", r->dropped);
+		else
+			snprintf(note, sizeof(note), "(%lld bytes not logged: over the part's output budget)", r->suppressed);
+		format_text(r, note);
 		(void) write_pending(r);
 	}
 	lx_relay_close(r);

@@ -18,6 +18,12 @@
  * pipe. A line the log took only in part goes on behind a newline and the
  * prefix again, so no other writer's line can leave the rest of it at the
  * start of a line.
+ *
+ * A part's share of the log is bounded: at most LX_RELAY_BUDGET bytes of
+ * its output in each LX_RELAY_WINDOW_S (a job printing without end filled
+ * a disk at 35 MB/s). Past that its lines are read and dropped, so the job
+ * is not slowed; one notice says so, the first line logged again starts
+ * with how many bytes were lost, and so does a last line at the part's end.
  */
 #ifndef LX_RELAY_H
 #define LX_RELAY_H
@@ -33,6 +39,10 @@
  * prefix, a line stays within LX_LOG_MAX; a longer one goes on in the next.
  */
 #define LX_RELAY_LINE 900
+
+/* 1 MiB per 30 s (35 kB/s, 3 GB a day): far above what training prints. */
+#define LX_RELAY_BUDGET (1 << 20)
+#define LX_RELAY_WINDOW_S 30.0
 
 typedef struct lx_relay
 {
@@ -52,6 +62,13 @@ typedef struct lx_relay
 	size_t		raw_len,
 				raw_pos;
 	long long	dropped;		/* bytes lost at the end (the log took nothing) */
+	size_t		budget;			/* bytes of output per window; init sets the defaults */
+	double		window_s;
+	double		window_start;
+	size_t		window_bytes;
+	long long	suppressed;		/* bytes dropped over budget, not yet said in a line */
+	long long	suppressed_all; /* ... in all */
+	bool		notice_sent;	/* this window's notice is out */
 } lx_relay;
 
 void		lx_relay_init(lx_relay *r, int in, const char *prefix);

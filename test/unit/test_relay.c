@@ -280,6 +280,51 @@ test_full_log(void)
 	(void) logged();
 }
 
+/* Past its budget a part's lines are dropped, counted and said so; the job is never held up. */
+static void
+test_budget(void)
+{
+	lx_relay	r;
+	int			w,
+				i;
+	char		line[101];
+	const char *out;
+	char		want[128];
+
+	new_relay(&r, &w);
+	CHECK(r.budget == LX_RELAY_BUDGET && r.window_s == LX_RELAY_WINDOW_S, "the default budget is %d bytes per %.0f s",
+		  LX_RELAY_BUDGET, LX_RELAY_WINDOW_S);
+	r.budget = 1000;
+	memset(line, 'b', 99);
+	line[99] = '\n';
+	line[100] = '\0';
+	for (i = 0; i < 50; i++)
+		put(w, line);
+	pump(&r);
+	out = logged();
+	CHECK(count_lines(out, PREFIX "bbb") == 10, "100-byte lines: 10 fit in a budget of 1000 bytes (%d logged)",
+		  count_lines(out, PREFIX "bbb"));
+	CHECK(count_lines(out, PREFIX "(over 1000 bytes in 30 s: lines dropped until 30 s have passed)\n") == 1,
+		  "one notice says the rest is dropped");
+	CHECK(r.in >= 0 && r.raw_pos == r.raw_len && r.text_len == 0, "the dropped lines are read all the same: the part's pipe stays empty");
+
+	r.window_start -= 31;		/* the next window */
+	put(w, "after\n");
+	pump(&r);
+	out = logged();
+	CHECK(strstr(out, PREFIX "(4000 bytes not logged) after\n") != NULL,
+		  "the first line of the next window says how many bytes were dropped");
+	for (i = 0; i < 20; i++)
+		put(w, line);
+	close(w);
+	lx_relay_drain(&r, 1.0);
+	out = logged();
+	/* "after\n" took 6 bytes of the window: 9 lines fit, 11 do not */
+	snprintf(want, sizeof(want), PREFIX "(%d bytes not logged: over the part's output budget)\n", 11 * 100);
+	CHECK(strstr(out, want) != NULL, "at the part's end a last line counts what was dropped since");
+	CHECK(r.suppressed_all == 4000 + 11 * 100, "in all %lld bytes were dropped", r.suppressed_all);
+}
+
 int
 main(void)
 {
@@ -297,5 +342,6 @@ main(void)
 	test_unicode();
 	test_drain();
 	test_full_log();
+	test_budget();
 	return unit_done("test_relay");
 }

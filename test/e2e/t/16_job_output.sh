@@ -52,4 +52,21 @@ last=$(grep -n "job $job attempt 1 rank 0 output: last, unfinished\$" "$log" | c
 ended=$(grep -n "n1: job $job attempt 1 exited with code 0" "$log" | cut -d: -f1)
 [ -n "$last" ] && [ -n "$ended" ] && [ "$last" -lt "$ended" ]
 ok $? "a last line without a newline is logged, before the launcher logs the part's end" || diag "lines '$last' '$ended'"
+
+# A part that prints without end gets its budget (1 MiB per 30 s) and no more; it is not slowed.
+size_before=$(stat -c %s "$log")
+flood=$(submit flood hard a100 1 "head -c 19999980 /dev/zero | tr '\\0' x | fold -w 99" '2 s')
+wait_until 30 "[ \"\$(status_of $flood)\" = completed ]"
+ok $? "a job printing 20 MB at once completes" || diag "status $(status_of "$flood")"
+wait_until 5 "grep -q 'n1: job $flood attempt 1 exited' '$log'"
+grown=$(($(stat -c %s "$log") - size_before))
+# 1 MiB of its output, each 100 bytes behind a stamp and prefix of about 95
+[ "$grown" -lt $((3 * 1024 * 1024)) ]
+ok $? "the log grew by less than 3 MB ($grown bytes)"
+grep -q "job $flood attempt 1 rank 0 output: (over 1048576 bytes in 30 s: lines dropped until 30 s have passed)\$" "$log"
+ok $? "a notice says its lines are dropped"
+dropped=$(sed -n "s/.*job $flood attempt 1 rank 0 output: (\([0-9]*\) bytes not logged: over the part's output budget)\$/\1/p" "$log")
+logged=$(grep -c "job $flood attempt 1 rank 0 output: xxx" "$log")
+# 202,020 lines of 99 bytes and their newlines (the last one's at the end of the output)
+is "$((dropped + logged * 100))" 20202000 "its last line counts the bytes dropped: with those logged, all of it ($logged lines logged)"
 done_testing
