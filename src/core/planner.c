@@ -245,7 +245,7 @@ lp_round(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 	else
 		r = mx_typeplan(s, o, cap, holdcap, order, np, win, nw, guard, best, deadline_ms, p, &st);
 	p->milp_jobs = nw;
-	p->milp_vars = r == MX_TYPELP_LIMIT || r == MX_TYPELP_ITERATIONS || r == MX_TYPELP_OK ? st.ncols : 0;
+	p->milp_vars = r == MX_TYPELP_ERROR || r == MX_TYPELP_NOTHING ? 0 : st.ncols;
 	if (r == MX_TYPELP_OK)
 	{
 		p->objective = mx_plan_value(s, o, p);
@@ -257,6 +257,8 @@ lp_round(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 		set_solver(p, "heuristic (glpk time limit)");
 	else if (r == MX_TYPELP_ITERATIONS)
 		set_solver(p, "heuristic (glpk iteration limit)");
+	else if (r == MX_TYPELP_NUMERIC)
+		set_solver(p, "heuristic (glpk numerical failure)");
 	else
 		set_solver(p, "heuristic (glpk error)");
 	free(win);

@@ -48,7 +48,7 @@
 #define TLP_MIN_CHUNK 50
 
 int			mx_typelp_test_force_error = 0;
-int			mx_typelp_test_force_nofeas = 0;
+int			mx_typelp_test_force_fail = 0;
 int			mx_typelp_test_iterations = 0;
 int			mx_typelp_test_chunk = 0;
 double		mx_typelp_test_chunk_cpu_ms = 0;
@@ -316,73 +316,15 @@ simplex_chunks(glp_prob *P, glp_smcp *sm, int it_total, int chunk, double deadli
 }
 
 /*
- * The LP always has a solution (every job in the catch-all slot), but on
- * GPU-second coefficients six orders above the job rows GLPK's unscaled
- * phase 1 can report none (18 of 37 348 rounds of the five sets of
- * docs/model.md): then once more, scaled, from the standard basis, with
- * an iteration limit and budget of its own. The first solve stays
- * unscaled, so every other round's plan is as before.
+ * The problem in GLPK, from the model; scaled: with GLPK's automatic
+ * scaling (the rescue's). Only GLPK calls: solve()'s protected region.
  */
-static int
-simplex_with_rescue(glp_prob *P, glp_smcp *sm, int it_total, int chunk, double deadline_ms, int *st)
+static glp_prob *
+load_problem(const tlp_model *m, int scaled)
 {
-	int			ret = simplex_chunks(P, sm, it_total, chunk, deadline_ms);
+	glp_prob   *P = glp_create_prob();
+	int			i;
 
-	*st = mx_typelp_test_force_nofeas ? GLP_NOFEAS : glp_get_status(P);
-	if (ret == 0 && *st == GLP_NOFEAS)
-	{
-		glp_scale_prob(P, GLP_SF_AUTO);
-		glp_std_basis(P);
-		ret = simplex_chunks(P, sm, it_total, chunk, deadline_ms);
-		*st = glp_get_status(P);
-	}
-	return ret;
-}
-
-/* glp_simplex's code and status as the round's outcome. */
-static mx_typelp_result
-outcome(int ret, int st)
-{
-	/* a solve the budget stopped depends on where it struck: not used */
-	if (ret == GLP_ETMLIM)
-		return MX_TYPELP_LIMIT;
-	if (st == GLP_OPT || st == GLP_FEAS)
-		return MX_TYPELP_OK;
-	return ret == GLP_EITLIM ? MX_TYPELP_ITERATIONS : MX_TYPELP_ERROR;
-}
-
-/*
- * Solve the LP. Returns MX_TYPELP_OK with m->x filled, MX_TYPELP_LIMIT
- * (the CPU budget ran out), MX_TYPELP_ITERATIONS (the iteration limit
- * before a feasible solution), or MX_TYPELP_ERROR when GLPK reported an
- * error or failed to solve (a singular basis, infeasible twice); the GLPK
- * environment is freed in every case. After setjmp() only GLPK calls,
- * writes through m and locals that the longjmp() path does not read.
- */
-static mx_typelp_result
-solve(tlp_model *m, double deadline_ms)
-{
-	jmp_buf		jb;
-	glp_prob   *volatile P = NULL;
-	glp_smcp	sm;
-	int			i,
-				st,
-				ret,
-				it_total = mx_typelp_test_iterations > 0 ? mx_typelp_test_iterations : TLP_ITER_PER_ROW * m->nrow,
-				chunk = mx_typelp_test_chunk > 0 ? mx_typelp_test_chunk
-				: (int) fmax(TLP_MIN_CHUNK, TLP_CHUNK_WORK / (m->ncol > 0 ? m->ncol : 1));
-
-	/* the model's build may have used what the planner's check left */
-	if (mx_thread_cpu_ms() >= deadline_ms)
-		return MX_TYPELP_LIMIT;
-	mx_glpk_reset();
-	if (setjmp(jb) != 0)
-	{
-		glp_free_env();
-		return MX_TYPELP_ERROR;
-	}
-	mx_glpk_enter(&jb);
-	P = glp_create_prob();
 	glp_set_obj_dir(P, GLP_MIN);
 	glp_add_rows(P, m->nrow);
 	for (i = 1; i <= m->n; i++)
@@ -399,11 +341,112 @@ solve(tlp_model *m, double deadline_ms)
 	if (mx_typelp_test_force_error)
 		glp_set_obj_coef(P, m->ncol + 7, 1.0);	/* invalid: GLPK calls the error hook */
 	glp_load_matrix(P, m->nnz, m->ia, m->ja, m->ar);
+	if (scaled)
+		glp_scale_prob(P, GLP_SF_AUTO);
+	return P;
+}
+
+/*
+ * A solve that ended for a reason other than a limit without a solution:
+ * GLPK's "basis matrix singular" or "ill-conditioned" (GLP_EFAIL), or a
+ * status of no feasible or unbounded solution, none of which this LP can
+ * have (every job fits in the catch-all slot; costs are positive).
+ */
+static int
+failed(int ret, int st)
+{
+	if (ret == GLP_ETMLIM || ret == GLP_EITLIM)
+		return 0;
+	return ret != 0 || (st != GLP_OPT && st != GLP_FEAS);
+}
+
+/* Tests: the status of solve number nth (1, 2), as forced or as it is. */
+static int
+status_of(glp_prob *P, int nth)
+{
+	return mx_typelp_test_force_fail >= nth ? GLP_NOFEAS : glp_get_status(P);
+}
+
+/*
+ * The first solve is unscaled: on ordinary rounds it is what it always
+ * was. But capacity rows carry GPU-seconds (up to about 10^9 for jobs of
+ * weeks on many GPUs) beside the job rows' 1, and on such a matrix GLPK's
+ * unscaled simplex can fail (docs/model.md, "A failed solve"): then once
+ * more, scaled, on a new problem object (GLPK 5.0 does not recover on
+ * the one that failed), with an iteration limit and the rest of the
+ * budget. *pp is the problem to read; *its counts both solves' iterations.
+ */
+static int
+simplex_with_rescue(const tlp_model *m, glp_prob **pp, glp_smcp *sm, int it_total, int chunk,
+					double deadline_ms, int *st, int *its)
+{
+	int			ret = simplex_chunks(*pp, sm, it_total, chunk, deadline_ms);
+
+	*st = status_of(*pp, 1);
+	*its = 0;
+	if (failed(ret, *st))
+	{
+		*its = glp_get_it_cnt(*pp);
+		glp_delete_prob(*pp);
+		*pp = load_problem(m, 1);
+		ret = simplex_chunks(*pp, sm, it_total, chunk, deadline_ms);
+		*st = status_of(*pp, 2);
+	}
+	*its += glp_get_it_cnt(*pp);
+	return ret;
+}
+
+/* glp_simplex's code and status as the round's outcome. */
+static mx_typelp_result
+outcome(int ret, int st)
+{
+	/* a solve the budget stopped depends on where it struck: not used */
+	if (ret == GLP_ETMLIM)
+		return MX_TYPELP_LIMIT;
+	if (st == GLP_OPT || st == GLP_FEAS)
+		return MX_TYPELP_OK;
+	return ret == GLP_EITLIM ? MX_TYPELP_ITERATIONS : MX_TYPELP_NUMERIC;
+}
+
+/*
+ * Solve the LP. Returns MX_TYPELP_OK with m->x filled, MX_TYPELP_LIMIT
+ * (the CPU budget ran out), MX_TYPELP_ITERATIONS (the iteration limit
+ * before a feasible solution), MX_TYPELP_NUMERIC (both solves failed) or
+ * MX_TYPELP_ERROR (GLPK's error hook); the GLPK environment is freed in
+ * every case. After setjmp() only GLPK calls, writes through m and locals
+ * that the longjmp() path does not read.
+ */
+static mx_typelp_result
+solve(tlp_model *m, double deadline_ms)
+{
+	jmp_buf		jb;
+	glp_prob   *P = NULL;
+	glp_smcp	sm;
+	int			i,
+				st,
+				ret,
+				its,
+				it_total = mx_typelp_test_iterations > 0 ? mx_typelp_test_iterations : TLP_ITER_PER_ROW * m->nrow,
+				chunk = mx_typelp_test_chunk > 0 ? mx_typelp_test_chunk
+				: (int) fmax(TLP_MIN_CHUNK, TLP_CHUNK_WORK / (m->ncol > 0 ? m->ncol : 1));
+
+	/* the model's build may have used what the planner's check left */
+	if (mx_thread_cpu_ms() >= deadline_ms)
+		return MX_TYPELP_LIMIT;
+	mx_glpk_reset();
+	if (setjmp(jb) != 0)
+	{
+		/* frees every problem object too */
+		glp_free_env();
+		return MX_TYPELP_ERROR;
+	}
+	mx_glpk_enter(&jb);
+	P = load_problem(m, 0);
 	glp_init_smcp(&sm);
 	sm.msg_lev = GLP_MSG_OFF;
 	sm.presolve = GLP_OFF;
-	ret = simplex_with_rescue(P, &sm, it_total, chunk, deadline_ms, &st);
-	m->iterations = glp_get_it_cnt(P);
+	ret = simplex_with_rescue(m, &P, &sm, it_total, chunk, deadline_ms, &st, &its);
+	m->iterations = its;
 	if (st == GLP_OPT || st == GLP_FEAS)
 	{
 		m->lp_obj = glp_get_obj_val(P);
@@ -411,7 +454,6 @@ solve(tlp_model *m, double deadline_ms)
 			m->x[i] = glp_get_col_prim(P, i);
 	}
 	glp_delete_prob(P);
-	P = NULL;
 	glp_free_env();
 	return outcome(ret, st);
 }
