@@ -320,6 +320,13 @@ CREATE FUNCTION mixdnn.reset_node(node text, job_id bigint DEFAULT NULL) RETURNS
 DECLARE
 	r		record;
 	n		int := 0;
+	-- with a job: the launcher's reconciliation found the part gone, after
+	-- its own restart or after its keeper killed the part on the lease
+	reason	text := CASE WHEN reset_node.job_id IS NULL
+						 THEN pg_catalog.format('launcher of node %s restarted', reset_node.node)
+						 ELSE pg_catalog.format('node %s no longer runs it (its launcher restarted, or the part''s lease ran out)',
+											reset_node.node)
+					END;
 BEGIN
 	PERFORM mixdnn._lock_scheduler_now();
 	PERFORM mixdnn._check_node(reset_node.node);
@@ -329,8 +336,7 @@ BEGIN
 		  AND (reset_node.job_id IS NULL OR p.job_id = reset_node.job_id)
 		ORDER BY p.job_id
 	LOOP
-		IF mixdnn._lose_job(r.job_id, ARRAY[reset_node.node],
-							pg_catalog.format('launcher of node %s restarted', reset_node.node)) THEN
+		IF mixdnn._lose_job(r.job_id, ARRAY[reset_node.node], reason) THEN
 			n := n + 1;
 		END IF;
 	END LOOP;

@@ -169,6 +169,8 @@ enter_installation(void)
 	return true;
 }
 
+static const lx_spawn_ctx *spawn_ctx(void);
+
 static void
 connect_db(void)
 {
@@ -190,7 +192,7 @@ connect_db(void)
 		goto retry;
 
 	/* What an earlier launcher left running is adopted; reconcile gives up the rest. */
-	adopted = lx_adopt(cfg.cgroup_base);
+	adopted = lx_adopt(spawn_ctx());
 	if (adopted > 0)
 		lx_log("adopted %d running job parts of an earlier launcher", adopted);
 	lx_log("connected to database \"%s\" as %s; listening", PQdb(st.conn), PQuser(st.conn));

@@ -60,8 +60,27 @@ exited_now(lx_child *c, int code, const char *why)
 	snprintf(c->why, sizeof(c->why), "%s", why ? why : "");
 }
 
-/* The launcher's cgroup, under which its keepers create the parts' ("": none). */
+/*
+ * What names this launcher's parts, from the spawn context: its cgroup,
+ * under which its keepers create the parts' ("": none), and the prefix of
+ * a part's name (installation and node).
+ */
 static char part_cgroup_base[PATH_MAX];
+static char part_prefix[256];
+
+static void
+remember_ctx(const lx_spawn_ctx *ctx)
+{
+	snprintf(part_cgroup_base, sizeof(part_cgroup_base), "%s", ctx->cgroup_base);
+	snprintf(part_prefix, sizeof(part_prefix), "mixdnn-%s-%s", ctx->output_prefix, ctx->node);
+}
+
+/* A part's name: its cgroup's, under part_cgroup_base. */
+static void
+part_name(char *buf, size_t size, long long job_id, int attempt)
+{
+	snprintf(buf, size, "%s-j%lld-a%d", part_prefix, job_id, attempt);
+}
 
 static void
 socket_name(char *buf, size_t size, long long job_id, int attempt)
@@ -121,7 +140,7 @@ become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const lx_account *acct
 			  const char *sock, int listen_fd)
 {
 	char		out[PATH_MAX + 256];
-	char		part[128];
+	char		part[512];
 	lx_keeper_args a;
 
 	lx_signals_forget();
@@ -130,7 +149,7 @@ become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const lx_account *acct
 	close_range(listen_fd + 1, ~0U, 0);
 	if (ctx->output_dir)
 		output_path(out, sizeof(out), job, ctx);
-	snprintf(part, sizeof(part), "mixdnn-%s-%s-j%lld-a%d", ctx->output_prefix, ctx->node, job->job_id, job->attempt);
+	part_name(part, sizeof(part), job->job_id, job->attempt);
 	a.job = job;
 	a.account = acct;
 	a.cgroup_base = ctx->cgroup_base;
@@ -198,7 +217,7 @@ lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx)
 	lx_child   *c = new_slot(job->job_id, job->attempt);
 	lx_child   *holder;
 
-	snprintf(part_cgroup_base, sizeof(part_cgroup_base), "%s", ctx->cgroup_base);
+	remember_ctx(ctx);
 	snprintf(c->gpus, sizeof(c->gpus), "%s", job->gpus ? job->gpus : "");
 	holder = gpu_holder(c->gpus, c);
 	if (holder != NULL)
@@ -286,13 +305,13 @@ start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 }
 
 int
-lx_adopt(const char *cgroup_base)
+lx_adopt(const lx_spawn_ctx *ctx)
 {
 	DIR		   *d = opendir(".");
 	struct dirent *e;
 	int			n = 0;
 
-	snprintf(part_cgroup_base, sizeof(part_cgroup_base), "%s", cgroup_base);
+	remember_ctx(ctx);
 	if (d == NULL)
 		return 0;
 	while ((e = readdir(d)) != NULL)
@@ -354,24 +373,21 @@ keeper_lost(lx_child *c)
 }
 
 /*
- * Whether c->cgroup is what this launcher's keeper of c creates: a child
- * of the launcher's cgroup named mixdnn-...-jJOB-aATTEMPT. Root writes
+ * Whether c->cgroup is the one this launcher's keeper of c creates: the
+ * part's name under the launcher's cgroup, nothing else. Root writes
  * cgroup.kill there and signals what cgroup.procs lists.
  */
 static bool
 own_part_cgroup(const lx_child *c)
 {
-	size_t		n = strlen(part_cgroup_base);
-	const char *name = c->cgroup + n + 1;
-	char		tail[64];
-	size_t		t;
+	char		name[512],
+				want[PATH_MAX + 512];
 
-	if (n == 0 || strncmp(c->cgroup, part_cgroup_base, n) != 0 || c->cgroup[n] != '/'
-		|| strchr(name, '/') != NULL || strncmp(name, "mixdnn-", 7) != 0)
+	if (part_cgroup_base[0] == '\0')
 		return false;
-	snprintf(tail, sizeof(tail), "-j%lld-a%d", c->job_id, c->attempt);
-	t = strlen(tail);
-	return strlen(name) > t && strcmp(name + strlen(name) - t, tail) == 0;
+	part_name(name, sizeof(name), c->job_id, c->attempt);
+	snprintf(want, sizeof(want), "%s/%s", part_cgroup_base, name);
+	return strcmp(c->cgroup, want) == 0;
 }
 
 static void

@@ -60,7 +60,7 @@ lx_child   *lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx);
 void		lx_start_waiting(const lx_spawn_ctx *ctx);
 
 /* Connects to the keepers left in the current directory; returns how many. */
-int			lx_adopt(const char *cgroup_base);
+int			lx_adopt(const lx_spawn_ctx *ctx);
 
 /* Reads what keepers said; reaps the launcher's own exited keepers. */
 void		lx_read_keepers(void);

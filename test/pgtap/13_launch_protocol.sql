@@ -22,7 +22,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(72);
+SELECT plan(77);
 
 SET LOCAL mixdnn.overrun_grace = '10min';
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
@@ -235,6 +235,11 @@ SELECT is(mixdnn.reset_node((SELECT node FROM rgn), pg_temp.jid('rg')), 1, 'rest
 :commit
 SELECT results_eq($$SELECT status, pg_temp.held('rg') FROM mixdnn.jobs WHERE name = 'rg'$$,
 	$$VALUES ('planned'::text, 0::bigint)$$, 'restart: rg is re-queued and holds no GPU');
+SELECT is((SELECT reason FROM mixdnn.job_events WHERE job_id = pg_temp.jid('rg') AND new_status = 'planned'
+			 AND old_status = 'running'),
+	pg_catalog.format('node %s no longer runs it (its launcher restarted, or the part''s lease ran out); re-queued after attempt 1',
+					  (SELECT node FROM rgn)),
+	'restart: the job''s reason says its node no longer runs it, not that the launcher restarted');
 SELECT pg_temp.set_now((SELECT planned_start FROM mixdnn.jobs WHERE name = 'rg'));
 SELECT is(mixdnn.launch_due(), 1, 'restart: rg launches again');
 SELECT is((SELECT attempt FROM mixdnn.jobs WHERE name = 'rg'), 2, 'restart: (setup) rg is at attempt 2');
@@ -245,6 +250,14 @@ SELECT results_eq($$SELECT status, exit_code FROM mixdnn.jobs WHERE name = 'rg'$
 	$$VALUES ('launching'::text, NULL::int)$$, 'restart: attempt 2 goes on, its exit code unset');
 SELECT is(mixdnn.reset_node((SELECT node FROM rgn), pg_temp.jid('rg')), 0,
 	'restart: reset_node gives up only claimed parts (attempt 2 is still launching)');
+-- The whole node: its launcher restarted.
+SELECT is((SELECT count(*) FROM mixdnn.claim((SELECT node FROM rgn))), 1::bigint, 'restart: rg''s attempt 2 is claimed');
+SELECT is(mixdnn.reset_node((SELECT node FROM rgn)), 1, 'restart: reset_node(node) gives up every claimed part');
+:commit
+SELECT is((SELECT reason FROM mixdnn.job_events WHERE job_id = pg_temp.jid('rg') AND new_status = 'planned'
+			 AND old_status = 'running' ORDER BY event_id DESC LIMIT 1),
+	pg_catalog.format('launcher of node %s restarted; re-queued after attempt 2', (SELECT node FROM rgn)),
+	'restart: reset_node(node) says the launcher restarted');
 
 SELECT * FROM finish();
 ROLLBACK;
