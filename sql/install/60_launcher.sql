@@ -170,36 +170,53 @@ END
 $$;
 COMMENT ON FUNCTION mixdnn.claim(text) IS 'launcher: takes the node''s launching parts (current attempts only), marks them and their jobs running, renews their leases and returns what to run with its environment';
 
-CREATE FUNCTION mixdnn.heartbeat(node text) RETURNS int
+CREATE FUNCTION mixdnn.heartbeat_parts(node text)
+	RETURNS TABLE (job_id bigint, attempt int, renewed boolean)
 	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 #variable_conflict use_column
 DECLARE
 	now_ts	timestamptz;
-	held	int;
 BEGIN
 	-- No scheduler lock: it changes no job, and must not wait behind anyone.
 	PERFORM mixdnn._bound_lock_waits();
-	PERFORM mixdnn._check_node(heartbeat.node);
+	PERFORM mixdnn._check_node(heartbeat_parts.node);
 	now_ts := mixdnn.now();
 
-	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = now_ts, unreachable_since = NULL WHERE n.node = heartbeat.node;
+	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = now_ts, unreachable_since = NULL WHERE n.node = heartbeat_parts.node;
 
 	-- Only claimed parts: a launching part must be claimed before its lease ends.
-	-- A part being finished or cancelled right now is counted, not waited for.
-	SELECT pg_catalog.count(*) INTO held FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
-		WHERE p.node = heartbeat.node AND p.state = 'running' AND j.status IN ('launching', 'running');
-	UPDATE mixdnn.job_parts p SET lease_until = now_ts + mixdnn._lease()
-		WHERE (p.job_id, p.attempt, p.node) IN (
-			SELECT q.job_id, q.attempt, q.node FROM mixdnn.job_parts q
-				WHERE q.node = heartbeat.node AND q.state = 'running'
-				FOR NO KEY UPDATE OF q SKIP LOCKED)
-		  AND EXISTS (SELECT FROM mixdnn.jobs j
-					  WHERE j.job_id = p.job_id AND j.attempt = p.attempt AND j.status IN ('launching', 'running'));
-	RETURN held;
+	-- A part whose row someone holds locked (a finish or cancel under way)
+	-- is listed but not waited for, and not renewed: renewed tells the
+	-- launcher which keepers may run on (docs/launcher.md, "No part
+	-- outlives its lease").
+	RETURN QUERY
+	WITH held AS (
+		SELECT p.job_id, p.attempt FROM mixdnn.job_parts p
+			JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
+		WHERE p.node = heartbeat_parts.node AND p.state = 'running' AND j.status IN ('launching', 'running')
+	), renew AS (
+		UPDATE mixdnn.job_parts p SET lease_until = now_ts + mixdnn._lease()
+			WHERE (p.job_id, p.attempt, p.node) IN (
+				SELECT q.job_id, q.attempt, q.node FROM mixdnn.job_parts q
+					WHERE q.node = heartbeat_parts.node AND q.state = 'running'
+					FOR NO KEY UPDATE OF q SKIP LOCKED)
+			  AND EXISTS (SELECT FROM mixdnn.jobs j
+						  WHERE j.job_id = p.job_id AND j.attempt = p.attempt AND j.status IN ('launching', 'running'))
+		RETURNING p.job_id, p.attempt
+	)
+	SELECT h.job_id, h.attempt, r.job_id IS NOT NULL
+	FROM held h LEFT JOIN renew r ON r.job_id = h.job_id AND r.attempt = h.attempt
+	ORDER BY h.job_id, h.attempt;
 END
 $$;
+COMMENT ON FUNCTION mixdnn.heartbeat_parts(text) IS 'launcher: renews the node''s last_heartbeat and the leases of the parts it runs; returns those parts, renewed false where a lock held the lease back';
+
+CREATE FUNCTION mixdnn.heartbeat(node text) RETURNS int
+	LANGUAGE sql VOLATILE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$ SELECT pg_catalog.count(*)::int FROM mixdnn.heartbeat_parts(heartbeat.node) $$;
 COMMENT ON FUNCTION mixdnn.heartbeat(text) IS 'launcher: renews the node''s last_heartbeat and the leases of the parts it runs; returns how many parts it runs';
 
 CREATE FUNCTION mixdnn.finish(job_id bigint, exit_code int, node text, attempt int DEFAULT NULL,
@@ -455,9 +472,10 @@ $$;
 COMMENT ON FUNCTION mixdnn._repair() IS 'internal: background worker start-up repair of half-done launches, and one more lease for every active part';
 
 REVOKE ALL ON FUNCTION mixdnn._lease(), mixdnn._check_node(text), mixdnn._lose_job(bigint, text[], text),
-	mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int, text),
+	mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.heartbeat_parts(text), mixdnn.finish(bigint, int, text, int, text),
 	mixdnn.finish(bigint, int), mixdnn.node_parts(text), mixdnn.reset_node(text, bigint),
 	mixdnn.expire_leases(), mixdnn._next_wakeup(), mixdnn._repair(), mixdnn.lock_node(text) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION mixdnn.lock_node(text), mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.finish(bigint, int, text, int, text),
+GRANT EXECUTE ON FUNCTION mixdnn.lock_node(text), mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.heartbeat_parts(text),
+	mixdnn.finish(bigint, int, text, int, text),
 	mixdnn.finish(bigint, int), mixdnn.node_parts(text), mixdnn.reset_node(text, bigint) TO mixdnn_launcher;
 GRANT EXECUTE ON FUNCTION mixdnn.finish(bigint, int), mixdnn.expire_leases() TO mixdnn_admin;

@@ -339,17 +339,35 @@ lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs)
 }
 
 lx_rc
-lx_db_heartbeat(PGconn *conn, const char *node, int *held, double *lease_s)
+lx_db_heartbeat(PGconn *conn, const char *node, lx_part **parts, int *nparts, double *lease_s)
 {
 	const char *params[1] = {node};
+	/* one row with the lease even when the node runs nothing */
 	PGresult   *res = exec(conn,
-						   "SELECT mixdnn.heartbeat($1), pg_catalog.date_part('epoch', "
-						   "pg_catalog.current_setting('mixdnn.lease_timeout')::interval)", 1, params);
+						   "WITH h AS MATERIALIZED (SELECT * FROM mixdnn.heartbeat_parts($1)) "
+						   "SELECT pg_catalog.date_part('epoch', "
+						   "pg_catalog.current_setting('mixdnn.lease_timeout')::interval), "
+						   "h.job_id, h.attempt, h.renewed FROM (VALUES (1)) AS one (x) LEFT JOIN h ON true",
+						   1, params);
+	int			i,
+				rows;
 
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+	*parts = NULL;
+	*nparts = 0;
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) < 1)
 		return failed(conn, res, "heartbeat");
-	*held = atoi(PQgetvalue(res, 0, 0));
-	*lease_s = atof(PQgetvalue(res, 0, 1));
+	*lease_s = atof(PQgetvalue(res, 0, 0));
+	rows = PQgetisnull(res, 0, 1) ? 0 : PQntuples(res);
+	if (rows > 0)
+		*parts = xcalloc(rows, sizeof(lx_part));
+	for (i = 0; i < rows; i++)
+	{
+		(*parts)[i].job_id = strtoll(PQgetvalue(res, i, 1), NULL, 10);
+		(*parts)[i].attempt = atoi(PQgetvalue(res, i, 2));
+		(*parts)[i].running = true;
+		(*parts)[i].renewed = strcmp(PQgetvalue(res, i, 3), "t") == 0;
+	}
+	*nparts = rows;
 	PQclear(res);
 	return LX_OK;
 }

@@ -43,7 +43,6 @@ lx_rc		lx_db_listen(PGconn *conn);
 lx_rc		lx_db_notifies(PGconn *conn, const char *node, bool *launch, bool *cancel);
 
 lx_rc		lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs);
-lx_rc		lx_db_heartbeat(PGconn *conn, const char *node, int *held, double *lease_s);
 /* *counted: false for a stale or repeated report. */
 lx_rc		lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, int code,
 						 const char *why, bool *counted);
@@ -53,7 +52,14 @@ typedef struct lx_part
 	long long	job_id;
 	int			attempt;
 	bool		running;		/* claimed; else still launching */
+	bool		renewed;		/* heartbeat: its lease was renewed (not held back by a lock) */
 } lx_part;
+
+/*
+ * Renews the node's liveness and its parts' leases: *parts the parts it
+ * runs, each renewed or not; *lease_s the lease the server uses now.
+ */
+lx_rc		lx_db_heartbeat(PGconn *conn, const char *node, lx_part **parts, int *nparts, double *lease_s);
 
 lx_rc		lx_db_node_parts(PGconn *conn, const char *node, lx_part **parts, int *nparts);
 /* job_id < 0: every part the node claimed. *jobs: how many jobs lost one. */

@@ -344,13 +344,38 @@ claim(void)
 	free(jobs);
 }
 
+/*
+ * Renews the keepers of the parts whose leases the server renewed. A part
+ * it lists but did not renew (someone held its row locked) keeps its
+ * keeper's deadline, which comes before the server's lease ends.
+ */
+static void
+renew_keepers(const lx_part *parts, int nparts)
+{
+	int			i;
+
+	for (i = 0; i < nparts; i++)
+	{
+		lx_child   *c = lx_find(parts[i].job_id, parts[i].attempt);
+
+		if (c == NULL)
+			continue;
+		if (parts[i].renewed)
+			lx_renew(c, st.renewed_until);
+		else
+			lx_log("job %lld attempt %d: the server did not renew its lease (its row is locked); "
+				   "its keeper's deadline stays", c->job_id, c->attempt);
+	}
+}
+
 static void
 heartbeat(void)
 {
-	int			held;
+	lx_part    *parts;
+	int			nparts;
 	double		lease;
 	double		asked = lx_now();
-	lx_rc		rc = lx_db_heartbeat(st.conn, cfg.node, &held, &lease);
+	lx_rc		rc = lx_db_heartbeat(st.conn, cfg.node, &parts, &nparts, &lease);
 
 	if (!still_connected(rc))
 		return;
@@ -358,13 +383,14 @@ heartbeat(void)
 	{
 		st.lease_s = lease;
 		st.renewed_until = lease_deadline(asked);
-		lx_renew_all(st.renewed_until);
-		if (held != lx_nlive())
+		renew_keepers(parts, nparts);
+		if (nparts != lx_nlive())
 			st.want_reconcile = true;
 		if (cfg.heartbeat_s > lease / 2 && !st.warned_interval)
 			lx_log("--heartbeat-interval %.2f s is more than half of mixdnn.lease_timeout (%.0f s): "
 				   "a heartbeat late by a little makes the keepers kill their parts", cfg.heartbeat_s, lease);
 		st.warned_interval = cfg.heartbeat_s > lease / 2;
+		free(parts);
 	}
 	/* Busy: again soon, well before the lease runs out. */
 	st.next_heartbeat = lx_now() + (rc == LX_BUSY && heartbeat_interval() > 1.0 ? 1.0 : heartbeat_interval());
@@ -516,7 +542,8 @@ main(int argc, char **argv)
 		if (lx_signals_detach() && !st.stopping)
 			detach();
 		lx_read_keepers();
-		if (st.installation[0] != '\0')
+		/* not once the lease has run out: the keeper would kill it at once */
+		if (st.installation[0] != '\0' && st.renewed_until > lx_now())
 			lx_start_waiting(spawn_ctx());
 		if (stops > stops_seen)
 		{

@@ -531,19 +531,13 @@ lx_kill_all(void)
 }
 
 void
-lx_renew_all(double until)
+lx_renew(lx_child *c, double until)
 {
 	char		msg[64];
 	int			len = snprintf(msg, sizeof(msg), "R%.3f\n", until);
-	int			i;
 
-	for (i = 0; i < nchildren; i++)
-	{
-		lx_child   *c = &children[i];
-
-		if (!c->exited && c->fd >= 0 && send(c->fd, msg, (size_t) len, MSG_NOSIGNAL) != len)
-			lx_log("job %lld attempt %d: cannot renew its keeper's lease: %s", c->job_id, c->attempt, strerror(errno));
-	}
+	if (!c->exited && c->fd >= 0 && send(c->fd, msg, (size_t) len, MSG_NOSIGNAL) != len)
+		lx_log("job %lld attempt %d: cannot renew its keeper's lease: %s", c->job_id, c->attempt, strerror(errno));
 }
 
 void

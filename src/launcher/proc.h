@@ -68,8 +68,8 @@ int			lx_keeper_fds(struct pollfd *fds, int max);
 
 void		lx_stop(lx_child *c, const char *why);
 void		lx_kill_all(void);
-/* Tells every keeper its part's lease now runs until 'until' (CLOCK_MONOTONIC). */
-void		lx_renew_all(double until);
+/* Tells c's keeper its part's lease now runs until 'until' (CLOCK_MONOTONIC). */
+void		lx_renew(lx_child *c, double until);
 /* Tells every keeper the launcher leaves on purpose (SIGUSR2). */
 void		lx_detach_all(void);
 /* The part's exit code was reported: the keeper may go. */

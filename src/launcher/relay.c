@@ -92,12 +92,14 @@ format_text(lx_relay *r, const char *before)
 	r->len = 0;
 }
 
-/* Whether the line fits in this window's budget (relay.h); a line over it is counted and dropped. */
+/*
+ * Whether cost more bytes of the log fit in this window's budget (relay.h);
+ * if they do, they are charged.
+ */
 static bool
-within_budget(lx_relay *r)
+within_budget(lx_relay *r, size_t cost)
 {
 	double		now = lx_now();
-	size_t		cost = r->len + 1;
 
 	if (now - r->window_start >= r->window_s)
 	{
@@ -105,36 +107,40 @@ within_budget(lx_relay *r)
 		r->window_bytes = 0;
 		r->notice_sent = false;
 	}
-	if (r->window_bytes + cost <= r->budget)
-	{
-		r->window_bytes += cost;
-		return true;
-	}
-	r->suppressed += (long long) cost;
-	r->suppressed_all += (long long) cost;
-	r->len = 0;
-	return false;
+	if (r->window_bytes + cost > r->budget)
+		return false;
+	r->window_bytes += cost;
+	return true;
 }
 
-/* A line of the part's output, within its budget; the first after a loss says how much. */
+/*
+ * A line of the part's output, if what it takes in the log (stamp, prefix
+ * and escapes included: an empty line or control bytes cost the log far
+ * more than the part wrote) fits in the budget; the first line after a
+ * loss says how much the part wrote that was not logged.
+ */
 static void
 format_line(lx_relay *r)
 {
 	char		before[96] = "";
+	long long	wrote = (long long) r->len + 1;
 
-	if (!within_budget(r))
-	{
-		if (r->notice_sent)
-			return;
-		r->notice_sent = true;
-		snprintf(before, sizeof(before), "(over %zu bytes in %.0f s: lines dropped until %.0f s have passed)",
-				 r->budget, r->window_s, r->window_s);
-	}
-	else if (r->suppressed > 0)
-	{
+	if (r->suppressed > 0)
 		snprintf(before, sizeof(before), "(%lld bytes not logged) ", r->suppressed);
+	format_text(r, before);
+	if (r->text_len == 0 || within_budget(r, r->text_len))
+	{
 		r->suppressed = 0;
+		return;
 	}
+	r->text_len = 0;
+	r->suppressed += wrote;
+	r->suppressed_all += wrote;
+	if (r->notice_sent)
+		return;
+	r->notice_sent = true;
+	snprintf(before, sizeof(before), "(over %zu bytes in %.0f s: lines dropped until %.0f s have passed)",
+			 r->budget, r->window_s, r->window_s);
 	format_text(r, before);
 }
 
@@ -316,7 +322,10 @@ lx_relay_drain(lx_relay *r, double wait_s)
 	{
 		char		note[96];
 
-		if (r->dropped > 0)
+		if (r->dropped > 0 && r->suppressed > 0)
+			snprintf(note, sizeof(note), "(%lld bytes not logged: the log took no more; %lld over the budget)",
+					 r->dropped, r->suppressed);
+		else if (r->dropped > 0)
 			snprintf(note, sizeof(note), "(%lld bytes not logged: the log took no more)", r->dropped);
 		else
 			snprintf(note, sizeof(note), "(%lld bytes not logged: over the part's output budget)", r->suppressed);

@@ -20,8 +20,8 @@
  * start of a line.
  *
  * A part's share of the log is bounded: at most LX_RELAY_BUDGET bytes of
- * its output in each LX_RELAY_WINDOW_S (a job printing without end filled
- * a disk at 35 MB/s). Past that its lines are read and dropped, so the job
+ * the log (its lines as written: stamp, prefix, escapes) in each
+ * LX_RELAY_WINDOW_S (a job printing without end filled a disk at 35 MB/s). Past that its lines are read and dropped, so the job
  * is not slowed; one notice says so, the first line logged again starts
  * with how many bytes were lost, and so does a last line at the part's end.
  */
@@ -62,11 +62,11 @@ typedef struct lx_relay
 	size_t		raw_len,
 				raw_pos;
 	long long	dropped;		/* bytes lost at the end (the log took nothing) */
-	size_t		budget;			/* bytes of output per window; init sets the defaults */
+	size_t		budget;			/* bytes of the log per window; init sets the defaults */
 	double		window_s;
 	double		window_start;
 	size_t		window_bytes;
-	long long	suppressed;		/* bytes dropped over budget, not yet said in a line */
+	long long	suppressed;		/* the part's bytes dropped over budget, not yet said in a line */
 	long long	suppressed_all; /* ... in all */
 	bool		notice_sent;	/* this window's notice is out */
 } lx_relay;

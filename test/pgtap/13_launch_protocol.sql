@@ -22,7 +22,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(77);
+SELECT plan(76);
 
 SET LOCAL mixdnn.overrun_grace = '10min';
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);

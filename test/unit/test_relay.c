@@ -290,22 +290,30 @@ test_budget(void)
 	char		line[101];
 	const char *out;
 	char		want[128];
+	size_t		cost;
 
 	new_relay(&r, &w);
 	CHECK(r.budget == LX_RELAY_BUDGET && r.window_s == LX_RELAY_WINDOW_S, "the default budget is %d bytes per %.0f s",
 		  LX_RELAY_BUDGET, LX_RELAY_WINDOW_S);
-	r.budget = 1000;
 	memset(line, 'b', 99);
 	line[99] = '\n';
 	line[100] = '\0';
+	/* what one such line takes in the log: stamp, prefix, its bytes */
+	(void) logged();
+	put(w, line);
+	pump(&r);
+	cost = strlen(logged());
+	CHECK(r.window_bytes == cost && cost > 100, "a line is charged what it takes in the log (%zu bytes, %zu charged)", cost, r.window_bytes);
+	r.window_bytes = 0;
+	r.budget = 10 * cost;
 	for (i = 0; i < 50; i++)
 		put(w, line);
 	pump(&r);
 	out = logged();
-	CHECK(count_lines(out, PREFIX "bbb") == 10, "100-byte lines: 10 fit in a budget of 1000 bytes (%d logged)",
+	CHECK(count_lines(out, PREFIX "bbb") == 10, "100-byte lines: 10 fit in a budget of ten lines' log bytes (%d logged)",
 		  count_lines(out, PREFIX "bbb"));
-	CHECK(count_lines(out, PREFIX "(over 1000 bytes in 30 s: lines dropped until 30 s have passed)\n") == 1,
-		  "one notice says the rest is dropped");
+	snprintf(want, sizeof(want), PREFIX "(over %zu bytes in 30 s: lines dropped until 30 s have passed)\n", r.budget);
+	CHECK(count_lines(out, want) == 1, "one notice says the rest is dropped");
 	CHECK(r.in >= 0 && r.raw_pos == r.raw_len && r.text_len == 0, "the dropped lines are read all the same: the part's pipe stays empty");
 
 	r.window_start -= 31;		/* the next window */
@@ -313,16 +321,58 @@ test_budget(void)
 	pump(&r);
 	out = logged();
 	CHECK(strstr(out, PREFIX "(4000 bytes not logged) after\n") != NULL,
-		  "the first line of the next window says how many bytes were dropped");
+		  "the first line of the next window says how many bytes the part wrote that were dropped");
 	for (i = 0; i < 20; i++)
 		put(w, line);
 	close(w);
 	lx_relay_drain(&r, 1.0);
 	out = logged();
-	/* "after\n" took 6 bytes of the window: 9 lines fit, 11 do not */
+	/* "after" with its note took less than a line of the window: 9 lines fit, 11 do not */
 	snprintf(want, sizeof(want), PREFIX "(%d bytes not logged: over the part's output budget)\n", 11 * 100);
 	CHECK(strstr(out, want) != NULL, "at the part's end a last line counts what was dropped since");
 	CHECK(r.suppressed_all == 4000 + 11 * 100, "in all %lld bytes were dropped", r.suppressed_all);
+}
+
+/*
+ * Lines that cost the log far more than the part wrote (empty lines: a
+ * byte each against a stamp and prefix; control bytes, escaped to four)
+ * are charged what they take: whatever the part writes, a window's log
+ * grows by at most the budget and one notice. (Charged by the part's
+ * bytes, `yes ''` wrote 86 times the budget into the log.)
+ */
+static void
+test_budget_costly_lines(void)
+{
+	static const char *kinds[2] = {"empty lines", "control bytes"};
+	int			k;
+
+	for (k = 0; k < 2; k++)
+	{
+		lx_relay	r;
+		int			w,
+					i;
+		char		line[41];
+		size_t		grew;
+
+		new_relay(&r, &w);
+		(void) logged();
+		r.budget = 4000;
+		memset(line, k == 0 ? '\n' : '\x01', 40);
+		line[40] = '\0';
+		if (k == 1)
+			line[39] = '\n';
+		for (i = 0; i < 100; i++)
+		{
+			put(w, line);
+			pump(&r);
+		}
+		grew = strlen(logged());
+		CHECK(grew <= r.budget + 200, "%s: the log grew by %zu bytes, within the budget of %zu and a notice",
+			  kinds[k], grew, r.budget);
+		CHECK(r.suppressed > 0, "%s: the rest was dropped (%lld bytes of the part's)", kinds[k], r.suppressed);
+		close(w);
+		lx_relay_close(&r);
+	}
 }
 
 int
@@ -343,5 +393,6 @@ main(void)
 	test_drain();
 	test_full_log();
 	test_budget();
+	test_budget_costly_lines();
 	return unit_done("test_relay");
 }

@@ -62,6 +62,30 @@ q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
 wait_until 15 '[ "$(q "SELECT count(*) FROM mixdnn.gpu_holds")" = 0 ]'
 ok $? "cancelled, it lets go of its GPUs"
 
+# --- a lock holds a part's lease back in the database: its keeper is not renewed either
+# (before, the launcher renewed every keeper, and the job could run twice
+# once the lock went and the database gave the stale lease up)
+job=$(submit locked hard a100 1 "$(once 30)" '30 s')
+wait_until 15 "[ -f '$T/out/$job-1-0.env' ]"
+ok $? "a fourth job runs"
+node=$(node_of "$job" 1)
+pid=$(env_of "$job" 1 0 PID)
+# held as a cancel or a finish under way holds it, for more than two leases
+psql -X -q -c "BEGIN" -c "SELECT 1 FROM mixdnn.job_parts WHERE job_id = $job FOR NO KEY UPDATE" \
+	-c "SELECT pg_sleep(7)" -c "ROLLBACK" >/dev/null 2>&1 &
+locker=$!
+wait_until 6 "! alive $pid"
+ok $? "with its row locked, the part is killed when its keeper's lease runs out"
+grep -q "job $job attempt 1: the server did not renew its lease (its row is locked)" "$T/launcher-$node.log"
+ok $? "the launcher says why it did not renew that keeper"
+wait "$locker"
+wait_until 20 "[ -f '$T/out/$job-2.previous' ]"
+ok $? "once the lock is gone the job is re-queued and started again"
+is "$(cat "$T/out/$job-2.previous" 2>/dev/null)" dead "when attempt 2 started, attempt 1's process was gone"
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+wait_until 15 '[ "$(q "SELECT count(*) FROM mixdnn.gpu_holds")" = 0 ]'
+ok $? "cancelled, it lets go of its GPUs"
+
 # --- the database away for longer than the lease: killed, then re-queued, not failed
 if [ -n "${MIXDNN_E2E_PGDATA:-}" ]; then
 	set_setting mixdnn.lease_timeout 4s
