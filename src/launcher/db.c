@@ -378,10 +378,18 @@ lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, int 
 {
 	char		job[32],
 				att[16],
-				ec[16];
-	const char *params[5] = {job, ec, node, att, why && why[0] ? why : NULL};
+				ec[16],
+				reason[2048];
+	const char *params[5] = {job, ec, node, att, why && why[0] ? reason : NULL};
 	PGresult   *res;
 
+	/*
+	 * Escaped as in the log: valid UTF-8 whatever the reason holds (cut to
+	 * 512 bytes it can end in half a character, which the server refuses
+	 * with 22021, so the report failed each time and the part was lost).
+	 */
+	if (why && why[0])
+		(void) lx_log_escape(reason, sizeof(reason), why, strlen(why), "");
 	snprintf(job, sizeof(job), "%lld", job_id);
 	snprintf(att, sizeof(att), "%d", attempt);
 	snprintf(ec, sizeof(ec), "%d", code);

@@ -7,7 +7,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(30);
+SELECT plan(32);
 
 CREATE ROLE tap30_launcher NOLOGIN IN ROLE mixdnn_launcher;
 CREATE ROLE tap30_user NOLOGIN IN ROLE mixdnn_user;
@@ -28,6 +28,7 @@ SELECT is(pg_temp.bad('relative/dir', NULL), '22023', 'a relative workdir is ref
 SELECT is(pg_temp.bad('', NULL), '22023', 'an empty workdir is refused');
 SELECT is(pg_temp.bad(E'/data/a\nb', NULL), '22023', 'a workdir with a newline is refused');
 SELECT is(pg_temp.bad(E'/data/a\tb', NULL), '22023', 'and with any other control character');
+SELECT is(pg_temp.bad(E'/data/a\u0085b', NULL), '22023', 'and with a C1 control (NEL: [[:cntrl:]] is not ASCII only, also under COLLATE "C")');
 SELECT is(pg_temp.bad(NULL, '["A"]'), '22023', 'env must be a JSON object, not an array');
 SELECT is(pg_temp.bad(NULL, '"A=1"'), '22023', 'nor a string');
 SELECT is(pg_temp.bad(NULL, '{"A": 1}'), '22023', 'values must be strings, not numbers');
@@ -49,6 +50,7 @@ SELECT throws_ok(format($$INSERT INTO mixdnn.jobs (name, model_class, gpu_type, 
 	VALUES ('long', 'hard', 'v100', 1, '1h', %L)$$, repeat('é', 32769)), '54000', NULL,
 	'the limit counts bytes, not characters');
 SELECT is((SELECT count(*) FROM mixdnn.jobs), 0::bigint, 'no refused job was written');
+SELECT is(pg_temp.bad(E'/data/caf\u00e9/\u00a0x', NULL), 'accepted', 'letters and a no-break space beyond ASCII are not controls');
 SELECT is(pg_temp.bad('/data/run', '{"NCCL_DEBUG": "INFO", "_x9": ""}'), 'accepted', 'good values are accepted');
 SELECT throws_ok($$UPDATE mixdnn.jobs SET env = '{"WORLD_SIZE": "9"}'$$, '22023', NULL, 'an UPDATE is checked too');
 SELECT throws_ok(format($$UPDATE mixdnn.jobs SET command = %L$$, repeat('x', 65537)), '54000', NULL,

@@ -111,7 +111,28 @@ after=$($PSQL -d mx_up_data -tA -c "SET mixdnn.virtual_now = '2031-01-01 00:00+0
 [ "$after" = planned ]
 ok $? "a submission after the upgrade is planned ($after)"
 
-$PSQL -d postgres -c "DROP DATABASE mx_up_fresh" -c "DROP DATABASE mx_up_old" -c "DROP DATABASE mx_up_data" >/dev/null 2>&1
+# A command over the 64 kB that 0.2.0 sets: kept, and the upgrade says so.
+fresh_db mx_up_long
+out=$($PSQL -d mx_up_long -tA 2>&1 <<SQL
+SET client_min_messages = error;
+CREATE EXTENSION mixdnn VERSION '$oldest';
+SET mixdnn.virtual_now = '2031-01-01 00:00+00';
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('v0', 'v100', 4);
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('long', 'hard', 'v100', 2, '1 hour', repeat('x', 70000));
+SET client_min_messages = warning;
+ALTER EXTENSION mixdnn UPDATE;
+SELECT octet_length(command) FROM mixdnn.jobs WHERE name = 'long';
+SQL
+)
+case "$out" in
+*"WARNING:  1 jobs have a command over 64 kB"*70000) ok 0 "an upgrade keeps a command over 64 kB and warns of it" ;;
+*) ok 1 "an upgrade keeps a command over 64 kB and warns of it"; echo "$out" | tail -5 | sed 's/^/# /' ;;
+esac
+
+$PSQL -d postgres -c "DROP DATABASE mx_up_fresh" -c "DROP DATABASE mx_up_old" -c "DROP DATABASE mx_up_data" \
+	-c "DROP DATABASE mx_up_long" >/dev/null 2>&1
 echo "1..$n"
 echo "upgrade: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

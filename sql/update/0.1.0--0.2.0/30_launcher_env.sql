@@ -68,6 +68,22 @@ END
 $$;
 COMMENT ON FUNCTION mixdnn._job_check_env() IS 'internal: refuses a job whose workdir is not an absolute path without control characters, whose command is over 64 kB or whose env is not a JSON object of strings with free variable names';
 
+-- Commands had no bound in 0.1.0: rows over it stay as they are (the check
+-- runs when a command is written), and the upgrade says how many.
+DO $$
+DECLARE
+	n		bigint;
+BEGIN
+	SELECT pg_catalog.count(*) INTO n FROM mixdnn.jobs j
+		WHERE pg_catalog.octet_length(j.command) OPERATOR(pg_catalog.>) 65536;
+	IF n OPERATOR(pg_catalog.>) 0 THEN
+		RAISE WARNING '% jobs have a command over 64 kB; they keep it, and a new or changed command must be at most 64 kB', n
+			USING HINT = 'A launcher runs a command of at most 128 kB (sh -c COMMAND).';
+	END IF;
+END
+$$;
+
+-- 40_restore.sql makes it again, letting a restore's load through.
 CREATE TRIGGER jobs_check_env
 	BEFORE INSERT OR UPDATE OF workdir, env, command ON mixdnn.jobs
 	FOR EACH ROW EXECUTE FUNCTION mixdnn._job_check_env();

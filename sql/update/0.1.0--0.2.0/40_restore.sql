@@ -31,3 +31,8 @@ CREATE TRIGGER profiles_note_event BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.p
 DROP TRIGGER gpu_types_note_event ON mixdnn.gpu_types;
 CREATE TRIGGER gpu_types_note_event BEFORE UPDATE ON mixdnn.gpu_types
 	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._note_event();
+-- A 0.1.0 database may hold commands the 64 kB check refuses; its dump must restore.
+DROP TRIGGER jobs_check_env ON mixdnn.jobs;
+CREATE TRIGGER jobs_check_env
+	BEFORE INSERT OR UPDATE OF workdir, env, command ON mixdnn.jobs
+	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._job_check_env();

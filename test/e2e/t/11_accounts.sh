@@ -106,6 +106,18 @@ is "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $w")" \
 	"exited with code 126 on node n1: cannot change to working directory /nonexistent second line: No such file or directory" \
 	"a newline in a failure's reason does not cut it short"
 
+# A reason cut to 512 bytes in the middle of a character (the workdir's
+# 238th é) is still reported: before, the server refused it as invalid
+# UTF-8 each time and the job was re-queued with another reason.
+u=$(as_role mxe2e_bob "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command, workdir)
+	VALUES ('utf8', 'hard', 'a100', 1, '1 s', 'true', '/' || repeat('é', 300)) RETURNING job_id")
+wait_until 20 '[ "$(unfinished)" = 0 ]'
+is "$(status_of "$u"),$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $u"),$(q "SELECT attempt FROM mixdnn.jobs WHERE job_id = $u")" \
+	failed,126,1 "a reason cut in half a character: the job fails with 126 at once"
+r=$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $u")
+printf '%s\n' "$r" | grep -q '^exited with code 126 on node n[0-9]: cannot change to working directory /\(é\)*é\\xc3$'
+ok $? "its reason ends with the half character escaped" || diag "reason: $r"
+
 # A file planted under a future output file's name (here a hard link to a
 # file of root's) is not handed to the job's user.
 next=$(($(q "SELECT max(job_id) FROM mixdnn.jobs") + 1))

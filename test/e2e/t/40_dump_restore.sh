@@ -36,6 +36,11 @@ SELECT mixdnn.finish(job_id, 0, 'n3') FROM mixdnn.jobs WHERE name = 'done';
 UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name = 'cancel';
 UPDATE mixdnn.gpu_nodes SET status = 'down' WHERE node = 'n4';
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command) VALUES ('pends', 'hard', 'k80', 2, '1 hour', 'true');
+-- A row of 0.1.0, before commands had a bound (64 kB) and workdirs a check.
+ALTER TABLE mixdnn.jobs DISABLE TRIGGER jobs_check_env;
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command, workdir)
+	VALUES ('old', 'hard', 'k80', 2, '1 hour', repeat('x', 70000), 'relative/dir');
+ALTER TABLE mixdnn.jobs ENABLE TRIGGER jobs_check_env;
 SQL
 ok $? "a database with jobs, nodes, types, profiles and history"
 is "$(qd $SRC "SELECT string_agg(DISTINCT status, ',' ORDER BY status) FROM mixdnn.jobs")" \
