@@ -17,7 +17,7 @@
  *                            wait adopt_s seconds for the next one
  *                        'A' the exit code is reported: clean up and exit
  *                        "R<deadline>\n" the lease is renewed: the part may
- *                            run until CLOCK_MONOTONIC reads deadline seconds
+ *                            run until CLOCK_BOOTTIME reads deadline seconds
  *
  * A connection that ends without 'D' means the launcher died: the keeper
  * kills the part, so nothing of it outlives its lease unsupervised. Nor
@@ -41,7 +41,7 @@ typedef struct lx_keeper_args
 	const char *output;			/* NULL: through the relay into the log (relay.h) */
 	double		grace_s;
 	double		adopt_s;
-	double		lease_until;	/* CLOCK_MONOTONIC deadline of the lease; 0: none known */
+	double		lease_until;	/* CLOCK_BOOTTIME deadline of the lease; 0: none known */
 	int			listen_fd;
 } lx_keeper_args;
 

@@ -25,7 +25,7 @@ size_t		lx_log_escape(char *dst, size_t size, const char *text, size_t len, cons
 /* A whole line: header, prefix (as it is), text escaped, newline. Its length. */
 size_t		lx_log_format(char *buf, size_t size, const char *prefix, const char *text, size_t len);
 
-/* Monotonic seconds, for timers. */
+/* Seconds on CLOCK_BOOTTIME (monotonic, suspend included), for timers and leases. */
 double		lx_now(void);
 
 #endif

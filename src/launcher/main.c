@@ -47,7 +47,7 @@ static struct
 	double		next_heartbeat;
 	double		next_poll;
 	double		lease_s;
-	double		renewed_until;	/* the node's running parts' lease, CLOCK_MONOTONIC; 0: none yet */
+	double		renewed_until;	/* the node's running parts' lease, CLOCK_BOOTTIME; 0: none yet */
 	bool		warned_interval;
 	bool		want_claim;
 	bool		want_reconcile;

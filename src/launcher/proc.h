@@ -23,7 +23,7 @@ typedef struct lx_spawn_ctx
 	bool		allow_root;
 	double		grace_s;
 	double		adopt_s;		/* how long a detached keeper waits for a launcher */
-	double		lease_until;	/* the parts' lease as a CLOCK_MONOTONIC deadline (keeper.h) */
+	double		lease_until;	/* the parts' lease as a CLOCK_BOOTTIME deadline (keeper.h) */
 } lx_spawn_ctx;
 
 typedef struct lx_child
@@ -68,7 +68,7 @@ int			lx_keeper_fds(struct pollfd *fds, int max);
 
 void		lx_stop(lx_child *c, const char *why);
 void		lx_kill_all(void);
-/* Tells c's keeper its part's lease now runs until 'until' (CLOCK_MONOTONIC). */
+/* Tells c's keeper its part's lease now runs until 'until' (CLOCK_BOOTTIME). */
 void		lx_renew(lx_child *c, double until);
 /* Tells every keeper the launcher leaves on purpose (SIGUSR2). */
 void		lx_detach_all(void);
