@@ -302,15 +302,17 @@ claimed_env(PGresult *res, int row, lx_job *j)
  * variables). The CTE is evaluated once: claim() is volatile.
  */
 lx_rc
-lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs)
+lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs, double *lease_s)
 {
 	const char *params[1] = {node};
+	/* the lease the claim gave, with each job: it may have changed since the last heartbeat */
 	PGresult   *res = exec(conn,
 						   "WITH c AS MATERIALIZED (SELECT * FROM mixdnn.claim($1)) "
 						   "SELECT c.job_id, c.name, c.command, c.node_rank, c.world_gpus, NULL::text, NULL::text, "
-						   "c.attempt, c.workdir, c.owner FROM c "
+						   "c.attempt, c.workdir, c.owner, pg_catalog.date_part('epoch', "
+						   "pg_catalog.current_setting('mixdnn.lease_timeout')::interval) FROM c "
 						   "UNION ALL "
-						   "SELECT c.job_id, NULL, NULL, NULL, NULL, e.key, e.value, NULL, NULL, NULL "
+						   "SELECT c.job_id, NULL, NULL, NULL, NULL, e.key, e.value, NULL, NULL, NULL, NULL "
 						   "FROM c, pg_catalog.jsonb_each_text(c.env) e "
 						   "ORDER BY 1, 6 NULLS FIRST", 1, params);
 	int			rows,
@@ -328,7 +330,10 @@ lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs)
 	for (i = 0; i < rows; i++)
 	{
 		if (PQgetisnull(res, i, 5))
+		{
 			claimed_job(res, i, &out[n++]);
+			*lease_s = atof(PQgetvalue(res, i, 10));
+		}
 		else if (n > 0)
 			claimed_env(res, i, &out[n - 1]);
 	}

@@ -42,7 +42,8 @@ lx_rc		lx_db_listen(PGconn *conn);
 /* Reads notifications; sets the flags for those about this node. */
 lx_rc		lx_db_notifies(PGconn *conn, const char *node, bool *launch, bool *cancel);
 
-lx_rc		lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs);
+/* *lease_s: the lease the claim gave its parts (unchanged when it claimed none). */
+lx_rc		lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs, double *lease_s);
 /* *counted: false for a stale or repeated report. */
 lx_rc		lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, int code,
 						 const char *why, bool *counted);

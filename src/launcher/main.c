@@ -328,10 +328,10 @@ claim(void)
 	lx_spawn_ctx ctx;
 
 	st.want_claim = false;
-	rc = lx_db_claim(st.conn, cfg.node, &jobs, &njobs);
+	rc = lx_db_claim(st.conn, cfg.node, &jobs, &njobs, &st.lease_s);
 	if (!still_connected(rc) || rc != LX_OK)
 		return;
-	/* the claim renewed these parts' leases */
+	/* the claim renewed these parts' leases, by the lease it read itself */
 	ctx = *spawn_ctx();
 	ctx.lease_until = lease_deadline(asked);
 	for (i = 0; i < njobs; i++)

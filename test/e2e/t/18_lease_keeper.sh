@@ -86,6 +86,24 @@ q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
 wait_until 15 '[ "$(q "SELECT count(*) FROM mixdnn.gpu_holds")" = 0 ]'
 ok $? "cancelled, it lets go of its GPUs"
 
+# --- a lease shortened since the last heartbeat: a part claimed now keeps the new one
+# (before, its keeper believed the lease of the heartbeat before: 60 s here)
+set_setting mixdnn.lease_timeout 60s
+sleep 3.5	# each launcher heartbeats (every second at 3 s) and learns 60 s: its next is 20 s away
+set_setting mixdnn.lease_timeout 3s
+job=$(submit shortened hard a100 1 "$(once 30)" '30 s')
+wait_until 15 "[ -f '$T/out/$job-1-0.env' ]"
+ok $? "a fifth job runs"
+node=$(node_of "$job" 1)
+pid=$(env_of "$job" 1 0 PID)
+kill -STOP "$(launcher_pid "$node")"
+wait_until 8 "! alive $pid"
+ok $? "its launcher stopped before the next heartbeat, the part dies within the 3 s lease its claim gave"
+kill -CONT "$(launcher_pid "$node")"
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+wait_until 15 '[ "$(q "SELECT count(*) FROM mixdnn.gpu_holds")" = 0 ]'
+ok $? "cancelled, it lets go of its GPUs"
+
 # --- the database away for longer than the lease: killed, then re-queued, not failed
 if [ -n "${MIXDNN_E2E_PGDATA:-}" ]; then
 	set_setting mixdnn.lease_timeout 4s
