@@ -21,7 +21,8 @@
  *
  * A part's share of the log is bounded: at most LX_RELAY_BUDGET bytes of
  * the log (its lines as written: stamp, prefix, escapes) in each
- * LX_RELAY_WINDOW_S (a job printing without end filled a disk at 35 MB/s). Past that its lines are read and dropped, so the job
+ * LX_RELAY_WINDOW_S (a job printing without end filled a disk at 35 MB/s);
+ * after the first line dropped, the window's others are counted in bulk. Past that its lines are read and dropped, so the job
  * is not slowed; one notice says so, the first line logged again starts
  * with how many bytes were lost, and so does a last line at the part's end.
  */
@@ -58,7 +59,7 @@ typedef struct lx_relay
 	size_t		text_len,
 				text_pos,
 				text_start;		/* where its escaped part begins */
-	char		raw[512];		/* bytes read and not yet taken into line */
+	char		raw[16384];		/* bytes read and not yet taken into line */
 	size_t		raw_len,
 				raw_pos;
 	long long	dropped;		/* bytes lost at the end (the log took nothing) */
@@ -69,6 +70,8 @@ typedef struct lx_relay
 	long long	suppressed;		/* the part's bytes dropped over budget, not yet said in a line */
 	long long	suppressed_all; /* ... in all */
 	bool		notice_sent;	/* this window's notice is out */
+	bool		dropping;		/* a line of this window was dropped: so are the rest, read in bulk */
+	bool		in_dropped;		/* in the middle of a line being dropped */
 } lx_relay;
 
 void		lx_relay_init(lx_relay *r, int in, const char *prefix);
