@@ -338,10 +338,11 @@ DECLARE
 	r		record;
 	n		int := 0;
 	-- with a job: the launcher's reconciliation found the part gone, after
-	-- its own restart or after its keeper killed the part on the lease
+	-- its own restart, a claim whose answer it lost, or its keeper killing
+	-- the part on the lease
 	reason	text := CASE WHEN reset_node.job_id IS NULL
 						 THEN pg_catalog.format('launcher of node %s restarted', reset_node.node)
-						 ELSE pg_catalog.format('node %s no longer runs it (its launcher restarted, or the part''s lease ran out)',
+						 ELSE pg_catalog.format('node %s no longer runs it (its launcher restarted or lost the answer to its claim, or the part''s lease ran out)',
 											reset_node.node)
 					END;
 BEGIN
@@ -360,7 +361,7 @@ BEGIN
 	RETURN n;
 END
 $$;
-COMMENT ON FUNCTION mixdnn.reset_node(text, bigint) IS 'launcher: the parts the node claimed (of job_id only, when given) and no longer runs are lost at once, as if their lease had expired; a launcher calls it at start-up; returns how many jobs';
+COMMENT ON FUNCTION mixdnn.reset_node(text, bigint) IS 'launcher: the parts the node claimed (of job_id only, when given) and no longer runs are lost at once, as if their lease had expired; a launcher calls it for each part it claimed and does not run; returns how many jobs';
 
 CREATE FUNCTION mixdnn.expire_leases() RETURNS int
 	LANGUAGE plpgsql VOLATILE SECURITY DEFINER

@@ -41,7 +41,6 @@ static lx_config cfg = {.poll_s = 5.0, .grace_s = 10.0};
 static struct
 {
 	PGconn	   *conn;
-	bool		reset_done;		/* this process gave up its node's old parts */
 	double		reconnect_at;
 	double		backoff;
 	double		next_heartbeat;
@@ -331,6 +330,9 @@ claim(void)
 	rc = lx_db_claim(st.conn, cfg.node, &jobs, &njobs, &st.lease_s);
 	if (!still_connected(rc) || rc != LX_OK)
 		return;
+	/* a shorter lease than the last heartbeat's: the next renewal comes sooner */
+	if (st.next_heartbeat > lx_now() + heartbeat_interval())
+		st.next_heartbeat = lx_now() + heartbeat_interval();
 	/* the claim renewed these parts' leases, by the lease it read itself */
 	ctx = *spawn_ctx();
 	ctx.lease_until = lease_deadline(asked);
@@ -364,7 +366,7 @@ renew_keepers(const lx_part *parts, int nparts)
 			lx_renew(c, st.renewed_until);
 		else
 			lx_log("job %lld attempt %d: the server did not renew its lease (its row is locked); "
-				   "its keeper's deadline stays", c->job_id, c->attempt);
+				   "its deadline stays", c->job_id, c->attempt);
 	}
 }
 
@@ -542,8 +544,7 @@ main(int argc, char **argv)
 		if (lx_signals_detach() && !st.stopping)
 			detach();
 		lx_read_keepers();
-		/* not once the lease has run out: the keeper would kill it at once */
-		if (st.installation[0] != '\0' && st.renewed_until > lx_now())
+		if (st.installation[0] != '\0')
 			lx_start_waiting(spawn_ctx());
 		if (stops > stops_seen)
 		{

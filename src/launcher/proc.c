@@ -218,6 +218,7 @@ lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx)
 	lx_child   *holder;
 
 	remember_ctx(ctx);
+	c->lease_until = ctx->lease_until;
 	snprintf(c->gpus, sizeof(c->gpus), "%s", job->gpus ? job->gpus : "");
 	holder = gpu_holder(c->gpus, c);
 	if (holder != NULL)
@@ -240,12 +241,15 @@ lx_start_waiting(const lx_spawn_ctx *ctx)
 	{
 		lx_child   *c = &children[i];
 		lx_job	   *job = c->waiting;
+		lx_spawn_ctx own = *ctx;
 
-		if (job == NULL || gpu_holder(c->gpus, c) != NULL)
+		/* past its lease its keeper would kill it at once: a renewal or reconciliation decides */
+		if (job == NULL || gpu_holder(c->gpus, c) != NULL || c->lease_until <= lx_now())
 			continue;
 		c->waiting = NULL;
 		c->started = lx_now();
-		start_part(c, job, ctx);
+		own.lease_until = c->lease_until;
+		start_part(c, job, &own);
 		lx_job_free(job);
 		free(job);
 	}
@@ -536,6 +540,7 @@ lx_renew(lx_child *c, double until)
 	char		msg[64];
 	int			len = snprintf(msg, sizeof(msg), "R%.3f\n", until);
 
+	c->lease_until = until;
 	if (!c->exited && c->fd >= 0 && send(c->fd, msg, (size_t) len, MSG_NOSIGNAL) != len)
 		lx_log("job %lld attempt %d: cannot renew its keeper's lease: %s", c->job_id, c->attempt, strerror(errno));
 }

@@ -46,6 +46,7 @@ typedef struct lx_child
 	double		report_after;
 	char		gpus[256];		/* CUDA_VISIBLE_DEVICES of the part */
 	lx_job	   *waiting;		/* not started yet: a GPU of it still has another part's processes */
+	double		lease_until;	/* its lease as last renewed, CLOCK_BOOTTIME (a waiting part's too) */
 } lx_child;
 
 /*
@@ -56,7 +57,7 @@ typedef struct lx_child
  */
 lx_child   *lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx);
 
-/* Starts the waiting parts whose GPUs are free now. */
+/* Starts the waiting parts whose GPUs are free now and whose leases have not run out. */
 void		lx_start_waiting(const lx_spawn_ctx *ctx);
 
 /* Connects to the keepers left in the current directory; returns how many. */
@@ -68,7 +69,7 @@ int			lx_keeper_fds(struct pollfd *fds, int max);
 
 void		lx_stop(lx_child *c, const char *why);
 void		lx_kill_all(void);
-/* Tells c's keeper its part's lease now runs until 'until' (CLOCK_BOOTTIME). */
+/* c's lease now runs until 'until' (CLOCK_BOOTTIME): its keeper is told, or told at its start. */
 void		lx_renew(lx_child *c, double until);
 /* Tells every keeper the launcher leaves on purpose (SIGUSR2). */
 void		lx_detach_all(void);

@@ -237,7 +237,7 @@ SELECT results_eq($$SELECT status, pg_temp.held('rg') FROM mixdnn.jobs WHERE nam
 	$$VALUES ('planned'::text, 0::bigint)$$, 'restart: rg is re-queued and holds no GPU');
 SELECT is((SELECT reason FROM mixdnn.job_events WHERE job_id = pg_temp.jid('rg') AND new_status = 'planned'
 			 AND old_status = 'running'),
-	pg_catalog.format('node %s no longer runs it (its launcher restarted, or the part''s lease ran out); re-queued after attempt 1',
+	pg_catalog.format('node %s no longer runs it (its launcher restarted or lost the answer to its claim, or the part''s lease ran out); re-queued after attempt 1',
 					  (SELECT node FROM rgn)),
 	'restart: the job''s reason says its node no longer runs it, not that the launcher restarted');
 SELECT pg_temp.set_now((SELECT planned_start FROM mixdnn.jobs WHERE name = 'rg'));

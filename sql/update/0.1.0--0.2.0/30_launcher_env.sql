@@ -77,7 +77,7 @@ BEGIN
 	SELECT pg_catalog.count(*) INTO n FROM mixdnn.jobs j
 		WHERE pg_catalog.octet_length(j.command) OPERATOR(pg_catalog.>) 65536;
 	IF n OPERATOR(pg_catalog.>) 0 THEN
-		RAISE WARNING '% jobs have a command over 64 kB; they keep it, and a new or changed command must be at most 64 kB', n
+		RAISE WARNING '% jobs have a command over 64 kB; they keep it, but a change to their command, env or workdir must bring it within 64 kB', n
 			USING HINT = 'A launcher runs a command of at most 128 kB (sh -c COMMAND).';
 	END IF;
 END

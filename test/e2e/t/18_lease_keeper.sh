@@ -87,19 +87,38 @@ wait_until 15 '[ "$(q "SELECT count(*) FROM mixdnn.gpu_holds")" = 0 ]'
 ok $? "cancelled, it lets go of its GPUs"
 
 # --- a lease shortened since the last heartbeat: a part claimed now keeps the new one
-# (before, its keeper believed the lease of the heartbeat before: 60 s here)
-set_setting mixdnn.lease_timeout 60s
-sleep 3.5	# each launcher heartbeats (every second at 3 s) and learns 60 s: its next is 20 s away
-set_setting mixdnn.lease_timeout 3s
+# (before, its keeper believed the lease of the heartbeat before: 60 s here),
+# and the launcher's next heartbeat comes in time for it (before, up to 10 s
+# later: the part died with a healthy launcher)
+shorten_lease() {	# from 60 s, which each launcher learns: its next heartbeat is 10 s away
+	set_setting mixdnn.lease_timeout 60s
+	sleep 3.5
+	set_setting mixdnn.lease_timeout 3s
+	# a session reads a reloaded setting after its next statement: the launchers poll every 2 s
+	sleep 2.5
+}
+shorten_lease
 job=$(submit shortened hard a100 1 "$(once 30)" '30 s')
 wait_until 15 "[ -f '$T/out/$job-1-0.env' ]"
-ok $? "a fifth job runs"
 node=$(node_of "$job" 1)
-pid=$(env_of "$job" 1 0 PID)
 kill -STOP "$(launcher_pid "$node")"
+ok "$([ -n "$node" ]; echo $?)" "a fifth job runs; its launcher is stopped at once"
+pid=$(env_of "$job" 1 0 PID)
 wait_until 8 "! alive $pid"
-ok $? "its launcher stopped before the next heartbeat, the part dies within the 3 s lease its claim gave"
+ok $? "the part dies within the 3 s lease its claim gave"
 kill -CONT "$(launcher_pid "$node")"
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+wait_until 15 '[ "$(q "SELECT count(*) FROM mixdnn.gpu_holds")" = 0 ]'
+ok $? "cancelled, it lets go of its GPUs"
+
+shorten_lease
+job=$(submit healthy hard a100 1 "$(once 30)" '30 s')
+wait_until 15 "[ -f '$T/out/$job-1-0.env' ]"
+ok $? "a sixth job runs"
+pid=$(env_of "$job" 1 0 PID)
+sleep 5
+alive "$pid"
+ok $? "with its launcher running, it outlives the 3 s lease: the next heartbeat came in time"
 q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
 wait_until 15 '[ "$(q "SELECT count(*) FROM mixdnn.gpu_holds")" = 0 ]'
 ok $? "cancelled, it lets go of its GPUs"

@@ -36,7 +36,8 @@ SELECT mixdnn.finish(job_id, 0, 'n3') FROM mixdnn.jobs WHERE name = 'done';
 UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name = 'cancel';
 UPDATE mixdnn.gpu_nodes SET status = 'down' WHERE node = 'n4';
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command) VALUES ('pends', 'hard', 'k80', 2, '1 hour', 'true');
--- A row of 0.1.0, before commands had a bound (64 kB) and workdirs a check.
+-- A row that fails today's launch checks, as an upgraded 0.1.0 database may hold
+-- (commands had no bound there; the relative workdir stands for any other value).
 ALTER TABLE mixdnn.jobs DISABLE TRIGGER jobs_check_env;
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command, workdir)
 	VALUES ('old', 'hard', 'k80', 2, '1 hour', repeat('x', 70000), 'relative/dir');
