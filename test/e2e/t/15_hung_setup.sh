@@ -28,4 +28,24 @@ ok $? "and its keeper ends"
 grep -q "job $job attempt 1 exited with code 137" "$T/launcher-n1.log"
 ok $? "the launcher hears that the part ended (137, SIGKILL)" || diag "$(tail -5 "$T/launcher-n1.log")"
 kill -9 "$setup" 2>/dev/null
+
+# The same hung set-up under a launcher that stops renewing: the keeper
+# kills it when the lease runs out, as it would a running command.
+set_setting mixdnn.lease_timeout 3s
+sleep 1.5	# the launcher's session reads the setting after its next statement
+job=$(submit hung2 hard a100 1 "$(job_cmd 60)" '60 s')
+wait_until 15 "grep -q 'job $job attempt 1 started: keeper' '$T/launcher-n1.log'"
+keeper=$(sed -n "s/.*job $job attempt 1 started: keeper \([0-9]*\),.*/\1/p" "$T/launcher-n1.log")
+wait_until 5 "pgrep -P '$keeper' >/dev/null"
+setup=$(pgrep -P "$keeper")
+ok "$([ -n "$setup" ] && [ ! -f "$T/out/$job-1-0.env" ]; echo $?)" "a second hung set-up ($setup)"
+kill -STOP "$(launcher_pid n1)"
+wait_until 8 "! kill -0 $setup 2>/dev/null"
+ok $? "with its launcher stopped, the keeper kills the set-up when the 3 s lease runs out"
+kill -CONT "$(launcher_pid n1)"
+wait_until 10 "grep -q 'job $job attempt 1: its keeper killed it when its lease ran out' '$T/launcher-n1.log'"
+ok $? "the launcher, resumed, hears that the lease ended it" || diag "$(tail -5 "$T/launcher-n1.log")"
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+set_setting mixdnn.lease_timeout ''
+kill -9 "$setup" 2>/dev/null
 done_testing
