@@ -73,7 +73,9 @@ send_state(keeper *k)
 {
 	char		line[PATH_MAX + 600];
 
-	snprintf(line, sizeof(line), "H %d %s\n", (int) getpid(), k->tree.cgroup[0] ? k->tree.cgroup : "-");
+	/* the GPUs too: a launcher that adopts the part must not start another on them */
+	snprintf(line, sizeof(line), "H %d %s %s\n", (int) getpid(), k->tree.cgroup[0] ? k->tree.cgroup : "-",
+			 k->args->job->gpus && k->args->job->gpus[0] ? k->args->job->gpus : "-");
 	send_line(k, line);
 	if (k->part_done && k->lease_lost)
 		send_line(k, "L\n");

@@ -60,6 +60,9 @@ exited_now(lx_child *c, int code, const char *why)
 	snprintf(c->why, sizeof(c->why), "%s", why ? why : "");
 }
 
+/* A waiting part starts with at least this much of its lease left (s). */
+#define START_MIN_LEASE_S 0.5
+
 /*
  * What names this launcher's parts, from the spawn context: its cgroup,
  * under which its keepers create the parts' ("": none), and the prefix of
@@ -203,7 +206,8 @@ gpu_holder(const char *gpus, const lx_child *self)
 	{
 		lx_child   *o = &children[i];
 
-		if (o != self && !o->exited && o->waiting == NULL && gpus_overlap(gpus, o->gpus))
+		if (o != self && !o->exited && o->waiting == NULL
+			&& (gpus_overlap(gpus, o->gpus) || (o->gpus_unknown && gpus[0] != '\0')))
 			return o;
 	}
 	return NULL;
@@ -243,9 +247,17 @@ lx_start_waiting(const lx_spawn_ctx *ctx)
 		lx_job	   *job = c->waiting;
 		lx_spawn_ctx own = *ctx;
 
-		/* past its lease its keeper would kill it at once: a renewal or reconciliation decides */
-		if (job == NULL || gpu_holder(c->gpus, c) != NULL || c->lease_until <= lx_now())
+		if (job == NULL || gpu_holder(c->gpus, c) != NULL)
 			continue;
+		/* too little lease left, its keeper would kill it at once: a renewal or reconciliation decides */
+		if (c->lease_until - lx_now() < START_MIN_LEASE_S)
+		{
+			if (!c->lease_noted)
+				lx_log("job %lld attempt %d: its GPUs are free, but its lease has run out; it waits for a renewal",
+					   c->job_id, c->attempt);
+			c->lease_noted = true;
+			continue;
+		}
 		c->waiting = NULL;
 		c->started = lx_now();
 		own.lease_until = c->lease_until;
@@ -341,6 +353,7 @@ lx_adopt(const lx_spawn_ctx *ctx)
 		}
 		c = new_slot(job_id, attempt);
 		c->fd = fd;
+		c->gpus_unknown = true;
 		lx_log("job %lld attempt %d: adopted its keeper", job_id, attempt);
 		n++;
 	}
@@ -399,12 +412,20 @@ keeper_line(lx_child *c, const char *line)
 {
 	int			pid,
 				code,
+				fields,
 				n = 0;
-	char		path[PATH_MAX];
+	char		path[PATH_MAX],
+				gpus[256];
 
-	if (sscanf(line, "H %d %4095s", &pid, path) == 2)
+	if ((fields = sscanf(line, "H %d %4095s %255s", &pid, path, gpus)) >= 2)
 	{
 		c->pid = pid;
+		/* a keeper of an earlier version says no GPUs: its part may hold any */
+		if (fields == 3)
+		{
+			snprintf(c->gpus, sizeof(c->gpus), "%s", strcmp(gpus, "-") == 0 ? "" : gpus);
+			c->gpus_unknown = false;
+		}
 		snprintf(c->cgroup, sizeof(c->cgroup), "%s", strcmp(path, "-") == 0 ? "" : path);
 		if (c->cgroup[0] != '\0' && !own_part_cgroup(c))
 		{

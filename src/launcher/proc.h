@@ -45,8 +45,10 @@ typedef struct lx_child
 	int			report_errors;
 	double		report_after;
 	char		gpus[256];		/* CUDA_VISIBLE_DEVICES of the part */
+	bool		gpus_unknown;	/* adopted, and its keeper has not said its GPUs: it may hold any */
 	lx_job	   *waiting;		/* not started yet: a GPU of it still has another part's processes */
 	double		lease_until;	/* its lease as last renewed, CLOCK_BOOTTIME (a waiting part's too) */
+	bool		lease_noted;	/* the log said it waits for a renewal */
 } lx_child;
 
 /*

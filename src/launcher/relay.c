@@ -92,6 +92,14 @@ format_text(lx_relay *r, const char *before)
 	r->len = 0;
 }
 
+/* Counts n bytes the part wrote as not logged. */
+static void
+not_logged(lx_relay *r, size_t n)
+{
+	r->suppressed += (long long) n;
+	r->suppressed_all += (long long) n;
+}
+
 /*
  * Whether cost more bytes of the log fit in this window's budget (relay.h);
  * if they do, they are charged.
@@ -130,14 +138,14 @@ format_line(lx_relay *r, bool newline)
 	if (r->suppressed > 0)
 		snprintf(before, sizeof(before), "(%lld bytes not logged) ", r->suppressed);
 	format_text(r, before);
-	if (r->text_len == 0 || within_budget(r, r->text_len))
+	/* once a line of the window is dropped, so are the rest (the notice says so) */
+	if (r->text_len == 0 || (!r->dropping && within_budget(r, r->text_len)))
 	{
 		r->suppressed = 0;
 		return;
 	}
 	r->text_len = 0;
-	r->suppressed += wrote;
-	r->suppressed_all += wrote;
+	not_logged(r, (size_t) wrote);
 	r->dropping = true;
 	if (r->notice_sent)
 		return;
@@ -199,11 +207,38 @@ take_byte(lx_relay *r, char b)
 }
 
 /*
+ * The window is over: lines are taken again. The rest of a line being
+ * dropped goes on as a cut one, from its next whole character; a newline
+ * right after a dropped cut ends that line (it was not written). True if
+ * bytes were counted here.
+ */
+static bool
+end_dropping(lx_relay *r)
+{
+	size_t		from = r->raw_pos;
+
+	r->dropping = false;
+	if (r->in_dropped)
+	{
+		while (r->raw_pos < r->raw_len && ((unsigned char) r->raw[r->raw_pos] & 0xc0) == 0x80)
+			r->raw_pos++;
+		r->in_dropped = false;
+		r->split = true;
+	}
+	if (r->split && r->raw_pos < r->raw_len && r->raw[r->raw_pos] == '\n')
+	{
+		r->raw_pos++;
+		r->split = false;
+	}
+	not_logged(r, r->raw_pos - from);
+	return r->raw_pos > from;
+}
+
+/*
  * Past the budget, the window's lines are counted, not taken byte by byte
  * (a job printing without end kept its keeper busy on a whole core at
- * 54 MB/s). At a line's start, or within a line being dropped, skips to
- * the end of the line or of what was read; false once the window is over
- * and a new line begins (it is taken as any other).
+ * 54 MB/s): to the end of the line or of what was read. False once the
+ * window is over and nothing was counted (the byte is taken as any other).
  */
 static bool
 skip_dropped(lx_relay *r)
@@ -212,16 +247,12 @@ skip_dropped(lx_relay *r)
 			   *nl;
 	size_t		n;
 
-	if (!r->in_dropped && lx_now() - r->window_start >= r->window_s)
-	{
-		r->dropping = false;
-		return false;
-	}
+	if (lx_now() - r->window_start >= r->window_s)
+		return end_dropping(r);
 	nl = memchr(from, '\n', r->raw_len - r->raw_pos);
 	n = nl ? (size_t) (nl - from) + 1 : r->raw_len - r->raw_pos;
 	r->raw_pos += n;
-	r->suppressed += (long long) n;
-	r->suppressed_all += (long long) n;
+	not_logged(r, n);
 	r->in_dropped = nl == NULL;
 	r->split = false;
 	return true;

@@ -460,6 +460,62 @@ test_budget_bulk(void)
 	lx_relay_close(&r);
 }
 
+/*
+ * A window that ends inside a line being dropped: the rest of the line is
+ * logged, as a cut line, from its next whole character, behind the count
+ * of what was dropped (before, nothing was logged until the line's
+ * newline, however many windows later). A newline right after a dropped
+ * cut line is counted with it.
+ */
+static void
+test_budget_window_ends_in_a_line(void)
+{
+	lx_relay	r;
+	int			w;
+	const char *out;
+	static char chunk[3001];
+
+	new_relay(&r, &w);
+	(void) logged();
+	r.budget = 10;
+	memset(chunk, 'a', 2000);
+	chunk[2000] = '\0';
+	put(w, chunk);
+	pump(&r);
+	CHECK(r.dropping && r.in_dropped, "a line without a newline, past the budget, is being dropped");
+	(void) logged();			/* the notice */
+	r.window_start -= 31;
+	r.budget = LX_RELAY_BUDGET;
+	memset(chunk, 'a', 3000);
+	chunk[3000] = '\0';
+	put(w, chunk);
+	pump(&r);
+	out = logged();
+	CHECK(strstr(out, PREFIX "(2000 bytes not logged) aaa") != NULL,
+		  "the next window logs the rest of the line behind what was dropped");
+	CHECK(count_lines(out, PREFIX) == 3 && r.len == 300, "in cut lines: %d logged, %zu bytes held", count_lines(out, PREFIX), r.len);
+	close(w);
+	lx_relay_close(&r);
+
+	new_relay(&r, &w);
+	(void) logged();
+	r.budget = 10;
+	memset(chunk, 'c', LX_RELAY_LINE);
+	chunk[LX_RELAY_LINE] = '\0';
+	put(w, chunk);
+	pump(&r);
+	(void) logged();
+	r.window_start -= 31;
+	r.budget = LX_RELAY_BUDGET;
+	put(w, "\nnext\n");
+	pump(&r);
+	out = logged();
+	CHECK(strstr(out, PREFIX "(901 bytes not logged) next\n") != NULL,
+		  "a dropped cut line and the newline after it count %d bytes", LX_RELAY_LINE + 1);
+	close(w);
+	lx_relay_close(&r);
+}
+
 int
 main(void)
 {
@@ -480,5 +536,6 @@ main(void)
 	test_budget();
 	test_budget_costly_lines();
 	test_budget_bulk();
+	test_budget_window_ends_in_a_line();
 	return unit_done("test_relay");
 }

@@ -13,7 +13,7 @@ escapes=(
 	"(sh -c 'sleep 3020 &' &); sleep 3021"
 	"nohup sleep 3022 >/dev/null 2>&1 & sleep 3023"
 )
-markers="3017 3018 3019 3020 3021 3022 3023 3024 3025 3026"
+markers="3017 3018 3019 3020 3021 3022 3023 3024 3025 3026 3027 3028"
 
 running() {	# how many processes of the markers are alive
 	local n=0 m
@@ -100,6 +100,25 @@ ok $? "the next job on those GPUs ran"
 is "$(cat "$T/out/next-saw" 2>/dev/null)" 0 "it started only once no process of the cancelled job was left"
 ok "$(grep -q "job $next attempt 1 waits: GPUs 0,1 still run processes of job $job" "$T/launcher-n3.log"; echo $?)" \
 	"the launcher said why it waited"
+
+# The same after a restart (SIGUSR2): the launcher that adopts the part
+# learns its GPUs from its keeper. Before, an adopted part held none, and
+# the next job started on GPUs its processes still used.
+job=$(submit stubborn2 hard v100 2 "trap '' TERM; setsid sh -c 'trap \"\" TERM; sleep 3027' & sleep 3028" '1 h')
+wait_until 10 '[ "$(pgrep -c -x -f "sleep 302[78]")" -ge 2 ]'
+ok $? "another job ignoring SIGTERM runs on n3's two GPUs"
+pid=$(launcher_pid n3)
+kill -USR2 "$pid"
+wait "$pid"
+adopted=$(grep -c "adopted 1 running job parts" "$T/launcher-n3.log")
+start_launcher n3 --kill-grace 3
+wait_until 10 "[ \"\$(grep -c 'adopted 1 running job parts' '$T/launcher-n3.log')\" -gt $adopted ]"
+ok $? "a new launcher of n3 adopts it"
+next=$(submit next2 hard v100 2 "echo \$(pgrep -c -x -f 'sleep 302[78]') > $T/out/next2-saw; $(job_cmd 0.1)" '1 s')
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+wait_until 15 "[ \"\$(status_of $next)\" = completed ]"
+ok $? "the next job on those GPUs ran"
+is "$(cat "$T/out/next2-saw" 2>/dev/null)" 0 "it started only once no process of the adopted, cancelled job was left"
 
 # A launcher stopped with SIGTERM ends what escaped too.
 q "UPDATE mixdnn.gpu_nodes SET status = 'draining' WHERE node = 'n1'" >/dev/null
