@@ -87,26 +87,33 @@ for mode in cgroup subreaper; do
 	mv "$T/launcher-n1.log" "$T/launcher-n1-$mode.log.old"
 done
 
+# stubborn NAME A B: a job on n3's two GPUs ignoring SIGTERM (sleeps A and B)
+stubborn() {
+	job=$(submit "$1" hard v100 2 "trap '' TERM; setsid sh -c 'trap \"\" TERM; sleep $2' & sleep $3" '1 h')
+	wait_until 10 "[ \"\$(pgrep -c -x -f 'sleep ($2|$3)')\" -ge 2 ]"
+	ok $? "$1: a job ignoring SIGTERM runs on n3's two GPUs"
+}
+# next_after_cancel NAME A B: cancel $job, a job on its GPUs; it saw none of A and B
+next_after_cancel() {
+	next=$(submit "$1" hard v100 2 "echo \$(pgrep -c -x -f 'sleep ($2|$3)') > $T/out/$1-saw; $(job_cmd 0.1)" '1 s')
+	q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+	wait_until 15 "[ \"\$(status_of $next)\" = completed ]"
+	ok $? "$1: the next job on those GPUs ran"
+	is "$(cat "$T/out/$1-saw" 2>/dev/null)" 0 "$1: it started only once no process of the cancelled job was left"
+}
+
 # The database frees a cancelled job's GPUs at once; the launcher starts the
 # next job on them only once the cancelled one's processes are gone.
 start_launcher n3 --kill-grace 3
-job=$(submit stubborn hard v100 2 "trap '' TERM; setsid sh -c 'trap \"\" TERM; sleep 3024' & sleep 3025" '1 h')
-wait_until 10 '[ "$(running)" -ge 2 ]'
-ok $? "a job ignoring SIGTERM runs on n3's two GPUs"
-next=$(submit next hard v100 2 "echo \$(pgrep -c -x -f 'sleep 302[45]') > $T/out/next-saw; $(job_cmd 0.1)" '1 s')
-q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
-wait_until 15 "[ \"\$(status_of $next)\" = completed ]"
-ok $? "the next job on those GPUs ran"
-is "$(cat "$T/out/next-saw" 2>/dev/null)" 0 "it started only once no process of the cancelled job was left"
+stubborn stubborn 3024 3025
+next_after_cancel next 3024 3025
 ok "$(grep -q "job $next attempt 1 waits: GPUs 0,1 still run processes of job $job" "$T/launcher-n3.log"; echo $?)" \
 	"the launcher said why it waited"
 
 # The same after a restart (SIGUSR2): the launcher that adopts the part
 # learns its GPUs from its keeper. Before, an adopted part held none, and
 # the next job started on GPUs its processes still used.
-job=$(submit stubborn2 hard v100 2 "trap '' TERM; setsid sh -c 'trap \"\" TERM; sleep 3027' & sleep 3028" '1 h')
-wait_until 10 '[ "$(pgrep -c -x -f "sleep 302[78]")" -ge 2 ]'
-ok $? "another job ignoring SIGTERM runs on n3's two GPUs"
+stubborn stubborn2 3027 3028
 pid=$(launcher_pid n3)
 kill -USR2 "$pid"
 wait "$pid"
@@ -114,11 +121,7 @@ adopted=$(grep -c "adopted 1 running job parts" "$T/launcher-n3.log")
 start_launcher n3 --kill-grace 3
 wait_until 10 "[ \"\$(grep -c 'adopted 1 running job parts' '$T/launcher-n3.log')\" -gt $adopted ]"
 ok $? "a new launcher of n3 adopts it"
-next=$(submit next2 hard v100 2 "echo \$(pgrep -c -x -f 'sleep 302[78]') > $T/out/next2-saw; $(job_cmd 0.1)" '1 s')
-q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
-wait_until 15 "[ \"\$(status_of $next)\" = completed ]"
-ok $? "the next job on those GPUs ran"
-is "$(cat "$T/out/next2-saw" 2>/dev/null)" 0 "it started only once no process of the adopted, cancelled job was left"
+next_after_cancel next2 3027 3028
 
 # A launcher stopped with SIGTERM ends what escaped too.
 q "UPDATE mixdnn.gpu_nodes SET status = 'draining' WHERE node = 'n1'" >/dev/null
