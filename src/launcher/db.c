@@ -419,7 +419,7 @@ lx_rc
 lx_db_node_parts(PGconn *conn, const char *node, lx_part **parts, int *nparts)
 {
 	const char *params[1] = {node};
-	PGresult   *res = exec(conn, "SELECT job_id, attempt, state FROM mixdnn.node_parts($1)", 1, params);
+	PGresult   *res = exec(conn, "SELECT job_id, attempt, state, gpus FROM mixdnn.node_parts($1)", 1, params);
 	int			i,
 				rows;
 
@@ -442,6 +442,7 @@ lx_db_node_parts(PGconn *conn, const char *node, lx_part **parts, int *nparts)
 		(*parts)[i].job_id = strtoll(PQgetvalue(res, i, 0), NULL, 10);
 		(*parts)[i].attempt = atoi(PQgetvalue(res, i, 1));
 		(*parts)[i].running = strcmp(PQgetvalue(res, i, 2), "running") == 0;
+		snprintf((*parts)[i].gpus, sizeof((*parts)[i].gpus), "%s", PQgetvalue(res, i, 3));
 	}
 	*nparts = rows;
 	PQclear(res);

@@ -287,8 +287,11 @@ reconcile(void)
 	for (k = 0; k < nparts && st.conn; k++)
 	{
 		int			lost;
+		lx_child   *c = lx_find(parts[k].job_id, parts[k].attempt);
 
-		if (!parts[k].running || lx_find(parts[k].job_id, parts[k].attempt) != NULL)
+		if (c != NULL)
+			lx_learn_gpus(c, parts[k].gpus);
+		if (!parts[k].running || c != NULL)
 			continue;
 		lx_log("job %lld attempt %d is claimed by this node but not running here; giving it up",
 			   parts[k].job_id, parts[k].attempt);
@@ -544,8 +547,6 @@ main(int argc, char **argv)
 		if (lx_signals_detach() && !st.stopping)
 			detach();
 		lx_read_keepers();
-		if (st.installation[0] != '\0')
-			lx_start_waiting(spawn_ctx());
 		if (stops > stops_seen)
 		{
 			if (!st.stopping)
@@ -570,6 +571,9 @@ main(int argc, char **argv)
 			claim();
 			st.next_poll = lx_now() + cfg.poll_s;
 		}
+		/* after the heartbeat: a renewed lease lets a waiting part start now */
+		if (st.installation[0] != '\0')
+			lx_start_waiting(spawn_ctx());
 		if (stop_done())
 			break;
 

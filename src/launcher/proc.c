@@ -361,6 +361,15 @@ lx_adopt(const lx_spawn_ctx *ctx)
 	return n;
 }
 
+void
+lx_learn_gpus(lx_child *c, const char *gpus)
+{
+	if (!c->gpus_unknown)
+		return;
+	snprintf(c->gpus, sizeof(c->gpus), "%s", gpus);
+	c->gpus_unknown = false;
+}
+
 /*
  * The keeper is gone without saying how the part ended (killed, or it
  * crashed): end the part through its cgroup if it has one. Without one,
@@ -421,7 +430,7 @@ keeper_line(lx_child *c, const char *line)
 	{
 		c->pid = pid;
 		/* a keeper of an earlier version says no GPUs: its part may hold any */
-		if (fields == 3)
+		if (fields == 3 && gpus[strspn(gpus, "0123456789,-")] == '\0')
 		{
 			snprintf(c->gpus, sizeof(c->gpus), "%s", strcmp(gpus, "-") == 0 ? "" : gpus);
 			c->gpus_unknown = false;

@@ -65,6 +65,9 @@ void		lx_start_waiting(const lx_spawn_ctx *ctx);
 /* Connects to the keepers left in the current directory; returns how many. */
 int			lx_adopt(const lx_spawn_ctx *ctx);
 
+/* An adopted part's GPUs, as the database holds them, until its keeper says. */
+void		lx_learn_gpus(lx_child *c, const char *gpus);
+
 /* Reads what keepers said; reaps the launcher's own exited keepers. */
 void		lx_read_keepers(void);
 int			lx_keeper_fds(struct pollfd *fds, int max);

@@ -127,9 +127,10 @@ within_budget(lx_relay *r, size_t cost)
  * and escapes included: an empty line or control bytes cost the log far
  * more than the part wrote) fits in the budget; the first line after a
  * loss says how much the part wrote that was not logged (newline: the
- * line ended in one, not at a cut or at the end of the output).
+ * line ended in one, not at a cut or at the end of the output). False if
+ * the line was dropped.
  */
-static void
+static bool
 format_line(lx_relay *r, bool newline)
 {
 	char		before[96] = "";
@@ -142,17 +143,18 @@ format_line(lx_relay *r, bool newline)
 	if (r->text_len == 0 || (!r->dropping && within_budget(r, r->text_len)))
 	{
 		r->suppressed = 0;
-		return;
+		return true;
 	}
 	r->text_len = 0;
 	not_logged(r, (size_t) wrote);
 	r->dropping = true;
 	if (r->notice_sent)
-		return;
+		return false;
 	r->notice_sent = true;
 	snprintf(before, sizeof(before), "(over %zu bytes in %.0f s: lines dropped until %.0f s have passed)",
 			 r->budget, r->window_s, r->window_s);
 	format_text(r, before);
+	return false;
 }
 
 /* How many bytes at the end of s begin a UTF-8 sequence they do not finish (0-3). */
@@ -183,10 +185,18 @@ cut_line(lx_relay *r)
 
 	memcpy(carry, r->line + r->len - keep, keep);
 	r->len -= keep;
-	format_line(r, false);
+	if (!format_line(r, false))
+	{
+		/* dropped: so is the rest of the line, its carried character too */
+		not_logged(r, keep);
+		r->len = 0;
+		r->in_dropped = true;
+		return;
+	}
 	memcpy(r->line, carry, keep);
 	r->len = keep;
 	r->split = true;
+	r->cut_dropped = false;
 }
 
 static void
@@ -194,13 +204,15 @@ take_byte(lx_relay *r, char b)
 {
 	if (b == '\n')
 	{
-		/* the newline right after a cut ends the line already written */
+		/* the newline right after a cut ends the line already written, or dropped */
 		if (!(r->split && r->len == 0))
 			format_line(r, true);
-		r->split = false;
+		else if (r->cut_dropped)
+			not_logged(r, 1);
+		r->split = r->cut_dropped = false;
 		return;
 	}
-	r->split = false;
+	r->split = r->cut_dropped = false;
 	r->line[r->len++] = b;
 	if (r->len == LX_RELAY_LINE)
 		cut_line(r);
@@ -208,30 +220,20 @@ take_byte(lx_relay *r, char b)
 
 /*
  * The window is over: lines are taken again. The rest of a line being
- * dropped goes on as a cut one, from its next whole character; a newline
- * right after a dropped cut ends that line (it was not written). True if
- * bytes were counted here.
+ * dropped goes on as a cut one (take_raw drops what is left of a
+ * character, take_byte a newline right after). Always false: nothing is
+ * counted here.
  */
 static bool
 end_dropping(lx_relay *r)
 {
-	size_t		from = r->raw_pos;
-
 	r->dropping = false;
 	if (r->in_dropped)
 	{
-		while (r->raw_pos < r->raw_len && ((unsigned char) r->raw[r->raw_pos] & 0xc0) == 0x80)
-			r->raw_pos++;
 		r->in_dropped = false;
-		r->split = true;
+		r->split = r->cut_dropped = r->skip_cont = true;
 	}
-	if (r->split && r->raw_pos < r->raw_len && r->raw[r->raw_pos] == '\n')
-	{
-		r->raw_pos++;
-		r->split = false;
-	}
-	not_logged(r, r->raw_pos - from);
-	return r->raw_pos > from;
+	return false;
 }
 
 /*
@@ -254,7 +256,7 @@ skip_dropped(lx_relay *r)
 	r->raw_pos += n;
 	not_logged(r, n);
 	r->in_dropped = nl == NULL;
-	r->split = false;
+	r->split = r->cut_dropped = r->skip_cont = false;
 	return true;
 }
 
@@ -266,6 +268,13 @@ take_raw(lx_relay *r)
 	{
 		if (r->dropping && r->len == 0 && skip_dropped(r))
 			continue;
+		if (r->skip_cont && ((unsigned char) r->raw[r->raw_pos] & 0xc0) == 0x80)
+		{
+			r->raw_pos++;
+			not_logged(r, 1);
+			continue;
+		}
+		r->skip_cont = false;
 		take_byte(r, r->raw[r->raw_pos++]);
 	}
 }

@@ -22,7 +22,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(76);
+SELECT plan(78);
 
 SET LOCAL mixdnn.overrun_grace = '10min';
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
@@ -216,6 +216,12 @@ SELECT is((SELECT count(*) FROM mixdnn.claim((SELECT node FROM adn))), 1::bigint
 SELECT pg_temp.set_now(pg_temp.t0() + interval '10 hours 30 seconds');
 SELECT results_eq($$SELECT job_id, attempt, state FROM mixdnn.node_parts((SELECT node FROM adn))$$,
 	$$VALUES (pg_temp.jid('ad'), 1, 'running'::text)$$, 'restart: node_parts lists the adopted part');
+SELECT is((SELECT gpus FROM mixdnn.node_parts((SELECT node FROM adn))),
+	(SELECT pg_catalog.string_agg(gpu_index::text, ',' ORDER BY gpu_index) FROM mixdnn.gpu_holds
+	 WHERE job_id = pg_temp.jid('ad')),
+	'restart: ... with the GPUs it holds, for a launcher whose keeper has not said them');
+SELECT is((SELECT pg_catalog.array_length(pg_catalog.string_to_array(gpus, ','), 1)
+		   FROM mixdnn.node_parts((SELECT node FROM adn))), 4, '... all four of them');
 SELECT is(mixdnn.heartbeat((SELECT node FROM adn)), 1, 'restart: the new launcher''s heartbeat renews it');
 SELECT is(mixdnn.finish(pg_temp.jid('ad'), 0, (SELECT node FROM adn), 1), true,
 	'restart: the adopted part''s exit code counts');

@@ -516,6 +516,61 @@ test_budget_window_ends_in_a_line(void)
 	lx_relay_close(&r);
 }
 
+/*
+ * The same when the cut falls inside a character (the line goes on in
+ * the next window from ccc, the character counted, not logged in halves),
+ * and when the rest of a character and the newline come in reads of their
+ * own.
+ */
+static void
+test_budget_window_ends_in_a_character(void)
+{
+	lx_relay	r;
+	int			w;
+	const char *out;
+	static char chunk[1200];
+
+	new_relay(&r, &w);
+	(void) logged();
+	r.budget = 10;
+	memset(chunk, 'a', 899);
+	memcpy(chunk + 899, "\xe2\x96\x88", 3);		/* U+2588, cut after its first byte */
+	memset(chunk + 902, 'b', 200);
+	chunk[1102] = '\0';
+	put(w, chunk);
+	pump(&r);
+	(void) logged();
+	r.window_start -= 31;
+	r.budget = LX_RELAY_BUDGET;
+	put(w, "ccc\nnext line\n");
+	pump(&r);
+	out = logged();
+	CHECK(strstr(out, PREFIX "(1102 bytes not logged) ccc\n") != NULL && strstr(out, PREFIX "next line\n") != NULL,
+		  "a cut inside a character: the next window logs the rest of the line, the character counted whole");
+	close(w);
+	lx_relay_close(&r);
+
+	new_relay(&r, &w);
+	(void) logged();
+	r.budget = 10;
+	memset(chunk, 'a', 1000);
+	chunk[1000] = '\0';
+	put(w, chunk);
+	pump(&r);
+	(void) logged();
+	r.window_start -= 31;
+	r.budget = LX_RELAY_BUDGET;
+	put(w, "\x88");
+	pump(&r);
+	put(w, "\nnext\n");
+	pump(&r);
+	out = logged();
+	CHECK(strstr(out, PREFIX "(1002 bytes not logged) next\n") != NULL,
+		  "the rest of a character and the newline in reads of their own are counted, not logged");
+	close(w);
+	lx_relay_close(&r);
+}
+
 int
 main(void)
 {
@@ -537,5 +592,6 @@ main(void)
 	test_budget_costly_lines();
 	test_budget_bulk();
 	test_budget_window_ends_in_a_line();
+	test_budget_window_ends_in_a_character();
 	return unit_done("test_relay");
 }

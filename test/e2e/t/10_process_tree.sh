@@ -123,6 +123,26 @@ wait_until 10 "[ \"\$(grep -c 'adopted 1 running job parts' '$T/launcher-n3.log'
 ok $? "a new launcher of n3 adopts it"
 next_after_cancel next2 3027 3028
 
+# An adopted part whose keeper does not answer (stopped here) holds the
+# GPUs the database says, not all of the node's: a job on n3's other GPU
+# starts at once.
+one=$(submit one hard v100 1 "$(job_cmd 60)" '1 min')
+wait_until 10 "grep -q 'job $one attempt 1 started: keeper' '$T/launcher-n3.log'"
+keeper=$(sed -n "s/.*job $one attempt 1 started: keeper \([0-9]*\),.*/\1/p" "$T/launcher-n3.log")
+kill -STOP "$keeper"
+pid=$(launcher_pid n3)
+kill -USR2 "$pid"
+wait "$pid"
+start_launcher n3 --kill-grace 3
+other=$(submit other hard v100 1 "$(job_cmd 1)" '1 s')
+wait_until 10 "[ \"\$(status_of $other)\" = completed ]"
+ok $? "with the keeper of an adopted part stopped, a job on the node's other GPU runs" \
+	|| diag "$(grep -E "job ($one|$other)" "$T/launcher-n3.log" | tail -4)"
+kill -CONT "$keeper"
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $one" >/dev/null
+wait_until 15 '[ "$(q "SELECT count(*) FROM mixdnn.gpu_holds")" = 0 ]'
+ok $? "cancelled, it lets go of its GPUs"
+
 # A launcher stopped with SIGTERM ends what escaped too.
 q "UPDATE mixdnn.gpu_nodes SET status = 'draining' WHERE node = 'n1'" >/dev/null
 start_launcher n2
