@@ -443,6 +443,7 @@ lx_db_node_parts(PGconn *conn, const char *node, lx_part **parts, int *nparts)
 		(*parts)[i].attempt = atoi(PQgetvalue(res, i, 1));
 		(*parts)[i].running = strcmp(PQgetvalue(res, i, 2), "running") == 0;
 		snprintf((*parts)[i].gpus, sizeof((*parts)[i].gpus), "%s", PQgetvalue(res, i, 3));
+		(*parts)[i].gpus_known = !PQgetisnull(res, i, 3);
 	}
 	*nparts = rows;
 	PQclear(res);

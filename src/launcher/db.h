@@ -54,7 +54,8 @@ typedef struct lx_part
 	int			attempt;
 	bool		running;		/* claimed; else still launching */
 	bool		renewed;		/* heartbeat: its lease was renewed (not held back by a lock) */
-	char		gpus[256];		/* node_parts: its GPU indices ("0,1"), "" if none held */
+	char		gpus[256];		/* node_parts: its GPU indices ("0,1") */
+	bool		gpus_known;		/* ... false if the database holds none for it */
 } lx_part;
 
 /*

@@ -44,6 +44,7 @@ static struct
 	double		reconnect_at;
 	double		backoff;
 	double		next_heartbeat;
+	bool		reconcile_failed;	/* the last reconciliation's call failed: again at the next heartbeat */
 	double		next_poll;
 	double		lease_s;
 	double		renewed_until;	/* the node's running parts' lease, CLOCK_BOOTTIME; 0: none yet */
@@ -269,6 +270,7 @@ reconcile(void)
 	/* Cleared first: a failing call is retried at the next heartbeat, not in a loop. */
 	st.want_reconcile = false;
 	rc = lx_db_node_parts(st.conn, cfg.node, &parts, &nparts);
+	st.reconcile_failed = rc != LX_OK;
 	if (!still_connected(rc) || rc != LX_OK)
 		return;
 
@@ -289,7 +291,7 @@ reconcile(void)
 		int			lost;
 		lx_child   *c = lx_find(parts[k].job_id, parts[k].attempt);
 
-		if (c != NULL)
+		if (c != NULL && parts[k].gpus_known)
 			lx_learn_gpus(c, parts[k].gpus);
 		if (!parts[k].running || c != NULL)
 			continue;
@@ -389,7 +391,7 @@ heartbeat(void)
 		st.lease_s = lease;
 		st.renewed_until = lease_deadline(asked);
 		renew_keepers(parts, nparts);
-		if (nparts != lx_nlive())
+		if (nparts != lx_nlive() || st.reconcile_failed)
 			st.want_reconcile = true;
 		if (cfg.heartbeat_s > lease / 2 && !st.warned_interval)
 			lx_log("--heartbeat-interval %.2f s is more than half of mixdnn.lease_timeout (%.0f s): "
