@@ -176,6 +176,16 @@ utf8_unfinished(const char *s, size_t len)
 	return 0;
 }
 
+/* How many bytes the UTF-8 sequence begun at the end of s still needs (0-3). */
+static int
+utf8_owed(const char *s, size_t len)
+{
+	size_t		k = utf8_unfinished(s, len);
+	unsigned char b = k > 0 ? (unsigned char) s[len - k] : 0;
+
+	return k == 0 ? 0 : (b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2) - (int) k;
+}
+
 /* A full line goes out; a character it would cut in half starts the next one. */
 static void
 cut_line(lx_relay *r)
@@ -188,6 +198,7 @@ cut_line(lx_relay *r)
 	if (!format_line(r, false))
 	{
 		/* dropped: so is the rest of the line, its carried character too */
+		r->skip_cont = utf8_owed(carry, keep);
 		not_logged(r, keep);
 		r->len = 0;
 		r->in_dropped = true;
@@ -221,7 +232,7 @@ take_byte(lx_relay *r, char b)
 /*
  * The window is over: lines are taken again. The rest of a line being
  * dropped goes on as a cut one (take_raw drops what is left of a
- * character, take_byte a newline right after). Always false: nothing is
+ * character begun in it, take_byte a newline right after). Always false: nothing is
  * counted here.
  */
 static bool
@@ -231,7 +242,7 @@ end_dropping(lx_relay *r)
 	if (r->in_dropped)
 	{
 		r->in_dropped = false;
-		r->split = r->cut_dropped = r->skip_cont = true;
+		r->split = r->cut_dropped = true;
 	}
 	return false;
 }
@@ -256,7 +267,9 @@ skip_dropped(lx_relay *r)
 	r->raw_pos += n;
 	not_logged(r, n);
 	r->in_dropped = nl == NULL;
-	r->split = r->cut_dropped = r->skip_cont = false;
+	r->split = r->cut_dropped = false;
+	/* a character the read cut in two: its rest is dropped with it, after the window too */
+	r->skip_cont = nl == NULL ? utf8_owed(r->raw, r->raw_len) : 0;
 	return true;
 }
 
@@ -268,13 +281,14 @@ take_raw(lx_relay *r)
 	{
 		if (r->dropping && r->len == 0 && skip_dropped(r))
 			continue;
-		if (r->skip_cont && ((unsigned char) r->raw[r->raw_pos] & 0xc0) == 0x80)
+		if (r->skip_cont > 0 && ((unsigned char) r->raw[r->raw_pos] & 0xc0) == 0x80)
 		{
 			r->raw_pos++;
+			r->skip_cont--;
 			not_logged(r, 1);
 			continue;
 		}
-		r->skip_cont = false;
+		r->skip_cont = 0;
 		take_byte(r, r->raw[r->raw_pos++]);
 	}
 }

@@ -73,7 +73,7 @@ typedef struct lx_relay
 	bool		dropping;		/* a line of this window was dropped: so are the rest, read in bulk */
 	bool		in_dropped;		/* in the middle of a line being dropped */
 	bool		cut_dropped;	/* the line cut last was dropped: a newline right after it is not logged either */
-	bool		skip_cont;		/* the rest of a character begun in a dropped line is dropped */
+	int			skip_cont;		/* bytes still owed to a character begun in a dropped line: dropped too */
 } lx_relay;
 
 void		lx_relay_init(lx_relay *r, int in, const char *prefix);

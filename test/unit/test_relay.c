@@ -553,8 +553,9 @@ test_budget_window_ends_in_a_character(void)
 	new_relay(&r, &w);
 	(void) logged();
 	r.budget = 10;
-	memset(chunk, 'a', 1000);
-	chunk[1000] = '\0';
+	memset(chunk, 'a', 999);
+	memcpy(chunk + 999, "\xe2\x96", 2);		/* U+2588 but its last byte */
+	chunk[1001] = '\0';
 	put(w, chunk);
 	pump(&r);
 	(void) logged();
@@ -565,8 +566,27 @@ test_budget_window_ends_in_a_character(void)
 	put(w, "\nnext\n");
 	pump(&r);
 	out = logged();
-	CHECK(strstr(out, PREFIX "(1002 bytes not logged) next\n") != NULL,
+	CHECK(strstr(out, PREFIX "(1003 bytes not logged) next\n") != NULL,
 		  "the rest of a character and the newline in reads of their own are counted, not logged");
+	close(w);
+	lx_relay_close(&r);
+
+	/* a dropped line that ended on a whole character owes nothing: a stray byte after is the line's */
+	new_relay(&r, &w);
+	(void) logged();
+	r.budget = 10;
+	memset(chunk, 'a', 1000);
+	chunk[1000] = '\0';
+	put(w, chunk);
+	pump(&r);
+	(void) logged();
+	r.window_start -= 31;
+	r.budget = LX_RELAY_BUDGET;
+	put(w, "\x88\x88rest\n");
+	pump(&r);
+	out = logged();
+	CHECK(strstr(out, PREFIX "(1000 bytes not logged) \\x88\\x88rest\n") != NULL,
+		  "continuation bytes no character owes are logged (escaped), not dropped");
 	close(w);
 	lx_relay_close(&r);
 }
