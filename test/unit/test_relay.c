@@ -461,6 +461,41 @@ test_budget_bulk(void)
 }
 
 /*
+ * A fresh relay with a budget of 10 bytes given the part's bytes
+ * (what[0..len)), which it drops; then its window ends and the budget is
+ * the default again. What was logged before (the notice) is read away.
+ */
+static void
+dropped_then_new_window(lx_relay *r, int *w, const char *what, size_t len)
+{
+	new_relay(r, w);
+	(void) logged();
+	r->budget = 10;
+	if (write(*w, what, len) != (ssize_t) len)
+		abort();
+	pump(r);
+	(void) logged();
+	r->window_start -= 31;
+	r->budget = LX_RELAY_BUDGET;
+}
+
+/* The part writes s, the relay takes it; what was logged. */
+static const char *
+then(lx_relay *r, int w, const char *s)
+{
+	put(w, s);
+	pump(r);
+	return logged();
+}
+
+static void
+end_relay(lx_relay *r, int w)
+{
+	close(w);
+	lx_relay_close(r);
+}
+
+/*
  * A window that ends inside a line being dropped: the rest of the line is
  * logged, as a cut line, from its next whole character, behind the count
  * of what was dropped (before, nothing was logged until the line's
@@ -475,52 +510,28 @@ test_budget_window_ends_in_a_line(void)
 	const char *out;
 	static char chunk[3001];
 
-	new_relay(&r, &w);
-	(void) logged();
-	r.budget = 10;
-	memset(chunk, 'a', 2000);
-	chunk[2000] = '\0';
-	put(w, chunk);
-	pump(&r);
-	CHECK(r.dropping && r.in_dropped, "a line without a newline, past the budget, is being dropped");
-	(void) logged();			/* the notice */
-	r.window_start -= 31;
-	r.budget = LX_RELAY_BUDGET;
 	memset(chunk, 'a', 3000);
+	dropped_then_new_window(&r, &w, chunk, 2000);
+	CHECK(r.dropping && r.in_dropped, "a line without a newline, past the budget, was being dropped");
 	chunk[3000] = '\0';
-	put(w, chunk);
-	pump(&r);
-	out = logged();
+	out = then(&r, w, chunk);
 	CHECK(strstr(out, PREFIX "(2000 bytes not logged) aaa") != NULL,
 		  "the next window logs the rest of the line behind what was dropped");
 	CHECK(count_lines(out, PREFIX) == 3 && r.len == 300, "in cut lines: %d logged, %zu bytes held", count_lines(out, PREFIX), r.len);
-	close(w);
-	lx_relay_close(&r);
+	end_relay(&r, w);
 
-	new_relay(&r, &w);
-	(void) logged();
-	r.budget = 10;
 	memset(chunk, 'c', LX_RELAY_LINE);
-	chunk[LX_RELAY_LINE] = '\0';
-	put(w, chunk);
-	pump(&r);
-	(void) logged();
-	r.window_start -= 31;
-	r.budget = LX_RELAY_BUDGET;
-	put(w, "\nnext\n");
-	pump(&r);
-	out = logged();
-	CHECK(strstr(out, PREFIX "(901 bytes not logged) next\n") != NULL,
+	dropped_then_new_window(&r, &w, chunk, LX_RELAY_LINE);
+	CHECK(strstr(then(&r, w, "\nnext\n"), PREFIX "(901 bytes not logged) next\n") != NULL,
 		  "a dropped cut line and the newline after it count %d bytes", LX_RELAY_LINE + 1);
-	close(w);
-	lx_relay_close(&r);
+	end_relay(&r, w);
 }
 
 /*
  * The same when the cut falls inside a character (the line goes on in
  * the next window from ccc, the character counted, not logged in halves),
  * and when the rest of a character and the newline come in reads of their
- * own.
+ * own; continuation bytes that no dropped character owes are the line's.
  */
 static void
 test_budget_window_ends_in_a_character(void)
@@ -530,65 +541,28 @@ test_budget_window_ends_in_a_character(void)
 	const char *out;
 	static char chunk[1200];
 
-	new_relay(&r, &w);
-	(void) logged();
-	r.budget = 10;
-	memset(chunk, 'a', 899);
+	memset(chunk, 'a', 999);
 	memcpy(chunk + 899, "\xe2\x96\x88", 3);		/* U+2588, cut after its first byte */
 	memset(chunk + 902, 'b', 200);
-	chunk[1102] = '\0';
-	put(w, chunk);
-	pump(&r);
-	(void) logged();
-	r.window_start -= 31;
-	r.budget = LX_RELAY_BUDGET;
-	put(w, "ccc\nnext line\n");
-	pump(&r);
-	out = logged();
+	dropped_then_new_window(&r, &w, chunk, 1102);
+	out = then(&r, w, "ccc\nnext line\n");
 	CHECK(strstr(out, PREFIX "(1102 bytes not logged) ccc\n") != NULL && strstr(out, PREFIX "next line\n") != NULL,
 		  "a cut inside a character: the next window logs the rest of the line, the character counted whole");
-	close(w);
-	lx_relay_close(&r);
+	end_relay(&r, w);
 
-	new_relay(&r, &w);
-	(void) logged();
-	r.budget = 10;
 	memset(chunk, 'a', 999);
 	memcpy(chunk + 999, "\xe2\x96", 2);		/* U+2588 but its last byte */
-	chunk[1001] = '\0';
-	put(w, chunk);
-	pump(&r);
-	(void) logged();
-	r.window_start -= 31;
-	r.budget = LX_RELAY_BUDGET;
-	put(w, "\x88");
-	pump(&r);
-	put(w, "\nnext\n");
-	pump(&r);
-	out = logged();
-	CHECK(strstr(out, PREFIX "(1003 bytes not logged) next\n") != NULL,
+	dropped_then_new_window(&r, &w, chunk, 1001);
+	(void) then(&r, w, "\x88");
+	CHECK(strstr(then(&r, w, "\nnext\n"), PREFIX "(1003 bytes not logged) next\n") != NULL,
 		  "the rest of a character and the newline in reads of their own are counted, not logged");
-	close(w);
-	lx_relay_close(&r);
+	end_relay(&r, w);
 
-	/* a dropped line that ended on a whole character owes nothing: a stray byte after is the line's */
-	new_relay(&r, &w);
-	(void) logged();
-	r.budget = 10;
 	memset(chunk, 'a', 1000);
-	chunk[1000] = '\0';
-	put(w, chunk);
-	pump(&r);
-	(void) logged();
-	r.window_start -= 31;
-	r.budget = LX_RELAY_BUDGET;
-	put(w, "\x88\x88rest\n");
-	pump(&r);
-	out = logged();
-	CHECK(strstr(out, PREFIX "(1000 bytes not logged) \\x88\\x88rest\n") != NULL,
+	dropped_then_new_window(&r, &w, chunk, 1000);
+	CHECK(strstr(then(&r, w, "\x88\x88rest\n"), PREFIX "(1000 bytes not logged) \\x88\\x88rest\n") != NULL,
 		  "continuation bytes no character owes are logged (escaped), not dropped");
-	close(w);
-	lx_relay_close(&r);
+	end_relay(&r, w);
 }
 
 int
