@@ -369,7 +369,6 @@ lx_db_heartbeat(PGconn *conn, const char *node, lx_part **parts, int *nparts, do
 	{
 		(*parts)[i].job_id = strtoll(PQgetvalue(res, i, 1), NULL, 10);
 		(*parts)[i].attempt = atoi(PQgetvalue(res, i, 2));
-		(*parts)[i].running = true;
 		(*parts)[i].renewed = strcmp(PQgetvalue(res, i, 3), "t") == 0;
 	}
 	*nparts = rows;

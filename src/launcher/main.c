@@ -47,7 +47,6 @@ static struct
 	bool		reconcile_failed;	/* the last reconciliation's call failed: again at the next heartbeat */
 	double		next_poll;
 	double		lease_s;
-	double		renewed_until;	/* the node's running parts' lease, CLOCK_BOOTTIME; 0: none yet */
 	bool		warned_interval;
 	bool		want_claim;
 	bool		want_reconcile;
@@ -317,7 +316,6 @@ spawn_ctx(void)
 	ctx.grace_s = cfg.grace_s;
 	/* A detached part dies before its lease ends if no launcher adopts it. */
 	ctx.adopt_s = (st.lease_s > 0 ? st.lease_s : 60) * 2 / 3;
-	ctx.lease_until = st.renewed_until;
 	return &ctx;
 }
 
@@ -357,7 +355,7 @@ claim(void)
  * keeper's deadline, which comes before the server's lease ends.
  */
 static void
-renew_keepers(const lx_part *parts, int nparts)
+renew_keepers(const lx_part *parts, int nparts, double until)
 {
 	int			i;
 
@@ -368,7 +366,7 @@ renew_keepers(const lx_part *parts, int nparts)
 		if (c == NULL)
 			continue;
 		if (parts[i].renewed)
-			lx_renew(c, st.renewed_until);
+			lx_renew(c, until);
 		else
 			lx_log("job %lld attempt %d: the server did not renew its lease (its row is locked); "
 				   "its deadline stays", c->job_id, c->attempt);
@@ -389,8 +387,7 @@ heartbeat(void)
 	if (rc == LX_OK)
 	{
 		st.lease_s = lease;
-		st.renewed_until = lease_deadline(asked);
-		renew_keepers(parts, nparts);
+		renew_keepers(parts, nparts, lease_deadline(asked));
 		if (nparts != lx_nlive() || st.reconcile_failed)
 			st.want_reconcile = true;
 		if (cfg.heartbeat_s > lease / 2 && !st.warned_interval)

@@ -571,6 +571,7 @@ lx_renew(lx_child *c, double until)
 	int			len = snprintf(msg, sizeof(msg), "R%.3f\n", until);
 
 	c->lease_until = until;
+	c->lease_noted = false;
 	if (!c->exited && c->fd >= 0 && send(c->fd, msg, (size_t) len, MSG_NOSIGNAL) != len)
 		lx_log("job %lld attempt %d: cannot renew its keeper's lease: %s", c->job_id, c->attempt, strerror(errno));
 }

@@ -48,7 +48,7 @@ typedef struct lx_child
 	bool		gpus_unknown;	/* adopted, and its keeper has not said its GPUs: it may hold any */
 	lx_job	   *waiting;		/* not started yet: a GPU of it still has another part's processes */
 	double		lease_until;	/* its lease as last renewed, CLOCK_BOOTTIME (a waiting part's too) */
-	bool		lease_noted;	/* the log said it waits for a renewal */
+	bool		lease_noted;	/* the log said it waits for a renewal (since the last one) */
 } lx_child;
 
 /*

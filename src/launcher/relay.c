@@ -134,19 +134,25 @@ static bool
 format_line(lx_relay *r, bool newline)
 {
 	char		before[96] = "";
-	long long	wrote = (long long) r->len + newline;
+	size_t		wrote = r->len + newline;
 
+	/* once a line of the window is dropped, so are the rest (the notice says so) */
+	if (r->dropping)
+	{
+		not_logged(r, wrote);
+		r->len = 0;
+		return false;
+	}
 	if (r->suppressed > 0)
 		snprintf(before, sizeof(before), "(%lld bytes not logged) ", r->suppressed);
 	format_text(r, before);
-	/* once a line of the window is dropped, so are the rest (the notice says so) */
-	if (r->text_len == 0 || (!r->dropping && within_budget(r, r->text_len)))
+	if (r->text_len == 0 || within_budget(r, r->text_len))
 	{
 		r->suppressed = 0;
 		return true;
 	}
 	r->text_len = 0;
-	not_logged(r, (size_t) wrote);
+	not_logged(r, wrote);
 	r->dropping = true;
 	if (r->notice_sent)
 		return false;
@@ -232,8 +238,8 @@ take_byte(lx_relay *r, char b)
 /*
  * The window is over: lines are taken again. The rest of a line being
  * dropped goes on as a cut one (take_raw drops what is left of a
- * character begun in it, take_byte a newline right after). Always false: nothing is
- * counted here.
+ * character begun in it, take_byte a newline right after). Always
+ * false: nothing is counted here.
  */
 static bool
 end_dropping(lx_relay *r)
