@@ -187,8 +187,9 @@ BEGIN
 	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = now_ts, unreachable_since = NULL WHERE n.node = heartbeat_parts.node;
 
 	-- Only claimed parts: a launching part must be claimed before its lease ends.
-	-- A part whose row someone holds locked (a finish or cancel under way)
-	-- is listed but not waited for, and not renewed: renewed tells the
+	-- A part whose row someone holds locked (a cancel under way, or a
+	-- user's open transaction on the job) is listed but not waited for,
+	-- and not renewed: renewed tells the
 	-- launcher which keepers may run on (docs/launcher.md, "No part
 	-- outlives its lease").
 	RETURN QUERY
