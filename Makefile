@@ -103,6 +103,11 @@ build/unit/test_relay: test/unit/test_relay.c test/unit/unit.h src/launcher/rela
 	@mkdir -p build/unit
 	$(CC) $(CFLAGS) -Isrc/launcher -Itest/unit -o $@ $< src/launcher/relay.o src/launcher/log.o
 
+# The launcher's GPU index lists: plain C.
+build/unit/test_gpulist: test/unit/test_gpulist.c test/unit/unit.h src/launcher/gpulist.o
+	@mkdir -p build/unit
+	$(CC) $(CFLAGS) -Isrc/launcher -Itest/unit -o $@ $< src/launcher/gpulist.o
+
 build/unit/%: test/unit/%.c test/unit/unit.h $(CORE_OBJS)
 	@mkdir -p build/unit
 	$(CC) $(CFLAGS) -Isrc/core -Itest/unit -o $@ $< $(CORE_OBJS) -lglpk -lm

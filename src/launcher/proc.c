@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "gpulist.h"
 #include "keeper.h"
 #include "log.h"
 #include "proc.h"
@@ -166,36 +167,6 @@ become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const lx_account *acct
 	lx_keeper_main(&a);
 }
 
-/* Whether two CUDA_VISIBLE_DEVICES lists share an index. */
-static bool
-gpus_overlap(const char *a, const char *b)
-{
-	const char *p;
-
-	for (p = a; *p;)
-	{
-		char	   *end;
-		long		g = strtol(p, &end, 10);
-		const char *q;
-
-		if (end == p)
-			break;
-		for (q = b; *q;)
-		{
-			char	   *qend;
-			long		h = strtol(q, &qend, 10);
-
-			if (qend == q)
-				break;
-			if (g == h)
-				return true;
-			q = *qend == ',' ? qend + 1 : qend;
-		}
-		p = *end == ',' ? end + 1 : end;
-	}
-	return false;
-}
-
 /* The live part (other than self) holding one of these GPUs, if any. */
 static lx_child *
 gpu_holder(const char *gpus, const lx_child *self)
@@ -207,7 +178,7 @@ gpu_holder(const char *gpus, const lx_child *self)
 		lx_child   *o = &children[i];
 
 		if (o != self && !o->exited && o->waiting == NULL
-			&& (gpus_overlap(gpus, o->gpus) || (o->gpus_unknown && gpus[0] != '\0')))
+			&& (lx_gpus_overlap(gpus, o->gpus) || (o->gpus_unknown && gpus[0] != '\0')))
 			return o;
 	}
 	return NULL;
@@ -364,7 +335,7 @@ lx_adopt(const lx_spawn_ctx *ctx)
 void
 lx_learn_gpus(lx_child *c, const char *gpus)
 {
-	if (!c->gpus_unknown)
+	if (!c->gpus_unknown || !lx_gpu_list_valid(gpus))
 		return;
 	snprintf(c->gpus, sizeof(c->gpus), "%s", gpus);
 	c->gpus_unknown = false;
@@ -430,7 +401,7 @@ keeper_line(lx_child *c, const char *line)
 	{
 		c->pid = pid;
 		/* a keeper of an earlier version says no GPUs: its part may hold any */
-		if (fields == 3 && gpus[strspn(gpus, "0123456789,-")] == '\0')
+		if (fields == 3 && (strcmp(gpus, "-") == 0 || lx_gpu_list_valid(gpus)))
 		{
 			snprintf(c->gpus, sizeof(c->gpus), "%s", strcmp(gpus, "-") == 0 ? "" : gpus);
 			c->gpus_unknown = false;
