@@ -2,25 +2,24 @@
  * triggers.c — which writes need a round, and one round per transaction.
  *
  * A BEFORE row trigger notes the events of contract §4 (arrival, completion,
- * cancel, node change, ...). A deferred constraint trigger on the same rows
- * runs the round when the transaction commits: the first one to fire plans
- * everything noted so far and the rest find nothing to do, so a statement
- * or transaction that inserts many jobs costs one round. Noting in BEFORE
- * rather than AFTER triggers matters under SET CONSTRAINTS ALL IMMEDIATE:
- * every row of a statement is noted before the first queued round trigger
- * fires, so that mode, too, costs one round per statement. A round's own
- * writes (pending -> planned) are no events, so it never triggers itself.
+ * cancel, node change, ...) in backend memory; the transaction's commit
+ * plans everything noted, so a statement or transaction that inserts many
+ * jobs costs one round. A round's own writes (pending -> planned) are no
+ * events, so it never triggers itself.
+ *
+ * The round runs from the pre-commit callback, after the transaction's
+ * deferred triggers and WITH HOLD cursors: a round run before them, in a
+ * trigger, would hold the scheduler lock while the user's code runs, for as
+ * long as it likes. The deferred constraint trigger on the same rows plans
+ * early only in a superuser's session that fires it before commit (SET
+ * CONSTRAINTS ... IMMEDIATE, commitpoint.c); the BEFORE trigger has noted
+ * every row of the statement by then, so that mode costs one round per
+ * statement. A transaction with a round to run, or holding the scheduler
+ * lock, cannot be prepared, for the same reason.
  *
  * When the scheduler lock is not free within mixdnn.lock_timeout the
  * transaction commits all the same: its new jobs stay pending with a reason
  * and the background worker (or, without one, the next round) plans them.
- *
- * The round runs only at commit. Fired earlier (SET CONSTRAINTS ...
- * IMMEDIATE, commitpoint.c), it would hold the scheduler lock and the rows
- * it plans for as long as the transaction stays open, so the background
- * worker plans after commit instead, unless the session is a superuser's.
- * A transaction that holds the scheduler lock cannot be prepared, for the
- * same reason.
  */
 #include "postgres.h"
 
@@ -38,6 +37,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "commitpoint.h"
 #include "events.h"
@@ -238,20 +238,20 @@ leave_to_later_round(int events)
 				  : "the scheduler was busy at submission; the next round plans it");
 }
 
-/* Fired before commit: the background worker plans once this transaction has committed. */
+/* No round in this commit (round_before_commit): the background worker plans once it has committed. */
 static void
 leave_to_after_commit(int events)
 {
 	if (mx_worker_request_round(events))
 	{
 		ereport(DEBUG1,
-				(errmsg("mixdnn: round trigger fired before commit; the background worker plans after commit")));
+				(errmsg("mixdnn: no round in this commit; the background worker plans after it")));
 		return;
 	}
 	ereport(NOTICE,
-			(errmsg("mixdnn plans at commit: this transaction's jobs stay pending"),
-			 errdetail("Its round would have run before commit (SET CONSTRAINTS ... IMMEDIATE, or a COMMIT inside a procedure), and no background worker serves this database."),
-			 errhint("Leave the mixdnn constraint triggers deferred, or load mixdnn through shared_preload_libraries; the next round plans these jobs.")));
+			(errmsg("mixdnn cannot plan in this commit: this transaction's jobs stay pending"),
+			 errdetail("A COMMIT inside a procedure or DO block, and a REPEATABLE READ or SERIALIZABLE transaction, leave their round to the background worker, and none serves this database."),
+			 errhint("Submit in a READ COMMITTED transaction committed by COMMIT, or load mixdnn through shared_preload_libraries; the next round plans these jobs.")));
 	record_reason("submitted where no round could run at commit; the next round plans it");
 }
 
@@ -265,34 +265,62 @@ mixdnn_round_at_commit(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("mixdnn._round_at_commit() must be called as a trigger")));
-	if (events == 0)
+
+	/*
+	 * At commit, the user's own deferred triggers queued after this one and
+	 * her WITH HOLD cursors still run: the round waits for the pre-commit
+	 * callback, after all of them (round_before_commit). Fired earlier, a
+	 * plain user's events wait for it too; only a superuser's session
+	 * plans here, inside its transaction (the pgTAP tests' :commit).
+	 */
+	if (events == 0 || mx_at_commit_point() || !superuser_arg(GetSessionUserId()))
 		return PointerGetDatum(NULL);
 
 	/* Cleared first: the round's own writes queue more firings of this trigger. */
 	pending_events = 0;
-
-	/* In plan_mode worker the background worker plans for many commits at once. */
 	if (mx_guc_plan_mode == MX_PLAN_MODE_WORKER && mx_worker_request_round(events))
 		return PointerGetDatum(NULL);
-
-	/*
-	 * A superuser's session may hold the scheduler as long as it likes (the
-	 * regression tests plan inside their transactions so, whatever role
-	 * they SET): nobody else's can.
-	 */
-	if (!mx_at_commit_point() && !superuser_arg(GetSessionUserId()))
-	{
-		leave_to_after_commit(events);
-		nnew_jobs = 0;
-		return PointerGetDatum(NULL);
-	}
-
 	mx_events_name(events, event, sizeof(event));
 	if (mx_run_round_protected(event) == MX_ROUND_BUSY)
 		leave_to_later_round(events);
 	/* Planned, or told why not: a later commit point of the transaction leaves them alone. */
 	nnew_jobs = 0;
 	return PointerGetDatum(NULL);
+}
+
+/*
+ * The transaction's round, from the pre-commit callback: after its deferred
+ * triggers and its WITH HOLD cursors, where PostgreSQL runs no more code of
+ * the user's, so the scheduler lock is held only for the round itself and
+ * the commit that follows. Two cases go to the background worker, which
+ * plans once the transaction has committed: a COMMIT inside a procedure or
+ * DO block (it ends a transaction under a statement that goes on, holding
+ * the lock into the next one's work), and a transaction snapshot
+ * (REPEATABLE READ, SERIALIZABLE), which would not show the rounds and
+ * launches other sessions committed since it began, so its round would
+ * plan onto GPUs they took.
+ */
+static void
+round_before_commit(void)
+{
+	int			events = pending_events;
+	char		event[128];
+
+	pending_events = 0;
+	if (mx_guc_plan_mode == MX_PLAN_MODE_WORKER && mx_worker_request_round(events))
+		return;
+	/* SPI needs an active snapshot; a deferred trigger had the one PostgreSQL pushed for it. */
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (!mx_at_commit_point() || IsolationUsesXactSnapshot())
+		leave_to_after_commit(events);
+	else
+	{
+		mx_events_name(events, event, sizeof(event));
+		if (mx_run_round_protected(event) == MX_ROUND_BUSY)
+			leave_to_later_round(events);
+	}
+	PopActiveSnapshot();
+	nnew_jobs = 0;
 }
 
 /*
@@ -307,11 +335,13 @@ static List *saved_events = NIL;
 static void
 at_xact_event(XactEvent event, void *arg)
 {
-	if (event == XACT_EVENT_PRE_PREPARE && mx_scheduler_lock_held())
+	if (event == XACT_EVENT_PRE_COMMIT && pending_events != 0)
+		round_before_commit();
+	if (event == XACT_EVENT_PRE_PREPARE && (mx_scheduler_lock_held() || pending_events != 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot PREPARE a transaction that holds the mixdnn scheduler lock"),
-				 errdetail("Its round, or its change to the cluster, would keep the scheduler lock and the rows it planned until COMMIT PREPARED or ROLLBACK PREPARED."),
+				 errmsg("cannot PREPARE a transaction that changes what mixdnn schedules"),
+				 errdetail("Its round runs at commit, and would keep the scheduler lock and the rows it planned until COMMIT PREPARED or ROLLBACK PREPARED; so would its change to the cluster."),
 				 errhint("Commit a transaction that submits, changes or cancels jobs, or changes the cluster; do not prepare it.")));
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT || event == XACT_EVENT_PREPARE
 		|| event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT)

@@ -190,14 +190,26 @@ wait "$second" 2>/dev/null
 release
 stop_launcher n3
 
-# 8. A user who fires the round before commit (SET CONSTRAINTS ALL
-# IMMEDIATE) and keeps the transaction open: the round is left to the
-# worker after her commit, so she holds neither the scheduler lock nor the
-# rows of other users' jobs a round re-plans. Before, her transaction held
-# both until it ended, and every claim and submission waited for it.
+# 8. A user who fires the round trigger before commit (SET CONSTRAINTS ALL
+# IMMEDIATE) and keeps the transaction open: her round waits for her
+# commit, so she holds neither the scheduler lock nor the rows of other
+# users' jobs a round re-plans while it stays open. Her round holding both
+# until the transaction ended kept every claim and submission waiting.
 sched_lock_of() {	# sched_lock_of ROLE: scheduler locks held by ROLE's backends
 	q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
 	   WHERE l.locktype = 'advisory' AND l.objsubid = 19800 AND l.granted AND a.usename = '$1'"
+}
+# nobody_waits TAG: while alice sleeps, she holds no scheduler lock, and
+# neither a claim nor bob's submission b-TAG waits for her
+nobody_waits() {
+	is "$(sched_lock_of e2e_alice)" 0 "$1: ... holding no scheduler lock"
+	r=$(timed "$T/$1-claim" launcher_q "SELECT count(*) FROM mixdnn.claim('n3')")
+	within "$r" 1500
+	ok $? "$1: claim returns at once ($r)" || diag "$(cat "$T/$1-claim")"
+	r=$(timed "$T/$1-bob" bob_submits "b-$1")
+	within "$r" 1500
+	ok $? "$1: another user's submission commits at once ($r)"
+	is "$(job_named "status <> 'pending'" "b-$1")" t "$1: ... and is planned at commit"
 }
 imm_job="INSERT INTO mixdnn.jobs (name, gpu_type, gpus, priority, duration, command) VALUES"
 PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -c "BEGIN; SET CONSTRAINTS ALL IMMEDIATE;
@@ -205,21 +217,14 @@ PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -c "BEGIN; SET CONSTRAINTS ALL IM
 holder=$!
 sleeping e2e_alice
 ok $? "a user submits under SET CONSTRAINTS ALL IMMEDIATE and keeps her transaction open"
-is "$(sched_lock_of e2e_alice)" 0 "immediate: her open transaction holds no scheduler lock"
-r=$(timed "$T/8a" launcher_q "SELECT count(*) FROM mixdnn.claim('n3')")
-within "$r" 1500
-ok $? "immediate: claim returns at once ($r)"
-r=$(timed "$T/8b" bob_submits b-8)
-within "$r" 1500
-ok $? "immediate: another user's submission commits at once ($r)"
-is "$(job_named "status <> 'pending'" b-8)" t "immediate: ... and is planned at commit"
+nobody_waits immediate
 wait "$holder"
 ok $? "immediate: her transaction commits"
 a_imm_planned() {
 	[ "$(job_named "status <> 'pending'" a-imm)" = t ]
 }
 wait_until 10 a_imm_planned
-ok $? "immediate: the worker plans her job after her commit"
+ok $? "immediate: her job is planned at her commit"
 
 # The same from inside a function (the round would fire at the end of a
 # query run through SPI), in a single statement that takes its time.
@@ -234,13 +239,13 @@ within "$r" 1500
 ok $? "immediate, in a function: claim returns at once ($r)"
 wait "$holder"
 wait_until 10 "[ \"\$(job_named \"status <> 'pending'\" a-imm2)\" = t ]"
-ok $? "immediate, in a function: planned by the worker after commit"
+ok $? "immediate, in a function: planned at commit"
 
 # 9. A prepared transaction would keep the scheduler lock past its session.
 if [ "$(q "SHOW max_prepared_transactions")" -gt 0 ]; then
 	PGUSER=e2e_alice psql -X -q -v VERBOSITY=verbose -c "BEGIN; $imm_job ('a-2pc', 'v100', 1, 0, '1 hour', 'true');
 		PREPARE TRANSACTION 'mixdnn-e2e'" >"$T/9.log" 2>&1
-	grep -q "0A000.*cannot PREPARE a transaction that holds the mixdnn scheduler lock" "$T/9.log"
+	grep -q "0A000.*cannot PREPARE a transaction that changes what mixdnn schedules" "$T/9.log"
 	ok $? "PREPARE TRANSACTION after a submission is refused (0A000)" || diag "$(cat "$T/9.log")"
 	is "$(q "SELECT count(*) FROM pg_prepared_xacts")/$(job_named "count(*)" a-2pc)" 0/0 \
 		"... and nothing is prepared or submitted"
@@ -248,6 +253,64 @@ else
 	skip 2 "max_prepared_transactions is 0"
 fi
 
+# 10. What a user's transaction runs at commit after the round trigger has
+# fired: her own deferred trigger, queued after it, and a WITH HOLD cursor,
+# which PostgreSQL materializes after every deferred trigger. A round run
+# in the trigger held the scheduler lock while they slept, so claims and
+# other users' submissions waited (or failed with 55P03) behind them.
+q "CREATE SCHEMA IF NOT EXISTS e2e_alice AUTHORIZATION e2e_alice" >/dev/null
+PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+CREATE TABLE e2e_alice.audit (x int);
+CREATE FUNCTION e2e_alice.slow() RETURNS trigger LANGUAGE plpgsql
+	AS $$ BEGIN PERFORM pg_sleep(4); RETURN NULL; END $$;
+CREATE CONSTRAINT TRIGGER slow AFTER INSERT ON e2e_alice.audit
+	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION e2e_alice.slow();
+SQL
+ok $? "(setup) alice has a table with a slow deferred trigger of her own"
+at_commit() {	# at_commit TAG SQL: alice submits job a-TAG, then SQL runs before her COMMIT
+	PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -c "BEGIN;
+		$imm_job ('a-$1', 'v100', 1, 100, '1 hour', 'true'); $2; COMMIT" >"$T/10-$1.log" 2>&1 &
+	holder=$!
+	sleeping e2e_alice
+	ok $? "$1: alice's commit runs her code after the round trigger fired"
+	nobody_waits "$1"
+	wait "$holder"
+	ok $? "$1: her transaction commits" || diag "$(cat "$T/10-$1.log")"
+	is "$(job_named "status <> 'pending'" "a-$1")" t "$1: her job is planned in her commit"
+}
+at_commit deferred "INSERT INTO e2e_alice.audit VALUES (1)"
+at_commit cursor "DECLARE c CURSOR WITH HOLD FOR SELECT pg_sleep(4)"
+
+# 11. A REPEATABLE READ transaction's snapshot predates what others
+# committed since, bob's new job among them: a round on it would plan onto
+# GPUs that job holds (both are hard: V100s only). Its round is the worker's, after its commit.
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE status IN ('pending', 'planned')" >/dev/null
+rr_job="INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, priority, duration, command) VALUES"
+free_v100=$(q "SELECT sum(g.gpus) FROM mixdnn.gpu_nodes g WHERE g.gpu_type = 'v100' AND g.status = 'up'")
+PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -c "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM mixdnn.jobs;
+	SELECT pg_sleep(4); $rr_job ('a-rr', 'hard', 'v100', $free_v100, 100, '1 hour', 'true'); COMMIT" >"$T/11.log" 2>&1 &
+holder=$!
+sleeping e2e_alice
+ok $? "rr: alice's REPEATABLE READ transaction has its snapshot"
+PGUSER=e2e_bob psql -X -q -A -t -v ON_ERROR_STOP=1 \
+	-c "$rr_job ('b-rr', 'hard', 'v100', $free_v100, 0, '1 hour', 'true')" >/dev/null
+is "$(job_named "status <> 'pending'" b-rr)" t "rr: bob's job, committed after her snapshot, takes every V100"
+wait "$holder"
+ok $? "rr: her transaction commits" || diag "$(cat "$T/11.log")"
+wait_until 10 "[ \"\$(job_named \"status <> 'pending'\" a-rr)\" = t ]"
+ok $? "rr: her job is planned after commit"
+# every plan she ever had, against bob's plan of the same round (a later
+# round's repair of an overlap would hide it in the jobs table)
+r=$(q "SELECT count(*) FILTER (WHERE a.planned_start < b.planned_end AND b.planned_start < a.planned_end)
+	|| '/' || count(*) FROM mixdnn.plan_history a CROSS JOIN LATERAL (
+		SELECT * FROM mixdnn.plan_history b WHERE b.job_id = (SELECT job_id FROM mixdnn.jobs WHERE name = 'b-rr')
+		AND b.round_id <= a.round_id ORDER BY b.round_id DESC LIMIT 1) b
+	WHERE a.job_id = (SELECT job_id FROM mixdnn.jobs WHERE name = 'a-rr') AND a.planned_start IS NOT NULL")
+is "${r%/*}" 0 "rr: ... never at the same time as bob's on his GPUs (overlapping plans/plans: $r)"
+[ "${r%/*}" = 0 ] || diag "$(q "SELECT h.round_id, j.name, h.status, h.planned_start, h.planned_end FROM mixdnn.plan_history h
+	JOIN mixdnn.jobs j USING (job_id) WHERE j.name IN ('a-rr', 'b-rr') ORDER BY h.round_id")"
+
 psql -X -q -c "SET mixdnn.force_drop = on" -c "DROP EXTENSION mixdnn CASCADE" >/dev/null
+q "DROP SCHEMA e2e_alice CASCADE" >/dev/null 2>&1
 q "DROP ROLE e2e_alice, e2e_bob, e2e_outsider" >/dev/null
 done_testing
