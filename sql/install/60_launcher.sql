@@ -78,6 +78,33 @@ END
 $$;
 COMMENT ON FUNCTION mixdnn._lose_job(bigint, text[], text) IS 'internal: marks a job''s parts on the given nodes lost and re-queues or fails the job';
 
+-- Internal: locks a job's row for a launcher call, before the call takes
+-- the scheduler lock and without waiting. Its owner may hold it (an open
+-- cancel) for as long as she likes; a call that waited for it under the
+-- scheduler lock held every round and launcher call up for
+-- mixdnn.lock_timeout, at each of its launcher's retries. So a held row is
+-- SQLSTATE 55P03 at once, which the launcher retries.
+CREATE FUNCTION mixdnn._lock_job(job bigint, OUT job_id bigint, OUT status text, OUT attempt int)
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	SELECT jb.job_id, jb.status, jb.attempt INTO _lock_job.job_id, _lock_job.status, _lock_job.attempt
+		FROM mixdnn.jobs jb WHERE jb.job_id = job FOR UPDATE SKIP LOCKED;
+	IF FOUND THEN
+		RETURN;
+	END IF;
+	IF EXISTS (SELECT FROM mixdnn.jobs jb WHERE jb.job_id = job) THEN
+		RAISE EXCEPTION 'job % is locked by another transaction', job
+			USING ERRCODE = 'lock_not_available',
+				  DETAIL = 'Its owner may be cancelling or changing it; try again.';
+	END IF;
+	RAISE EXCEPTION 'job % does not exist', job
+		USING ERRCODE = 'no_data_found';
+END
+$$;
+COMMENT ON FUNCTION mixdnn._lock_job(bigint) IS 'internal: locks a job''s row without waiting (55P03 when another transaction holds it)';
+
 -- One launcher per node, with a lock only the extension's C code can take
 -- (src/pg/lock.c): an outsider cannot hold it to keep a launcher out.
 CREATE FUNCTION mixdnn.lock_node(node text) RETURNS boolean
@@ -230,18 +257,14 @@ CREATE FUNCTION mixdnn.finish(job_id bigint, exit_code int, node text, attempt i
 DECLARE
 	j		record;
 BEGIN
-	PERFORM mixdnn._lock_scheduler_now();
 	IF finish.job_id IS NULL OR finish.exit_code IS NULL THEN
 		RAISE EXCEPTION 'job_id and exit_code must not be NULL'
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
+	j := mixdnn._lock_job(finish.job_id);
+	PERFORM mixdnn._lock_scheduler_now();
 	PERFORM mixdnn._check_node(finish.node);
 	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = mixdnn.now(), unreachable_since = NULL WHERE n.node = finish.node;
-	SELECT jb.job_id, jb.status, jb.attempt INTO j FROM mixdnn.jobs jb WHERE jb.job_id = finish.job_id FOR UPDATE;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'job % does not exist', finish.job_id
-			USING ERRCODE = 'no_data_found';
-	END IF;
 
 	-- Fencing: a stale attempt, a part this node did not claim, or a second
 	-- report changes nothing.
@@ -287,16 +310,12 @@ DECLARE
 	j		record;
 	running	text[];
 BEGIN
-	PERFORM mixdnn._lock_scheduler_now();
 	IF finish.job_id IS NULL OR finish.exit_code IS NULL THEN
 		RAISE EXCEPTION 'job_id and exit_code must not be NULL'
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
-	SELECT jb.job_id, jb.attempt INTO j FROM mixdnn.jobs jb WHERE jb.job_id = finish.job_id FOR UPDATE;
-	IF NOT FOUND THEN
-		RAISE EXCEPTION 'job % does not exist', finish.job_id
-			USING ERRCODE = 'no_data_found';
-	END IF;
+	j := mixdnn._lock_job(finish.job_id);
+	PERFORM mixdnn._lock_scheduler_now();
 	SELECT pg_catalog.array_agg(p.node) INTO running FROM mixdnn.job_parts p
 		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state = 'running';
 	IF running IS NULL THEN
@@ -476,7 +495,7 @@ END
 $$;
 COMMENT ON FUNCTION mixdnn._repair() IS 'internal: background worker start-up repair of half-done launches, and one more lease for every active part';
 
-REVOKE ALL ON FUNCTION mixdnn._lease(), mixdnn._check_node(text), mixdnn._lose_job(bigint, text[], text),
+REVOKE ALL ON FUNCTION mixdnn._lease(), mixdnn._check_node(text), mixdnn._lose_job(bigint, text[], text), mixdnn._lock_job(bigint),
 	mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.heartbeat_parts(text), mixdnn.finish(bigint, int, text, int, text),
 	mixdnn.finish(bigint, int), mixdnn.node_parts(text), mixdnn.reset_node(text, bigint),
 	mixdnn.expire_leases(), mixdnn._next_wakeup(), mixdnn._repair(), mixdnn.lock_node(text) FROM PUBLIC;

@@ -113,6 +113,13 @@ ok $? "held job rows: heartbeat of its node returns at once ($r)"
 r=$(timed "$T/3b" launcher_q "SELECT count(*) FROM mixdnn.claim('$node')")
 within "$r" 1500
 ok $? "held job rows: claim on its node returns at once ($r)"
+# finish() waited for the row under the scheduler lock, holding every round
+# and launcher call up for mixdnn.lock_timeout (2 s) at each retry
+r=$(timed "$T/3c" launcher_q "SELECT mixdnn.finish($(job_named "job_id || ', 0, ''$node'', ' || attempt" a-run))")
+[ "${r% *}" -ne 0 ] && [ "${r#* }" -lt 1500 ]
+ok $? "held job rows: finish of the job gives up at once ($r)"
+grep -q "55P03.*is locked by another transaction" "$T/3c"
+ok $? "held job rows: ... with SQLSTATE 55P03, which its launcher retries" || diag "$(cat "$T/3c")"
 release
 is "$(job_named status a-run)" running "the terminated cancel changed nothing"
 
