@@ -5,16 +5,21 @@
  * Variables x[j,c,s] >= 0: the share of window job j that runs on
  * configuration c and starts in slot s. Slots are geometric in time after
  * now (short slots first, where the decisions of this round matter), plus
- * a catch-all slot without capacity so that the LP is always feasible.
+ * a catch-all slot without capacity so that the LP is always feasible. A
+ * share exists only in slots that end after e_c, the earliest time c's
+ * GPUs are free at once for its whole run (the catch-all always).
  *
- *   min  sum w_j (mid_s + p_c) x[j,c,s]
+ *   min  sum w_j (max(mid_s, e_c) + p_c) x[j,c,s]
  *   s.t. sum_{c,s} x[j,c,s] = 1                                for every job
- *        sum_{s' <= s} g_c min(p_c, b_{s+1} - b_{s'}) x[j,c,s']
+ *        sum_{s' <= s} g_c min(p_c, b_{s+1} - a_{c,s'})+ x[j,c,s']
  *             <= free GPU-seconds of type k on [now, now + b_{s+1}]   for every type k, slot s
+ *        where a_{c,s'} = max(b_{s'}, e_c)
  *
  * The capacity rows are cumulative: a job started in slot s' has done at
- * most min(p, b_{s+1} - b_{s'}) of its run by the end of slot s. mid_s +
- * p_c is the job's completion if it starts mid-slot (the mean busy time
+ * most min(p, b_{s+1} - a_{c,s'}) of its run by the end of slot s. They
+ * count GPU-seconds, not GPUs: without e_c a wide job could start at once
+ * on seconds scattered over busy GPUs. max(mid_s, e_c) + p_c is the job's
+ * completion if it starts mid-slot, or when it fits (the mean busy time
  * mid_s + p_c / 2 measured 0.4 points worse, docs/model.md).
  *
  * This runs inside the PostgreSQL server: GLPK must never print, exit or
@@ -70,6 +75,7 @@ typedef struct tlp_model
 	double	   *capk;			/* free GPU-seconds of type k on [0, b[s+1]): capk[k * (S - 1) + s] */
 	int		   *cfoff;			/* configs of job i: cf[cfoff[i] .. cfoff[i + 1]) */
 	mx_config  *cf;
+	double	   *est;			/* earliest start of cf[c] in the capacity, seconds after now */
 	double	   *w;				/* weight of job i */
 	int			ncol,
 				nrow,
@@ -90,6 +96,7 @@ tlp_free(tlp_model *m)
 	free(m->capk);
 	free(m->cfoff);
 	free(m->cf);
+	free(m->est);
 	free(m->w);
 	free(m->col);
 	free(m->obj);
@@ -229,6 +236,26 @@ set_capacity(tlp_model *m, const mx_snapshot *s, const mx_capacity *cap)
 	return 0;
 }
 
+/*
+ * When each configuration could start at the earliest: when its GPUs are
+ * free at once for its whole run in the capacity (running parts and
+ * holds). Other window jobs only take more, so no schedule starts it
+ * sooner; without this the cumulative rows let a wide job start on
+ * GPU-seconds scattered over busy GPUs (docs/model.md).
+ */
+static int
+set_earliest(tlp_model *m, const mx_snapshot *s, const mx_capacity *cap)
+{
+	int			c;
+
+	m->est = malloc((size_t) (m->cfoff[m->n] > 0 ? m->cfoff[m->n] : 1) * sizeof(double));
+	if (!m->est)
+		return -1;
+	for (c = 0; c < m->cfoff[m->n]; c++)
+		m->est[c] = mx_capacity_earliest(cap, m->cf[c].type, m->cf[c].gpus, m->cf[c].runtime, s->now) - s->now;
+	return 0;
+}
+
 /* Capacity row (1-based) of type k and finite slot sl. */
 static int
 cap_row(const tlp_model *m, int k, int sl)
@@ -264,13 +291,21 @@ build_matrix(tlp_model *m)
 			for (sl = 0; sl < m->S; sl++)
 			{
 				const mx_config *cf = &m->cf[c];
-				int			j = ++m->ncol;
-				double		mid = 0.5 * (m->b[sl] + m->b[sl + 1]);
+				double		e = m->est[c],
+							from = fmax(m->b[sl], e),
+							mid = 0.5 * (m->b[sl] + m->b[sl + 1]);
+				int			j;
 
+				/* no start before the configuration fits; the catch-all always stays */
+				if (sl < m->S - 1 && !(e < m->b[sl + 1]))
+					continue;
+				if (!isfinite(from))
+					from = m->b[sl];
+				j = ++m->ncol;
 				m->col[j].job = i;
 				m->col[j].cfg = c;
 				m->col[j].slot = sl;
-				m->obj[j] = m->w[i] * (mid + cf->runtime);
+				m->obj[j] = m->w[i] * (fmax(mid, from) + cf->runtime);
 				nz++;
 				m->ia[nz] = i + 1;
 				m->ja[nz] = j;
@@ -280,7 +315,7 @@ build_matrix(tlp_model *m)
 					nz++;
 					m->ia[nz] = cap_row(m, cf->type, s2);
 					m->ja[nz] = j;
-					m->ar[nz] = cf->gpus * fmin(cf->runtime, m->b[s2 + 1] - m->b[sl]);
+					m->ar[nz] = cf->gpus * fmax(0.0, fmin(cf->runtime, m->b[s2 + 1] - from));
 				}
 			}
 	m->nnz = nz;
@@ -517,7 +552,7 @@ mx_typelp_configs(const mx_snapshot *s, const mx_options *o, const mx_capacity *
 		return MX_TYPELP_NOTHING;
 	}
 	set_slots(&m, s, cap);
-	if (set_capacity(&m, s, cap) < 0 || build_matrix(&m) < 0)
+	if (set_capacity(&m, s, cap) < 0 || set_earliest(&m, s, cap) < 0 || build_matrix(&m) < 0)
 		r = MX_TYPELP_ERROR;
 	else
 		r = solve(&m, deadline_ms);
