@@ -68,6 +68,12 @@ BEGIN
 		RAISE EXCEPTION 'priority must be between -100 and 100, not %', NEW.priority
 			USING ERRCODE = 'check_violation';
 	END IF;
+	-- Every round reads the model of every waiting job; a longer one could
+	-- name no profile (mixdnn.profiles.model has at most 63 characters).
+	IF pg_catalog.length(NEW.model) > 63 THEN
+		RAISE EXCEPTION 'model must have at most 63 characters, as mixdnn.profiles.model, not %', pg_catalog.length(NEW.model)
+			USING ERRCODE = 'string_data_right_truncation';
+	END IF;
 	IF NEW.model_class NOT IN ('hard', 'soft') THEN
 		RAISE EXCEPTION 'model_class must be hard or soft, not "%"', NEW.model_class
 			USING ERRCODE = 'check_violation';
@@ -180,10 +186,26 @@ BEGIN
 				USING ERRCODE = 'check_violation';
 		END IF;
 		IF NEW.allowed_types IS NOT NULL THEN
+			-- Every round reads the list of every waiting job: bounded by the
+			-- 64 types there can be, each named once.
+			IF cardinality(NEW.allowed_types) > 64 THEN
+				RAISE EXCEPTION 'allowed_types must name at most 64 GPU types, not %', cardinality(NEW.allowed_types)
+					USING ERRCODE = 'program_limit_exceeded',
+						  HINT = 'mixdnn supports at most 64 gpu types; leave allowed_types NULL to allow every registered type.';
+			END IF;
+			IF array_ndims(NEW.allowed_types) > 1 THEN
+				RAISE EXCEPTION 'allowed_types must be a one-dimensional list of GPU types'
+					USING ERRCODE = 'invalid_parameter_value';
+			END IF;
 			IF cardinality(NEW.allowed_types) = 0 OR array_position(NEW.allowed_types, NULL) IS NOT NULL THEN
 				RAISE EXCEPTION 'allowed_types must name at least one GPU type and no NULL'
 					USING ERRCODE = 'invalid_parameter_value',
 						  HINT = 'Leave allowed_types NULL to allow every registered type.';
+			END IF;
+			SELECT a INTO bad_type FROM unnest(NEW.allowed_types) a GROUP BY a HAVING count(*) > 1 ORDER BY a LIMIT 1;
+			IF FOUND THEN
+				RAISE EXCEPTION 'allowed_types names "%" more than once', bad_type
+					USING ERRCODE = 'invalid_parameter_value';
 			END IF;
 			SELECT a INTO bad_type FROM unnest(NEW.allowed_types) a
 				WHERE NOT EXISTS (SELECT FROM mixdnn.gpu_types t WHERE t.gpu_type = a) LIMIT 1;

@@ -11,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(89);
+SELECT plan(97);
 
 CREATE ROLE tap08_user NOLOGIN IN ROLE mixdnn_user;
 
@@ -87,6 +87,24 @@ SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpus, allowed_types, duration)
 :bad
 \set label 'NULL inside allowed_types'
 SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpus, allowed_types, duration) VALUES ('bad', 1, '{v100,NULL}', '1h')$$, '22023', NULL, :'label');
+:commit
+:bad
+\set label 'allowed_types with 65 entries (every round reads it)'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpus, allowed_types, duration) VALUES ('bad', 1, array_fill('v100'::text, ARRAY[65]), '1h')$$,
+	'54000', 'allowed_types must name at most 64 GPU types, not 65', :'label');
+:commit
+:bad
+\set label 'allowed_types naming a type twice'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpus, allowed_types, duration) VALUES ('bad', 1, '{v100,k80,v100}', '1h')$$,
+	'22023', 'allowed_types names "v100" more than once', :'label');
+:commit
+:bad
+\set label 'allowed_types as a two-dimensional array'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpus, allowed_types, duration) VALUES ('bad', 1, '{{v100},{k80}}', '1h')$$, '22023', NULL, :'label');
+:commit
+:bad
+\set label 'model of 64 characters'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpus, model, duration) VALUES ('bad', 1, repeat('m', 64), '1h')$$, '22001', NULL, :'label');
 :commit
 :bad
 \set label 'hard job without gpu_type'
