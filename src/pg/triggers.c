@@ -246,6 +246,8 @@ leave_to_after_commit(int events)
 	{
 		ereport(DEBUG1,
 				(errmsg("mixdnn: no round in this commit; the background worker plans after it")));
+		/* contract §4: a committed job is planned or has a reason */
+		record_reason("the background worker plans it after its transaction's commit");
 		return;
 	}
 	ereport(NOTICE,

@@ -304,6 +304,8 @@ PGUSER=e2e_bob psql -X -q -A -t -v ON_ERROR_STOP=1 \
 is "$(job_named "status <> 'pending'" b-rr)" t "rr: bob's job, committed after her snapshot, takes every V100"
 wait "$holder"
 ok $? "rr: her transaction commits" || diag "$(cat "$T/11.log")"
+is "$(job_named "status <> 'pending' OR reason LIKE 'the background worker plans it%'" a-rr)" t \
+	"rr: ... her job planned, or pending with a reason, once committed"
 wait_until 10 "[ \"\$(job_named \"status <> 'pending'\" a-rr)\" = t ]"
 ok $? "rr: her job is planned after commit"
 # every plan she ever had, against bob's plan of the same round (a later
