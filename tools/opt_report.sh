@@ -16,7 +16,7 @@ SEEDS=${OPT_SEEDS:-"1 2 3"}
 BASE=${OPT_REPORT_DIR:-$ROOT/build/opt-report}
 OUTDOC=${OPT_REPORT_OUT:-$ROOT/docs/optimizer-evaluation.md}
 # label=options (',' for spaces): each switches one component off
-VARIANTS="lp= noglpk=--no-milp startnow=--start-now-milp nowait=--critical-wait,0 nocrit=--critical-margin,-1 noguards=--critical-margin,-1,--starve-factor,0 w30=--lp-window,30 w120=--lp-window,120"
+VARIANTS="lp= noglpk=--no-milp startnow=--start-now-milp nowait=--critical-wait,0 notrade=--critical-trade,0 nocrit=--critical-margin,-1 noguards=--critical-margin,-1,--starve-factor,0 w30=--lp-window,30 w120=--lp-window,120"
 start=$(date +%s)
 
 make -s bin/mixdnn-sim >/dev/null
@@ -76,6 +76,7 @@ tmp="$OUTDOC.tmp"
 	echo "| noglpk | \`--no-milp\` | GLPK: the guarded heuristic alone |"
 	echo "| startnow | \`--start-now-milp\` | the configuration LP, for the start-now MILP (the default before issue #13) |"
 	echo "| nowait | \`--critical-wait 0\` | the critical guard's wait κ (the default before table K) |"
+	echo "| notrade | \`--critical-trade 0\` | the critical guard's trade λ: every critical job that fits is served first (the default before the eighth pass) |"
 	echo "| nocrit | \`--critical-margin -1\` | the makespan-critical guard |"
 	echo "| noguards | \`--critical-margin -1 --starve-factor 0\` | both guards |"
 	echo "| w30, w120 | \`--lp-window 30\`, \`120\` | the LP's window of 60 jobs, smaller or larger |"

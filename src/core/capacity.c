@@ -460,3 +460,18 @@ mx_capacity_reserve(mx_capacity *c, int type, int gpus, double t, double len)
 	}
 	return 0;
 }
+
+/*
+ * Every reservation ends in a step where its GPUs come back, and equal
+ * neighbours are merged, so each type's last step is its last end.
+ */
+double
+mx_capacity_last_end(const mx_capacity *c)
+{
+	double		last = -INFINITY;
+
+	for (int k = 0; k < c->ntypes; k++)
+		if (c->nsteps[k] > 0 && c->steps[k][c->nsteps[k] - 1].t > last)
+			last = c->steps[k][c->nsteps[k] - 1].t;
+	return last;
+}

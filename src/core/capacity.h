@@ -29,6 +29,9 @@ int			mx_capacity_init(mx_capacity *c, const mx_snapshot *s, double overrun_s);
 void		mx_capacity_free(mx_capacity *c);
 int			mx_capacity_copy(mx_capacity *dst, const mx_capacity *src);
 
+/* When the last reservation or running part of any type ends (now when none): a known makespan. */
+double		mx_capacity_last_end(const mx_capacity *c);
+
 /* Free GPUs of type at time t. */
 int			mx_capacity_free_at(const mx_capacity *c, int type, double t);
 

@@ -27,6 +27,7 @@ mx_options_default(mx_options *o)
 	o->starve_factor = 16.0;
 	o->critical_margin = 0.05;
 	o->critical_wait = 0.05;
+	o->critical_trade = 0.1;
 	o->drain_margin = -1.0;
 	o->reserve_all = 0;
 	o->fair_share = 0;
@@ -89,6 +90,8 @@ const mx_option_spec mx_option_specs[] = {
 	"mixdnn: slack share at which a long job is critical (<0: never)"},
 	{"critical-wait", MX_OPT_REAL, OFF(critical_wait), 0, 100, "K",
 	"mixdnn: a long job is critical or draining only after waiting K times its best run time"},
+	{"critical-trade", MX_OPT_REAL, OFF(critical_trade), 0, 1000, "L",
+	"mixdnn: a critical job starts first only if its makespan gain is L times the others' loss (0: always)"},
 	{"drain-margin", MX_OPT_REAL, OFF(drain_margin), -1, 100, "NU",
 	"mixdnn: slack share below which a critical job reserves (<0: never)"},
 	{"reserve-all", MX_OPT_SET, OFF(reserve_all), 0, 0, NULL,

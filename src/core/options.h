@@ -44,6 +44,7 @@ typedef struct mx_options
 	double		starve_factor;	/* X: a job waiting >= X x its best run time is starving; <= 0: never */
 	double		critical_margin;	/* mu: critical when now >= T - (1 + mu) x its best run time; < 0: never */
 	double		critical_wait;	/* kappa: critical or draining only once waited kappa x its best run time; 0: on arrival */
+	double		critical_trade;	/* lambda: a critical job starts first only if its makespan gain >= lambda x the completion time it costs others (relative); 0: always */
 	double		drain_margin;	/* nu: a critical job with now >= T - (1 + nu) x its best run time is reserved; < 0: never */
 	int			reserve_all;	/* 1: every job reserves in its turn (the ablation of the guards) */
 	/*

@@ -19,6 +19,7 @@
 #include "heuristic.h"
 #include "preview.h"
 #include "spi_cache.h"
+#include "tolerance.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_explain);
 
@@ -55,11 +56,15 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, double 
 	if (c->chosen && c->blocked_by == MX_BLOCK_FAIR_SHARE)
 		return pstrdup("chosen: the round's plan, later than without fair share: "
 					   "the job's owner has used more than its share (mixdnn.shares)");
+	/* a critical job is served first only when its GPUs are free and (critical_trade) it is worth it */
+	if (c->chosen && guard == MX_GUARD_CRITICAL && c->start > s->now + MX_TIME_EPS)
+		return pstrdup("chosen: the job is makespan-critical but does not start now: its GPUs are not all "
+					   "free, or serving it first would cost the other jobs more than it gains (mixdnn.critical_trade)");
 	if (c->chosen)
 		return psprintf("chosen: %s",
 						guard == MX_GUARD_STARVING ? "the job is starving and holds a reservation" :
 						guard == MX_GUARD_DRAIN ? "the job is makespan-critical and holds a reservation" :
-						guard == MX_GUARD_CRITICAL ? "the job is makespan-critical and is served first" :
+						guard == MX_GUARD_CRITICAL ? "the job is makespan-critical and starts now" :
 						"the round's plan");
 	switch (c->blocked_by)
 	{

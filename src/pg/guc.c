@@ -29,6 +29,7 @@ int			mx_guc_aging_s;
 double		mx_guc_starve_factor;
 double		mx_guc_critical_margin;
 double		mx_guc_critical_wait;
+double		mx_guc_critical_trade;
 double		mx_guc_drain_margin;
 bool		mx_guc_reserve_all;
 bool		mx_guc_lp_configs;
@@ -252,6 +253,12 @@ define_model_gucs(const mx_options *d)
 							 &mx_guc_critical_wait, d->critical_wait, 0.0, 100.0,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 
+	DefineCustomRealVariable("mixdnn.critical_trade",
+							 "A critical job is served first only if its share of makespan gained is at least this many times the share of completion time it costs the other jobs.",
+							 "Both shares are forecast by planning the round with and without the job first; 0 always serves it first.",
+							 &mx_guc_critical_trade, d->critical_trade, 0.0, 1000.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
+
 	DefineCustomRealVariable("mixdnn.drain_margin",
 							 "Slack, as a share of its best run time, below which a critical job reserves GPUs.",
 							 "Makespan first: GPUs are drained for the job at the cost of average JCT; -1 (the default) never.",
@@ -336,6 +343,7 @@ mx_guc_options(mx_options *o)
 	o->starve_factor = mx_guc_starve_factor;
 	o->critical_margin = mx_guc_critical_margin;
 	o->critical_wait = mx_guc_critical_wait;
+	o->critical_trade = mx_guc_critical_trade;
 	o->drain_margin = mx_guc_drain_margin;
 	o->reserve_all = mx_guc_reserve_all;
 	o->fair_share = mx_guc_fair_share;

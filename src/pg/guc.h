@@ -31,6 +31,7 @@ extern int	mx_guc_aging_s;
 extern double mx_guc_starve_factor;
 extern double mx_guc_critical_margin;
 extern double mx_guc_critical_wait;
+extern double mx_guc_critical_trade;
 extern double mx_guc_drain_margin;
 extern bool mx_guc_reserve_all;
 extern int	mx_guc_lease_timeout_s;

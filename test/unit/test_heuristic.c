@@ -205,6 +205,97 @@ test_guard_critical(void)
 }
 
 /*
+ * critical_trade (lambda, default 0.1): a critical job is served first only
+ * when that gains more makespan than it costs the other jobs in
+ * completion time (both as shares of the round's forecast). Job 20 (8
+ * GPUs, 1000 s, waited 100 s) sets T alone and is critical; ten 10 s jobs
+ * of one GPU wait for the same 8 GPUs. Served first, it holds all ten back
+ * for 1000 s (they end by +1020); after them it starts at +20 and ends at
+ * +1020: no makespan gained for eight times their flow time, so it yields.
+ * Lambda 0 serves it first as before; in test_guard_critical serving
+ * first gains on both counts and still happens.
+ */
+static void
+test_guard_critical_trade(void)
+{
+	mx_snapshot s;
+	mx_options	o = opts_heuristic();
+	mx_plan		p;
+	unsigned char g[11];
+	int			a;
+
+	CHECK(o.critical_trade == 0.1, "critical_trade defaults to 0.1 (%g)", o.critical_trade);
+	fx_init(&s, NOW);
+	a = fx_type(&s, "a", 1.0);
+	fx_node(&s, "a0", a, 8, MX_NODE_UP);
+	for (int i = 0; i < 10; i++)
+		fx_hard(&s, 1 + i, a, 1, 10);
+	fx_hard(&s, 20, a, 8, 1000)->submitted = NOW - 100;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[10] == MX_GUARD_CRITICAL && g[0] == MX_GUARD_NONE,
+		  "job 20 is critical, the short jobs are not (%d %d)", g[10], g[0]);
+	plan_all(&s, &o, &p);
+	CHECK(p.a[10].start == NOW + 20 && p.a[0].start == NOW && p.a[9].start == NOW + 10,
+		  "lambda 0.1: the short jobs first, job 20 after them (+%.0f; +%.0f, +%.0f)",
+		  p.a[10].start - NOW, p.a[0].start - NOW, p.a[9].start - NOW);
+	mx_plan_free(&p);
+	o.critical_trade = 0;
+	plan_all(&s, &o, &p);
+	CHECK(p.a[10].start == NOW && p.a[0].start == NOW + 1000,
+		  "lambda 0: job 20 first (+%.0f), the short jobs after it (+%.0f)",
+		  p.a[10].start - NOW, p.a[0].start - NOW);
+	mx_plan_free(&p);
+	/* a running part that ends last anyway: no makespan to gain, so job 20 yields at any lambda > 0 */
+	o.critical_trade = 0.001;
+	fx_node(&s, "a1", a, 8, MX_NODE_UP);
+	fx_part(&s, 99, 1, 8, NOW + 5000);
+	plan_all(&s, &o, &p);
+	CHECK(p.a[10].start == NOW + 20, "a part running to +5000: job 20 yields (+%.0f)", p.a[10].start - NOW);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+/*
+ * The trade's makespan counts what is already placed: critical job 2
+ * (8 GPUs of a, 2900 s) is weighed after critical job 1 (8 GPUs of a,
+ * 3000 s) was served first, so the makespan ends at +3000 whatever job 2
+ * does. Served first, job 2 would send the four short soft jobs (100 s)
+ * to type b, busy until +50; after them it starts at +100 and still ends
+ * before job 1. No gain: job 2 yields (counting only the jobs of its own
+ * trial, it gained 100 s and was served first).
+ */
+static void
+test_guard_critical_trade_placed(void)
+{
+	mx_snapshot s;
+	mx_options	o = opts_heuristic();
+	mx_plan		p;
+	int			a,
+				b;
+
+	fx_init(&s, NOW);
+	a = fx_type(&s, "a", 1.0);
+	b = fx_type(&s, "b", 1.0);
+	fx_node(&s, "a0", a, 16, MX_NODE_UP);
+	fx_node(&s, "b0", b, 4, MX_NODE_UP);
+	fx_part(&s, 99, 1, 4, NOW + 50);
+	fx_hard(&s, 1, a, 8, 3000)->submitted = NOW - 200;
+	fx_hard(&s, 2, a, 8, 2900)->submitted = NOW - 200;
+	for (int i = 0; i < 4; i++)
+		fx_soft(&s, 10 + i, a, 1, 1, 1, (1u << a) | (1u << b), 100);
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].start == NOW && p.a[1].start == NOW + 100 && p.a[2].start == NOW && p.a[2].type == a,
+		  "job 1 now, the short jobs now on a, job 2 after them (+%.0f, +%.0f on %d, +%.0f)",
+		  p.a[0].start - NOW, p.a[2].start - NOW, p.a[2].type, p.a[1].start - NOW);
+	mx_plan_free(&p);
+	o.critical_trade = 0;
+	plan_all(&s, &o, &p);
+	CHECK(p.a[1].start == NOW && p.a[2].type == b,
+		  "lambda 0: job 2 now, the short jobs on b (+%.0f, type %d)", p.a[1].start - NOW, p.a[2].type);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+/*
  * critical_wait (kappa, default 0.05): the job of test_guard_critical
  * (100 s) is critical only once it has waited kappa x 100 s = 5 s, so a
  * long job that has just arrived lets the short job beside it take the GPUs
@@ -428,6 +519,8 @@ main(void)
 	test_order_and_ties();
 	test_guard_critical();
 	test_guard_critical_wait();
+	test_guard_critical_trade();
+	test_guard_critical_trade_placed();
 	test_guard_drain();
 	test_guard_starving();
 	test_random_invariant();
