@@ -296,6 +296,48 @@ test_guard_critical_trade_placed(void)
 }
 
 /*
+ * The trade's budget (four trials a round) counts only critical jobs that
+ * fit now: jobs 1-4 (8 GPUs, 3000 s, each on a type busy until +100) are
+ * critical but cannot start, so job 5 (8 GPUs of type e, 2990 s) still
+ * gets its trial and yields to the ten short jobs on e, as it would alone
+ * (the makespan, +3100, is set by jobs 1-4 either way).
+ */
+static void
+test_guard_critical_trade_budget(void)
+{
+	mx_snapshot s;
+	mx_options	o = opts_heuristic();
+	mx_plan		p;
+	unsigned char g[15];
+	int			e;
+
+	fx_init(&s, NOW);
+	for (int k = 0; k < 4; k++)
+	{
+		char		name[8] = {'t', (char) ('0' + k), 0};
+		int			t = fx_type(&s, name, 1.0);
+
+		fx_node(&s, name, t, 8, MX_NODE_UP);
+		fx_part(&s, 90 + k, k, 8, NOW + 100);
+		fx_hard(&s, 1 + k, t, 8, 3000)->submitted = NOW - 200;
+	}
+	e = fx_type(&s, "e", 1.0);
+	fx_node(&s, "e0", e, 8, MX_NODE_UP);
+	fx_hard(&s, 5, e, 8, 2990)->submitted = NOW - 200;
+	for (int i = 0; i < 10; i++)
+		fx_hard(&s, 10 + i, e, 1, 10);
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[0] == MX_GUARD_CRITICAL && g[3] == MX_GUARD_CRITICAL &&
+		  g[4] == MX_GUARD_CRITICAL && g[5] == MX_GUARD_NONE,
+		  "jobs 1-5 critical, the short jobs not (%d %d %d %d)", g[0], g[3], g[4], g[5]);
+	plan_all(&s, &o, &p);
+	CHECK(p.a[4].start == NOW + 20 && p.a[5].start == NOW && p.a[0].start == NOW + 100,
+		  "job 5 yields after four critical jobs that do not fit (+%.0f; short +%.0f, job 1 +%.0f)",
+		  p.a[4].start - NOW, p.a[5].start - NOW, p.a[0].start - NOW);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+/*
  * critical_wait (kappa, default 0.05): the job of test_guard_critical
  * (100 s) is critical only once it has waited kappa x 100 s = 5 s, so a
  * long job that has just arrived lets the short job beside it take the GPUs
@@ -521,6 +563,7 @@ main(void)
 	test_guard_critical_wait();
 	test_guard_critical_trade();
 	test_guard_critical_trade_placed();
+	test_guard_critical_trade_budget();
 	test_guard_drain();
 	test_guard_starving();
 	test_random_invariant();
