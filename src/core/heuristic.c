@@ -149,20 +149,6 @@ typedef struct guard_bound
 	double		T;
 } guard_bound;
 
-/* A running part's expected end; an overdue one is expected overrun_s from now. */
-static double
-part_end(const mx_snapshot *s, const mx_options *o, const mx_running_part *r)
-{
-	return r->expected_end > s->now ? r->expected_end : s->now + o->overrun_s;
-}
-
-/* Whether a running part holds GPUs of an up node (the only ones the guards count). */
-static int
-part_counts(const mx_snapshot *s, const mx_running_part *r)
-{
-	return r->node >= 0 && r->node < s->nnodes && s->nodes[r->node].status == MX_NODE_UP && r->gpus > 0;
-}
-
 /* The up GPUs, and the running parts' ends and busy GPU-seconds. */
 static void
 bound_from_parts(const mx_snapshot *s, const mx_options *o, guard_bound *g)
@@ -175,9 +161,10 @@ bound_from_parts(const mx_snapshot *s, const mx_options *o, guard_bound *g)
 	for (int i = 0; i < s->nparts; i++)
 	{
 		const mx_running_part *r = &s->parts[i];
-		double		e = part_end(s, o, r);
+		double		e = r->expected_end > s->now ? r->expected_end : s->now + o->overrun_s;
 
-		if (!part_counts(s, r))
+		if (r->node < 0 || r->node >= s->nnodes || s->nodes[r->node].status != MX_NODE_UP ||
+			!(r->gpus > 0))
 			continue;
 		g->busy[s->nodes[r->node].type] += r->gpus * (e - s->now);
 		g->allbusy += r->gpus * (e - s->now);
