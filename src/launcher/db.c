@@ -120,7 +120,9 @@ failed(PGconn *conn, PGresult *res, const char *what)
 	/* The primary message only: one line per event. */
 	snprintf(msg, sizeof(msg), "%s", primary ? primary : PQerrorMessage(conn));
 	one_line(msg);
-	lx_log("%s failed%s%s%s: %s", what, state ? " (SQLSTATE " : "", state ? state : "", state ? ")" : "",
+	/* busy is no failure: another transaction held a lock for a moment, and the call is retried */
+	lx_log("%s %s%s%s%s: %s", what, rc == LX_BUSY ? "refused for now" : "failed",
+		   state ? " (SQLSTATE " : "", state ? state : "", state ? ")" : "",
 		   rc == LX_LOST ? "connection lost" : msg);
 	PQclear(res);
 	return rc;

@@ -242,8 +242,12 @@ report_results(void)
 				   counted ? "" : " (stale: the part was no longer running; ignored)");
 		else if (rc == LX_BUSY || ++c->report_errors < MAX_REPORT_ERRORS)
 		{
-			/* An SQL error: try again a heartbeat later, a few times. */
-			c->report_after = lx_now() + heartbeat_interval();
+			/*
+			 * An SQL error: try again a heartbeat later, a few times. Busy (the
+			 * job's row held, e.g. by another node finishing its part of the
+			 * same job): again within a second, as a busy heartbeat is.
+			 */
+			c->report_after = lx_now() + (rc == LX_BUSY && heartbeat_interval() > 1.0 ? 1.0 : heartbeat_interval());
 			continue;
 		}
 		else
@@ -454,6 +458,9 @@ next_timeout_ms(void)
 			next = st.next_poll;
 		if (st.want_claim || st.want_reconcile)
 			next = now;
+		for (int i = 0; i < lx_nchildren(); i++)
+			if (lx_child_at(i)->exited && lx_child_at(i)->report_after < next)
+				next = lx_child_at(i)->report_after;	/* a result to report again */
 	}
 	else if (st.reconnect_at < next)
 		next = st.reconnect_at;
