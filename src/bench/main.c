@@ -20,6 +20,7 @@
 #include "gen.h"
 #include "load.h"
 #include "heuristic.h"
+#include "passes.h"
 #include "value.h"
 #include "milp.h"
 #include "planner.h"

@@ -77,18 +77,7 @@ cmp_order(const void *a, const void *b)
 static int
 job_configs(cmp_round *r, const mx_job *j)
 {
-	int			mx = mx_job_configs_max(r->s, j);
-
-	if (mx > r->cfmax)
-	{
-		mx_config  *nc = realloc(r->cf, (size_t) mx * sizeof(mx_config));
-
-		if (nc == NULL)
-			return -1;
-		r->cf = nc;
-		r->cfmax = mx;
-	}
-	return mx > 0 ? mx_job_configs(r->s, j, r->o->scaling_alpha, r->cf, mx) : 0;
+	return mx_job_configs_buf(r->s, j, r->o->scaling_alpha, &r->cf, &r->cfmax);
 }
 
 /* Ordering keys of the policy; -1 when out of memory. */

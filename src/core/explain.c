@@ -9,7 +9,7 @@
 #include "explain.h"
 #include "tolerance.h"
 #include "capacity.h"
-#include "heuristic.h"
+#include "guards.h"
 #include "tenancy.h"
 #include "value.h"
 #include "utility.h"

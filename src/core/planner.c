@@ -11,7 +11,9 @@
 #include "baselines.h"
 #include "capacity.h"
 #include "comparators.h"
+#include "guards.h"
 #include "heuristic.h"
+#include "passes.h"
 #include "value.h"
 #include "plan_limits.h"
 #include "milp.h"
@@ -155,22 +157,9 @@ round_horizon(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 			last = p->a[i].end;
 	for (i = 0; i < nw; i++)
 	{
-		const mx_job *j = &s->jobs[window[i]];
-		int			mx = mx_job_configs_max(s, j),
-					n,
-					c;
+		int			n = mx_job_configs_buf(s, &s->jobs[window[i]], o->scaling_alpha, &cf, &ccap);
 
-		if (mx > ccap)
-		{
-			mx_config  *nc = realloc(cf, (size_t) mx * sizeof(mx_config));
-
-			if (nc == NULL)
-				continue;
-			cf = nc;
-			ccap = mx;
-		}
-		n = mx_job_configs(s, j, o->scaling_alpha, cf, mx);
-		for (c = 0; c < n; c++)
+		for (int c = 0; c < n; c++)
 			if (cf[c].runtime > rt)
 				rt = cf[c].runtime;
 	}

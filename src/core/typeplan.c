@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "typeplan.h"
-#include "heuristic.h"
+#include "passes.h"
 
 /* Job j restated as a hard job on configuration c (its run time and count). */
 static void

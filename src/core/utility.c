@@ -265,6 +265,25 @@ mx_job_configs_max(const mx_snapshot *s, const mx_job *j)
 	return nt * soft_counts(j, counts);
 }
 
+int
+mx_job_configs_buf(const mx_snapshot *s, const mx_job *j, double alpha, mx_config **buf, int *cap)
+{
+	int			mx = mx_job_configs_max(s, j);
+
+	if (mx <= 0)
+		return 0;
+	if (mx > *cap)
+	{
+		mx_config  *nb = realloc(*buf, (size_t) mx * sizeof(mx_config));
+
+		if (nb == NULL)
+			return -1;
+		*buf = nb;
+		*cap = mx;
+	}
+	return mx_job_configs(s, j, alpha, *buf, mx);
+}
+
 /*
  * mx_job_configs() with or without the run-time limit; without it only to
  * tell a job whose every configuration runs too long from one that fits

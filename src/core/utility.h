@@ -43,6 +43,14 @@ int			mx_job_fits_ever(const mx_snapshot *s, const mx_job *j, double alpha);
 int			mx_job_configs_max(const mx_snapshot *s, const mx_job *j);
 
 /*
+ * mx_job_configs() into *buf, grown with realloc() to *cap entries as the
+ * job needs (the caller frees *buf; NULL and 0 to start). How many, -1
+ * when out of memory.
+ */
+int			mx_job_configs_buf(const mx_snapshot *s, const mx_job *j, double alpha,
+							   mx_config **buf, int *cap);
+
+/*
  * Throughput of job j's reference configuration (ref_type, ref_gpus); for a
  * soft job without a type (ref_type = -1), ref_gpus GPUs of speed 1.0
  * (docs/model.md). Utility = mx_throughput() / this.

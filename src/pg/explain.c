@@ -16,7 +16,7 @@
 
 #include "clock.h"
 #include "explain.h"
-#include "heuristic.h"
+#include "guards.h"
 #include "preview.h"
 #include "spi_cache.h"
 #include "tolerance.h"

@@ -2,7 +2,7 @@
 #include "unit.h"
 #include "fixtures.h"
 #include "explain.h"
-#include "heuristic.h"
+#include "guards.h"
 #include "value.h"
 
 /* Types a (speed 1) and b (speed 2), 4 GPUs each; job 1: soft, 2 GPUs, a or b, 1 h on a. */

@@ -1,8 +1,10 @@
-/* test_heuristic.c — weights, values and greedy list scheduling (heuristic.c). */
+/* test_heuristic.c — weights, values, the guards and greedy list scheduling (guards.c, heuristic.c, passes.c). */
 #include "unit.h"
 #include "fixtures.h"
 #include "capacity.h"
+#include "guards.h"
 #include "heuristic.h"
+#include "passes.h"
 #include "value.h"
 
 static mx_options

@@ -2,7 +2,9 @@
 #include "unit.h"
 #include "fixtures.h"
 #include "capacity.h"
+#include "guards.h"
 #include "heuristic.h"
+#include "passes.h"
 #include "value.h"
 #include "milp.h"
 
