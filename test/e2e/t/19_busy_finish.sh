@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# A finish the database refuses for now, because another transaction holds
+# the job's row (its owner typing a cancel, another node finishing its part
+# of the same job), is logged as refused, not as failed, and is reported
+# again within a second once the row is free, not a heartbeat later. The
+# lock is held by this test until the launcher has met it, so the race is
+# forced, not timed.
+. "$(dirname "$0")/../lib.sh"
+
+reset_cluster
+set_setting mixdnn.lease_timeout 300s
+# A heartbeat far longer than the bound below: a retry left to the next
+# heartbeat (the launcher before dd2640c) cannot pass.
+HB=60
+start_launcher n1 --heartbeat-interval $HB
+start_launcher n2 --heartbeat-interval $HB
+
+job=$(submit held hard a100 1 "sh -c 'while [ ! -e $T/out/go ]; do sleep 0.1; done'" '60 s')
+wait_until 30 "[ \"\$(status_of $job)\" = running ]"
+ok $? "the job runs" || diag "status $(status_of "$job")"
+
+# Another transaction takes the job's row and keeps it until told.
+mkfifo "$T/locker.in"
+psql -X -q -v ON_ERROR_STOP=1 <"$T/locker.in" >"$T/locker.out" 2>&1 &
+locker=$!
+exec 7>"$T/locker.in"
+echo "BEGIN; SELECT 'locked' FROM mixdnn.jobs WHERE job_id = $job FOR UPDATE;" >&7
+wait_until 10 "grep -q locked '$T/locker.out'"
+ok $? "another transaction holds the job's row" || diag "$(cat "$T/locker.out")"
+
+# The job ends; its launcher's finish() meets the lock.
+touch "$T/out/go"
+logs() { cat "$T"/launcher-n*.log; }
+wait_until 30 "logs | grep -q 'finish.*refused for now (SQLSTATE 55P03)'"
+ok $? "the launcher's finish() is refused for now (55P03)" || diag "$(logs | tail -5)"
+is "$(logs | grep -c 'finish.*failed')" 0 "a refusal is not logged as a failure"
+is "$(status_of "$job")" running "the job stays running while its row is held"
+
+# The row is free again: the next report lands within a few seconds.
+echo "COMMIT;" >&7
+exec 7>&-
+wait "$locker"
+t0=$(date +%s)
+wait_until 20 "[ \"\$(status_of $job)\" = completed ]"
+ok $? "the job completes once the row is free" || diag "status $(status_of "$job")"
+took=$(($(date +%s) - t0))
+ok "$([ "$took" -le 20 ] && [ "$took" -lt $HB ]; echo $?)" \
+	"reported again within 20 s of the lock's end (took $took s; the heartbeat is $HB s)"
+is "$(logs | grep -c "job $job attempt 1: reported exit code 0")" 1 "reported once, with exit code 0"
+
+stop_all_launchers
+set_setting mixdnn.lease_timeout ''
+done_testing
