@@ -36,7 +36,7 @@ int			mx_heuristic_choose(const mx_snapshot *s, const mx_options *o, const mx_ca
  */
 #define MX_PLACE_PLANNED 0
 #define MX_PLACE_DEFERRED 1		/* now_only and its choice does not start now: nothing changed */
-#define MX_PLACE_UNPLANNABLE 2	/* no configuration (ever) fits: p->a[ji] says why */
+#define MX_PLACE_UNPLANNABLE 2	/* no configuration (ever) fits, or out of memory: p->a[ji] says why */
 int			mx_heuristic_place(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, int ji,
 							   mx_plan *p, mx_config **cf, int *ccap, int now_only);
 

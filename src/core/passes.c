@@ -4,7 +4,6 @@
  * goes first. See docs/model.md, "Heuristic" and "The critical guard's
  * trade λ".
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -26,7 +26,7 @@ chmod 1777 "$T/out"
 
 # ---------- TAP ----------
 
-ok() {	# ok CONDITION-EXIT-STATUS DESCRIPTION
+ok() {	# ok CONDITION-EXIT-STATUS DESCRIPTION: returns the status, so "ok $? ... || diag ..." shows a failure's details
 	local status=$1
 	shift
 	E2E_TESTS=$((E2E_TESTS + 1))
@@ -36,6 +36,7 @@ ok() {	# ok CONDITION-EXIT-STATUS DESCRIPTION
 		echo "not ok $E2E_TESTS - $*"
 		E2E_FAILED=$((E2E_FAILED + 1))
 	fi
+	return "$status"
 }
 
 is() {	# is GOT EXPECTED DESCRIPTION

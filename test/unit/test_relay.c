@@ -383,9 +383,10 @@ test_budget_costly_lines(void)
  * any length counts what the part wrote, newline included (cut into
  * pieces and charged a newline each, it counted more), and a part that
  * prints without end costs its keeper little: 64 MB through the relay at
- * over 300 MB/s (byte by byte, every dropped line formatted, 54 MB/s with
- * 512-byte reads and 112 MB/s with 16 kB ones, a whole core busy; in bulk
- * 1300-1800 MB/s on the 2-core machine here).
+ * over 300 MB/s of its CPU time (wall-clock, byte by byte with every
+ * dropped line formatted: 54 MB/s with 512-byte reads and 112 MB/s with
+ * 16 kB ones, a whole core busy; in bulk 1300-1800 MB/s wall-clock on an
+ * idle 2-core machine, about 1000 MB/s of CPU time with both cores busy).
  */
 static void
 test_budget_bulk(void)
@@ -445,7 +446,8 @@ test_budget_bulk(void)
 	lx_relay_init(&r, p[0], PREFIX);
 	r.budget = 1000;
 	t0 = lx_now();
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0) != 0)
+		abort();
 	while (r.in >= 0)
 	{
 		short		ev;
@@ -458,19 +460,21 @@ test_budget_bulk(void)
 		lx_relay_step(&r);
 		(void) logged();
 	}
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1) != 0)
+		abort();
 	s = lx_now() - t0;
 	waitpid(pid, NULL, 0);
 	CHECK(r.in < 0 && r.suppressed_all > total - 2000, "a flood of %ld MB is read to its end", total >> 20);
 
 	/*
 	 * The bound is on the relay's own CPU time, which other load on the
-	 * machine does not stretch (the wall-clock rate is printed only):
-	 * counting dropped lines one at a time read 54 MB/s.
+	 * machine does not stretch. The wall-clock floor is loose (load on
+	 * both cores read 250-630 MB/s): it catches a relay that is slow
+	 * because it waits rather than computes.
 	 */
 	cpu = (c1.tv_sec - c0.tv_sec) + (c1.tv_nsec - c0.tv_nsec) / 1e9 + 1e-9;
-	CHECK(total / 1e6 / cpu > 300, "... at %.0f MB/s of the relay's CPU time (at least 300; %.0f MB/s wall-clock)",
-		  total / 1e6 / cpu, total / 1e6 / s);
+	CHECK(total / 1e6 / cpu > 300, "... at %.0f MB/s of the relay's CPU time (at least 300)", total / 1e6 / cpu);
+	CHECK(total / 1e6 / s > 30, "... and %.0f MB/s wall-clock (at least 30)", total / 1e6 / s);
 	lx_relay_close(&r);
 }
 

@@ -44,7 +44,7 @@ ok $? "it is logged behind the prefix, the carriage return and the terminal esca
 ok $? "no raw carriage return or escape reaches the log"
 case "$(cat "$T/out/fd1") $(cat "$T/out/fd2")" in
 "pipe:["*"] pipe:["*"]") ok 0 "the job's stdout and stderr are a pipe to its keeper" ;;
-*) ok 1 "the job's stdout and stderr are a pipe to its keeper" && diag "$(cat "$T/out/fd1" "$T/out/fd2")" ;;
+*) ok 1 "the job's stdout and stderr are a pipe to its keeper" || diag "$(cat "$T/out/fd1" "$T/out/fd2")" ;;
 esac
 [ "$(cat "$T/out/trunc")" != 0 ] && grep -q "Invalid argument" "$T/out/trunc.err" && [ "$(head -1 "$log")" = "$first" ]
 ok $? "ftruncate() of its stdout fails (EINVAL: a pipe), and the log keeps its first line" || diag "trunc $(cat "$T/out/trunc"), head $(head -1 "$log")"

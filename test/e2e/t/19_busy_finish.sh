@@ -20,6 +20,9 @@ wait_until 30 "[ \"\$(status_of $job)\" = running ]"
 ok $? "the job runs" || diag "status $(status_of "$job")"
 
 # Another transaction takes the job's row and keeps it until told.
+# A locker that exits early (an error) must fail the checks below, not
+# kill this script with SIGPIPE on its next write.
+trap '' PIPE
 mkfifo "$T/locker.in"
 psql -X -q -v ON_ERROR_STOP=1 <"$T/locker.in" >"$T/locker.out" 2>&1 &
 locker=$!
@@ -40,12 +43,11 @@ is "$(status_of "$job")" running "the job stays running while its row is held"
 echo "COMMIT;" >&7
 exec 7>&-
 wait "$locker"
+trap - PIPE
 t0=$(date +%s)
 wait_until 20 "[ \"\$(status_of $job)\" = completed ]"
-ok $? "the job completes once the row is free" || diag "status $(status_of "$job")"
-took=$(($(date +%s) - t0))
-ok "$([ "$took" -le 20 ] && [ "$took" -lt $HB ]; echo $?)" \
-	"reported again within 20 s of the lock's end (took $took s; the heartbeat is $HB s)"
+ok $? "the job completes within 20 s of the lock's end (took $(($(date +%s) - t0)) s; the heartbeat is $HB s)" ||
+	diag "status $(status_of "$job")"
 is "$(logs | grep -c "job $job attempt 1: reported exit code 0")" 1 "reported once, with exit code 0"
 
 stop_all_launchers
