@@ -120,7 +120,7 @@ unitcheck: $(UNIT_TESTS)
 simcheck: bin/mixdnn-sim
 	bash test/sim/run.sh bin/mixdnn-sim
 
-# Regenerates docs/evaluation.md (about 80 minutes on 2 otherwise idle cores, most of it the Gavel traces under log-normal estimates; QUICK=1: a few).
+# Regenerates docs/evaluation.md (about 80 minutes on 2 otherwise idle cores, 106 beside a CI run and a soak; most of it the Gavel traces under log-normal estimates; QUICK=1: a few).
 eval: bin/mixdnn-sim
 	bash tools/evaluate.sh
 

@@ -44,7 +44,8 @@ QUICK=${QUICK:-0}
 [ "${1:-}" = "--quick" ] && QUICK=1
 report() {
 	python3 tools/eval_report.py --dir "$OUT" --out docs/evaluation.md \
-		--elapsed "$(cat "$OUT/elapsed" 2>/dev/null || echo ?)" --sim-opts "$SIM_OPTS"
+		--elapsed "$(cat "$OUT/elapsed" 2>/dev/null || echo ?)" --sim-opts "$SIM_OPTS" \
+		--commit "$(cat "$OUT/commit" 2>/dev/null)"
 }
 if [ "${1:-}" = "--report-only" ]; then
 	report
@@ -69,6 +70,8 @@ if [ "$QUICK" = 1 ]; then POLLUX="1 2 3"; GAVEL="2869ce"; PHILLY_LOADS="1"; SEED
 make -s bin/mixdnn-sim >/dev/null
 rm -rf "$OUT/in" "$OUT/runs"
 mkdir -p "$OUT/in" "$OUT/runs"
+# the tree the simulator is built from, for the report's first line
+git describe --always --dirty >"$OUT/commit" 2>/dev/null || rm -f "$OUT/commit"
 D="python3 tools/mixdnn_data.py --data $DATA"
 START=$(date +%s)
 
