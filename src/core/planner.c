@@ -142,16 +142,12 @@ static double
 round_horizon(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 			  const int *window, int nw, const mx_plan *p)
 {
-	double		last = s->now,
+	double		last = fmax(s->now, mx_capacity_last_end(cap)),
 				rt = 0;
-	int			i,
-				k;
+	int			i;
 	mx_config  *cf = NULL;
 	int			ccap = 0;
 
-	for (k = 0; k < cap->ntypes; k++)
-		if (cap->nsteps[k] > 0 && cap->steps[k][cap->nsteps[k] - 1].t > last)
-			last = cap->steps[k][cap->nsteps[k] - 1].t;
 	for (i = 0; i < s->njobs; i++)
 		if (p->a[i].status == MX_PLANNED && p->a[i].end > last)
 			last = p->a[i].end;
