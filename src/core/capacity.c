@@ -403,8 +403,13 @@ split_at(mx_capacity *c, int k, double t)
 	return i + 1;
 }
 
-int
-mx_capacity_reserve(mx_capacity *c, int type, int gpus, double t, double len)
+/*
+ * Add delta GPUs of type on [t, t + len): a reservation when negative, its
+ * release when positive. Checked first, so nothing changes when a step
+ * would go below zero or above the type's total.
+ */
+static int
+adjust(mx_capacity *c, int type, int delta, double t, double len)
 {
 	int			i,
 				a,
@@ -415,7 +420,7 @@ mx_capacity_reserve(mx_capacity *c, int type, int gpus, double t, double len)
 
 	if (type < 0 || type >= c->ntypes || c->nsteps[type] == 0 || isnan(t) || isnan(len))
 		return -1;
-	if (gpus <= 0 || len <= 0)
+	if (delta == 0 || len <= 0)
 		return 0;
 	if (!isfinite(t) || !isfinite(len))
 		return -1;
@@ -424,11 +429,10 @@ mx_capacity_reserve(mx_capacity *c, int type, int gpus, double t, double len)
 		t = c->steps[type][0].t;
 	if (end <= t)
 		return 0;
-	/* check first, so nothing changes on failure */
 	st = c->steps[type];
 	n = c->nsteps[type];
 	for (i = step_index(c, type, t); i < n && st[i].t < end; i++)
-		if (st[i].free < gpus)
+		if (delta < -st[i].free || (delta > 0 && delta > c->total[type] - st[i].free))
 			return -1;
 	a = split_at(c, type, t);
 	if (a < 0)
@@ -438,7 +442,7 @@ mx_capacity_reserve(mx_capacity *c, int type, int gpus, double t, double len)
 		return -1;				/* the split at t changed no value */
 	st = c->steps[type];
 	for (i = a; i < b; i++)
-		st[i].free -= gpus;
+		st[i].free += delta;
 	/* merge equal neighbours around the reservation so steps stay few */
 	n = c->nsteps[type];
 	{
@@ -459,6 +463,18 @@ mx_capacity_reserve(mx_capacity *c, int type, int gpus, double t, double len)
 		}
 	}
 	return 0;
+}
+
+int
+mx_capacity_reserve(mx_capacity *c, int type, int gpus, double t, double len)
+{
+	return adjust(c, type, gpus > 0 ? -gpus : 0, t, len);
+}
+
+int
+mx_capacity_release(mx_capacity *c, int type, int gpus, double t, double len)
+{
+	return adjust(c, type, gpus > 0 ? gpus : 0, t, len);
 }
 
 /*

@@ -41,4 +41,12 @@ double		mx_capacity_earliest(const mx_capacity *c, int type, int gpus, double le
 /* Take gpus of type on [t, t + len). Returns 0, or -1 if that would go negative (nothing changed). */
 int			mx_capacity_reserve(mx_capacity *c, int type, int gpus, double t, double len);
 
+/*
+ * Give back what a successful mx_capacity_reserve(c, type, gpus, t, len)
+ * took; only that, since a release cannot tell a reservation from free
+ * GPUs. Returns 0, or -1 if a step would exceed the type's total (nothing
+ * changed).
+ */
+int			mx_capacity_release(mx_capacity *c, int type, int gpus, double t, double len);
+
 #endif

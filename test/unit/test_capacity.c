@@ -60,6 +60,22 @@ test_init(void)
 	CHECK(mx_capacity_earliest(&c, a, 8, 50, NOW + 350) == NOW + 350, "a window inside the gap");
 	CHECK(mx_capacity_earliest(&c, a, 8, 60, NOW + 350) == NOW + 500, "too long for the rest of the gap");
 
+	/* a release gives back exactly what its reservation took, steps merged */
+	{
+		int			n0 = c.nsteps[a];
+		int			rc = mx_capacity_release(&c, a, 16, NOW + 400, 100);
+
+		CHECK(rc == 0 && mx_capacity_free_at(&c, a, NOW + 450) == 16 && c.nsteps[a] == n0 - 2,
+			  "release [400,500): 16 free, %d steps (before %d)", c.nsteps[a], n0);
+		rc = mx_capacity_release(&c, a, 1, NOW + 300, 10);
+		CHECK(rc == -1 && mx_capacity_free_at(&c, a, NOW + 305) == 16, "no release above the total");
+		rc = mx_capacity_release(&c, a, 13, NOW + 50, 100);	/* 4 + 13 > 16 at 100 */
+		CHECK(rc == -1 && mx_capacity_free_at(&c, a, NOW + 50) == 0 && mx_capacity_free_at(&c, a, NOW + 120) == 4,
+			  "a refused release changed nothing");
+		rc = mx_capacity_reserve(&c, a, 16, NOW + 400, 100);
+		CHECK(rc == 0 && c.nsteps[a] == n0, "reserved again: %d steps", c.nsteps[a]);
+	}
+
 	{
 		mx_capacity d;
 
@@ -110,7 +126,9 @@ test_random(void)
 	mx_snapshot s;
 	mx_capacity c;
 	int			freev[T + 200];
-	int			a, i, t, bad_free = 0, bad_earliest = 0, bad_reserve = 0, maxsteps = 0;
+	int			a, i, t, bad_free = 0, bad_earliest = 0, bad_reserve = 0, bad_release = 0, maxsteps = 0;
+	int			res[3000][3],	/* start, GPUs, length of the reservations still held */
+				nres = 0;
 
 	fx_seed(7);
 	fx_init(&s, 0.0);
@@ -161,6 +179,10 @@ test_random(void)
 				bad_reserve++;
 			for (y = want; y < want + len; y++)
 				freev[y] -= g;
+			res[nres][0] = want;
+			res[nres][1] = g;
+			res[nres][2] = len;
+			nres++;
 		}
 		else if (want < 0)
 		{
@@ -174,6 +196,18 @@ test_random(void)
 			if (!fits && mx_capacity_reserve(&c, a, g, from, len) == 0)
 				bad_reserve++;
 		}
+		/* now and then give back one reservation held, in random order */
+		if (nres > 0 && fx_int(0, 2) == 0)
+		{
+			int			k = fx_int(0, nres - 1),
+						y;
+
+			if (mx_capacity_release(&c, a, res[k][1], res[k][0], res[k][2]) != 0)
+				bad_release++;
+			for (y = res[k][0]; y < res[k][0] + res[k][2]; y++)
+				freev[y] += res[k][1];
+			memcpy(res[k], res[--nres], sizeof(res[k]));
+		}
 		if (c.nsteps[a] > maxsteps)
 			maxsteps = c.nsteps[a];
 	}
@@ -185,6 +219,8 @@ test_random(void)
 			bad_free++;
 	CHECK(bad_earliest == 0, "earliest matches brute force (%d mismatches)", bad_earliest);
 	CHECK(bad_reserve == 0, "reserve accepts what fits, refuses what does not (%d)", bad_reserve);
+	CHECK(bad_release == 0 && nres > 0, "release gives back any reservation held (%d failed, %d still held)",
+		  bad_release, nres);
 	CHECK(bad_free == 0, "free_at matches brute force; steps strictly increasing and merged (%d)", bad_free);
 	CHECK(maxsteps <= T + 200, "steps stay bounded (max %d)", maxsteps);
 	mx_capacity_free(&c);
