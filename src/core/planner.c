@@ -20,6 +20,7 @@
 #include "stopwatch.h"
 #include "tolerance.h"
 #include "typeplan.h"
+#include "reasons.h"
 #include "utility.h"
 
 static void
@@ -101,35 +102,6 @@ plan_fits(const mx_snapshot *s, const mx_capacity *cap, const mx_plan *p)
 	}
 	mx_capacity_free(&c2);
 	return rc == 0;
-}
-
-/*
- * The time is absolute (UTC), not "+N s from now": a plan that does not
- * change then keeps its reason too, and the round need not rewrite its row.
- */
-static void
-fill_reasons(const mx_snapshot *s, mx_plan *p)
-{
-	int			i;
-
-	for (i = 0; i < p->n; i++)
-	{
-		mx_assignment *a = &p->a[i];
-		char		when[32];
-
-		if (a->status != MX_PLANNED)
-			continue;
-		if (!(a->start > s->now + 0.5))
-		{
-			a->reason[0] = '\0';
-			continue;
-		}
-		if (mx_format_utc(a->start, when, sizeof(when)) < 0)
-			snprintf(when, sizeof(when), "+%.0f s", a->start - s->now);
-		snprintf(a->reason, sizeof(a->reason), "waiting for %d %s GPU%s, expected free at %s",
-				 a->gpus, (a->type >= 0 && a->type < s->ntypes) ? s->types[a->type].name : "?",
-				 a->gpus == 1 ? "" : "s", when);
-	}
 }
 
 /*
@@ -576,7 +548,8 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 		return -1;
 	}
 	mx_plan_enforce_limits(s, out);
-	fill_reasons(s, out);
+	/* Out of memory here costs only the reasons' second part. */
+	(void) mx_plan_reasons(s, &rs.o, rs.guard, out);
 	round_free(&rs);
 	out->solve_ms = mx_wall_ms() - rs.t0;
 	return 0;

@@ -19,6 +19,7 @@
 
 #include "tenancy.h"
 #include "heuristic.h"
+#include "reasons.h"
 
 #define START_EPS 1e-6
 
@@ -525,7 +526,8 @@ mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o, mx_plan *out)
 	tenancy_round t;
 	int			pass,
 				i,
-				changed = 0;
+				changed = 0,
+				unplanned = 0;
 
 	if (s->nowners <= 0 || s->owners == NULL)
 		return mx_plan_round(s, o, out);
@@ -569,7 +571,11 @@ mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o, mx_plan *out)
 			a->gpus = 0;
 			a->start = a->end = NAN;
 			mx_plan_set_reason(a, t.why + (size_t) i * MX_REASON_LEN);
+			unplanned++;
 		}
+	/* The waiting jobs' reasons must not name GPUs for plans just dropped. */
+	if (unplanned > 0)
+		(void) mx_plan_reasons(&t.sub, o, NULL, out);
 	tenancy_free(&t);
 	return 0;
 }

@@ -124,6 +124,18 @@ fx_point(mx_snapshot *s, int prof, int type, int gpus, double thr)
 	p->npoints++;
 }
 
+/* A hand-made plan: job i on (type, gpus) from start for len seconds. */
+static inline void
+fx_put(mx_plan *p, int i, int type, int gpus, double start, double len)
+{
+	p->a[i].job = i;
+	p->a[i].status = MX_PLANNED;
+	p->a[i].type = type;
+	p->a[i].gpus = gpus;
+	p->a[i].start = start;
+	p->a[i].end = start + len;
+}
+
 /* ------------------------------------------------------------- random */
 
 static uint64_t fx_rng = 88172645463325252ULL;

@@ -20,17 +20,6 @@ setup(mx_snapshot *s, int *na, int *nb)
 	fx_soft(s, 1, a, 2, 2, 2, 3, 3600);
 }
 
-/* A hand-made plan: job i on (type, gpus) from start for len seconds. */
-static void
-put(mx_plan *p, int i, int type, int gpus, double start, double len)
-{
-	p->a[i].status = MX_PLANNED;
-	p->a[i].type = type;
-	p->a[i].gpus = gpus;
-	p->a[i].start = start;
-	p->a[i].end = start + len;
-}
-
 static const mx_candidate *
 row(const mx_explanation *e, int type)
 {
@@ -51,7 +40,7 @@ cause_of_b(mx_snapshot *s, const mx_options *o, mx_plan *p, int *nchosen)
 	int			i;
 
 	p->a[0].job_id = 1;
-	put(p, 0, 0, 2, NOW, 3600);
+	fx_put(p, 0, 0, 2, NOW, 3600);
 	if (mx_explain_job(s, o, p, 0, &e) != 0 || row(&e, 1) == NULL || row(&e, 0) == NULL)
 		return (mx_block_cause) -1;
 	*nchosen = 0;
@@ -104,7 +93,7 @@ test_causes(void)
 	fx_hard(&s, 2, 1, 4, 7200)->submitted = NOW - 600;
 	mx_plan_init(&p, s.njobs);
 	p.a[1].job_id = 2;
-	put(&p, 1, 1, 4, NOW, 3600);
+	fx_put(&p, 1, 1, 4, NOW, 3600);
 	CHECK(cause_of_b(&s, &noguards, &p, &nchosen) == MX_BLOCK_RESERVATIONS,
 		  "b planned for an unguarded job: reservations");
 	CHECK(cause_of_b(&s, &o, &p, &nchosen) == MX_BLOCK_GUARDS,
@@ -211,11 +200,11 @@ test_position(void)
 
 	mx_plan_init(&p, 4);
 	p.a[0].job_id = 10;
-	put(&p, 0, 0, 1, NOW + 100, 10);
+	fx_put(&p, 0, 0, 1, NOW + 100, 10);
 	p.a[1].job_id = 11;
-	put(&p, 1, 0, 1, NOW, 10);
+	fx_put(&p, 1, 0, 1, NOW, 10);
 	p.a[2].job_id = 9;
-	put(&p, 2, 0, 1, NOW + 100, 10);
+	fx_put(&p, 2, 0, 1, NOW + 100, 10);
 	p.a[3].job_id = 12;			/* not planned */
 	CHECK(mx_plan_position(&p, 1) == 1 && mx_plan_position(&p, 2) == 2 && mx_plan_position(&p, 0) == 3 &&
 		  mx_plan_position(&p, 3) == 0, "positions by planned start, then job_id; 0 unplanned");
@@ -242,7 +231,7 @@ test_critical_from(void)
 	setup(&s, &na, &nb);
 	mx_plan_init(&p, s.njobs);
 	p.a[0].job_id = 1;
-	put(&p, 0, 1, 2, NOW, 1800);
+	fx_put(&p, 0, 1, 2, NOW, 1800);
 	CHECK(mx_explain_job(&s, &o, &p, 0, &e) == 0 && e.guard == MX_GUARD_NONE &&
 		  fabs(e.critical_from - (NOW + 90)) < 1e-6, "just submitted: critical from +90 s (%g)", e.critical_from - NOW);
 	mx_explanation_free(&e);
