@@ -62,30 +62,32 @@ mx_record_round(const mx_db_snapshot *d, const mx_plan *p, TimestampTz now, cons
 }
 
 /*
- * Lock the jobs of ids (n of them) that no other transaction holds, in
- * job_id order and with the strength of the UPDATE that follows; returns
- * their ids and sets *skipped to the rest. A round never waits for a row
- * lock: a multi-row user UPDATE locking in another order (plan_mode
- * worker, where users take no scheduler lock) or a user's SELECT ... FOR
- * UPDATE would deadlock with it or hold it up. Skipped jobs are left to a
- * retry round (round.c).
+ * Lock the jobs of ids that no other transaction holds, in job_id order and
+ * with the strength of the UPDATE that follows; returns their ids and sets
+ * *skipped to how many of the nrevised jobs of revised_ids were left out.
+ * A round never waits for a row lock: a multi-row user UPDATE locking in
+ * another order (plan_mode worker, where users take no scheduler lock) or
+ * a user's SELECT ... FOR UPDATE would deadlock with it or hold it up.
+ * Skipped revisions are left to a retry round (round.c); a skipped reason
+ * alone waits for the next round, so a row held for long starts no chain
+ * of retries for it.
  */
 static Datum
-lock_free_jobs(Datum ids, int n, int *skipped)
+lock_free_jobs(Datum ids, Datum revised_ids, int nrevised, int *skipped)
 {
 	bool		isnull;
 	Datum		locked;
-	ArrayType  *a;
+	Datum		args[2] = {ids, revised_ids};
 
-	if (mx_spi_execute("SELECT coalesce(array_agg(job_id), '{}') FROM "
+	if (mx_spi_execute("SELECT coalesce(array_agg(job_id), '{}'), count(*) FILTER (WHERE job_id = ANY($2)) FROM "
 					   "(SELECT job_id FROM mixdnn.jobs WHERE job_id = ANY($1) "
 					   " ORDER BY job_id FOR NO KEY UPDATE SKIP LOCKED) l",
-					   1, (Oid[]) {INT8ARRAYOID}, &ids, NULL, false, 0) != SPI_OK_SELECT)
+					   2, (Oid[]) {INT8ARRAYOID, INT8ARRAYOID}, args, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "mixdnn: could not lock the planned jobs");
 	locked = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	a = DatumGetArrayTypeP(locked);
-	*skipped = n - ArrayGetNItems(ARR_NDIM(a), ARR_DIMS(a));
-	return PointerGetDatum(a);
+	*skipped = nrevised - (int) DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2,
+															&isnull));
+	return PointerGetDatum(DatumGetArrayTypeP(locked));
 }
 
 /* What a round writes to one job's row. */
@@ -127,35 +129,50 @@ decide_row(const mx_snapshot *s, const mx_assignment *a, const mx_job_row *r, ne
 		nr->reason = nr->reason ? psprintf("%s; %s", nr->reason, mx_worker_missing()) : mx_worker_missing();
 }
 
+/* What a round writes for one job (docs/design.md, "Write-back"). */
+typedef enum row_change
+{
+	ROW_SAME = 0,				/* nothing */
+	ROW_REASON,					/* its reason only: the plan stands, no history row */
+	ROW_REVISED					/* a new decision: the row and a history row */
+} row_change;
+
 /*
- * Whether the decision for a job changed (docs/design.md, "Write-back"): its
- * status or configuration, its reason while it has no plan, its run time,
- * or its planned start: always when it moves earlier (the launch must not
- * be late), and when it moves later by more than `tolerance` times the
- * time from now to the old start. So a distant forecast pushed back a
- * little by a new arrival is not rewritten, nor is its history; a launch
- * that comes due on a stale start finds its GPUs held and is re-planned by
- * a due round, never started on top of another job.
+ * Whether the decision for a job changed: its status or configuration, its
+ * reason while it has no plan, its run time, or its planned start: always
+ * when it moves earlier (the launch must not be late), and when it moves
+ * later by more than `tolerance` times the time from now to the old start.
+ * So a distant forecast pushed back a little by a new arrival is not
+ * rewritten, nor is its history; a launch that comes due on a stale start
+ * finds its GPUs held and is re-planned by a due round, never started on
+ * top of another job. A plan that stands at the same start with another
+ * reason (idle GPUs came or went: model.md, "Reasons") rewrites the
+ * reason alone.
  */
-static bool
+static row_change
 decision_changed(const mx_job_row *r, const new_row *nr, double now, double tolerance)
 {
 	double		old_s,
 				new_s;
 
 	if (nr->planned != r->planned || !str_eq(nr->gpu_type, r->gpu_type))
-		return true;
+		return ROW_REVISED;
 	if (!nr->planned)
-		return !str_eq(nr->reason, r->reason);
+		return str_eq(nr->reason, r->reason) ? ROW_SAME : ROW_REVISED;
 	if (nr->gpus != r->gpus || !r->has_start)
-		return true;
+		return ROW_REVISED;
 	if (nr->end - nr->start != r->end - r->start)
-		return true;			/* another run time: the request changed */
-	if (nr->start <= r->start)
-		return nr->start != r->start;
-	old_s = mx_ts_to_epoch(r->start);
-	new_s = mx_ts_to_epoch(nr->start);
-	return new_s - old_s > tolerance * Max(0.0, old_s - now);
+		return ROW_REVISED;		/* another run time: the request changed */
+	if (nr->start < r->start)
+		return ROW_REVISED;
+	if (nr->start > r->start)
+	{
+		/* Within the tolerance the row stays whole: its reason names its start. */
+		old_s = mx_ts_to_epoch(r->start);
+		new_s = mx_ts_to_epoch(nr->start);
+		return new_s - old_s > tolerance * Max(0.0, old_s - now) ? ROW_REVISED : ROW_SAME;
+	}
+	return str_eq(nr->reason, r->reason) ? ROW_SAME : ROW_REASON;
 }
 
 int
@@ -168,13 +185,16 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double 
 				gpus,
 				start,
 				end,
-				reason;
+				reason,
+				revised,
+				revised_id;
 	int			n = 0,
 				i,
 				rc;
-	Oid			argtypes[9] = {INT8ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, INT4ARRAYOID,
-							   TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID, INT8OID, INT8ARRAYOID};
-	Datum		values[9];
+	Oid			argtypes[10] = {INT8ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, INT4ARRAYOID,
+								TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID, INT8OID, INT8ARRAYOID,
+								BOOLARRAYOID};
+	Datum		values[10];
 
 	mx_column_init(&id, s->njobs);
 	mx_column_init(&status, s->njobs);
@@ -183,15 +203,19 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double 
 	mx_column_init(&start, s->njobs);
 	mx_column_init(&end, s->njobs);
 	mx_column_init(&reason, s->njobs);
+	mx_column_init(&revised, s->njobs);
+	mx_column_init(&revised_id, s->njobs);
 
 	for (i = 0; i < p->n; i++)
 	{
 		const mx_assignment *a = &p->a[i];
 		const mx_job_row *r = &d->rows[a->job];
 		new_row		nr;
+		row_change	ch;
 
 		decide_row(s, a, r, &nr);
-		if (!decision_changed(r, &nr, s->now, tolerance))
+		ch = decision_changed(r, &nr, s->now, tolerance);
+		if (ch == ROW_SAME)
 			continue;
 
 		mx_column_push(&id, Int64GetDatum(a->job_id), false);
@@ -201,6 +225,9 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double 
 		mx_column_push(&start, TimestampTzGetDatum(nr.start), !nr.planned);
 		mx_column_push(&end, TimestampTzGetDatum(nr.end), !nr.planned);
 		mx_column_push(&reason, nr.reason ? CStringGetTextDatum(nr.reason) : (Datum) 0, nr.reason == NULL);
+		mx_column_push(&revised, BoolGetDatum(ch == ROW_REVISED), false);
+		if (ch == ROW_REVISED)
+			mx_column_push(&revised_id, Int64GetDatum(a->job_id), false);
 		n++;
 	}
 	*skipped = 0;
@@ -208,7 +235,7 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double 
 		return 0;
 
 	values[0] = mx_column_array(&id, INT8OID);
-	values[8] = lock_free_jobs(values[0], n, skipped);
+	values[8] = lock_free_jobs(values[0], mx_column_array(&revised_id, INT8OID), revised_id.n, skipped);
 	values[1] = mx_column_array(&status, TEXTOID);
 	values[2] = mx_column_array(&type, TEXTOID);
 	values[3] = mx_column_array(&gpus, INT4OID);
@@ -216,21 +243,23 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double 
 	values[5] = mx_column_array(&end, TIMESTAMPTZOID);
 	values[6] = mx_column_array(&reason, TEXTOID);
 	values[7] = Int64GetDatum(round_id);
+	values[9] = mx_column_array(&revised, BOOLOID);
 
 	rc = mx_spi_execute(
-		"WITH plan AS (SELECT * FROM unnest($1, $2, $3, $4, $5, $6, $7) "
-		"              AS u(job_id, status, gpu_type, gpus, start_at, end_at, reason)), "
+		"WITH plan AS (SELECT * FROM unnest($1, $2, $3, $4, $5, $6, $7, $10) "
+		"              AS u(job_id, status, gpu_type, gpus, start_at, end_at, reason, revised)), "
 		"changed AS (UPDATE mixdnn.jobs j SET status = plan.status, planned_gpu_type = plan.gpu_type, "
 		"                   planned_gpus = plan.gpus, planned_start = plan.start_at, "
 		"                   planned_end = plan.end_at, reason = plan.reason "
 		"            FROM plan WHERE j.job_id = plan.job_id AND j.status IN ('pending', 'planned') "
 		"              AND j.job_id = ANY($9) "
 		"            RETURNING j.job_id, j.status, j.planned_gpu_type, j.planned_gpus, "
-		"                      j.planned_start, j.planned_end, j.reason) "
+		"                      j.planned_start, j.planned_end, j.reason, plan.revised) "
 		"INSERT INTO mixdnn.plan_history (round_id, job_id, status, planned_gpu_type, planned_gpus, "
 		"                                 planned_start, planned_end, reason) "
-		"SELECT $8, * FROM changed",
-		9, argtypes, values, NULL, false, 0);
+		"SELECT $8, job_id, status, planned_gpu_type, planned_gpus, planned_start, planned_end, reason "
+		"FROM changed WHERE revised",
+		10, argtypes, values, NULL, false, 0);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "mixdnn: could not write the plan: %s", SPI_result_code_string(rc));
 	return (int) SPI_processed;

@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(32);
+SELECT plan(38);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0), ('a100', 2.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('v1', 'v100', 4), ('v2', 'v100', 4), ('a1', 'a100', 4);
@@ -139,6 +139,35 @@ SELECT is((SELECT revisions FROM mixdnn.schedule WHERE name = 'next'), 2::bigint
 SELECT mixdnn.run_round('test');
 SELECT is((SELECT count(*) FROM mixdnn.plan_history WHERE job_id = pg_temp.jid('next')), 2::bigint,
 	'a round that does not change the plan writes no history row');
+
+-- A waiting job whose configuration fits idle GPUs says why it leaves them
+-- alone: the soft job ends sooner on an a100 in 2 hours (12 h) than on an
+-- idle v100 now (20 h at half the speed).
+DELETE FROM mixdnn.jobs;
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('hog', 'hard', 'a100', 4, '2h');
+:commit
+SELECT is(mixdnn.launch_due(), 1, 'hog takes every a100');
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, min_gpus, max_gpus, duration)
+VALUES ('patient', 'soft', 'a100', 1, 1, 1, '10h');
+:commit
+SELECT is((SELECT reason FROM mixdnn.jobs WHERE name = 'patient'),
+	'waiting for 1 a100 GPU, expected free at 2026-01-01 02:30:00 UTC; ends it no later than free v100 GPUs would',
+	'a job waiting beside idle GPUs it fits says why');
+-- The idle GPUs go and come back while its plan stands: the reason follows,
+-- the plan's history does not grow.
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('filler', 'hard', 'v100', 8, '1h');
+:commit
+SELECT is(mixdnn.launch_due(), 1, 'filler takes every v100');
+SELECT is((SELECT reason FROM mixdnn.jobs WHERE name = 'patient'),
+	'waiting for 1 a100 GPU, expected free at 2026-01-01 02:30:00 UTC',
+	'no idle GPU fits it any more: the reason says so at once');
+UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'filler';
+:commit
+SELECT is((SELECT reason FROM mixdnn.jobs WHERE name = 'patient'),
+	'waiting for 1 a100 GPU, expected free at 2026-01-01 02:30:00 UTC; ends it no later than free v100 GPUs would',
+	'the v100 GPUs idle again: so does the reason');
+SELECT is((SELECT count(*) FROM mixdnn.plan_history WHERE job_id = pg_temp.jid('patient')), 1::bigint,
+	'a reason that changes while the plan stands writes no history row');
 
 SELECT * FROM finish();
 ROLLBACK;
