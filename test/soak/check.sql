@@ -3,7 +3,7 @@
 -- Also records latencies and work-conservation streaks in schema soak
 -- (which purge_history never touches). psql variables: max_attempts,
 -- retention_s (the purge's older_than plus its period and slack),
--- wc_bound_s (work conservation), final (on at the end, after the drain).
+-- wc_bound_s and solver_bound_s (work conservation), final (on at the end, after the drain).
 \set QUIET on
 \pset tuples_only on
 \pset format unaligned
@@ -28,24 +28,31 @@ GROUP BY p.job_id, p.attempt, e.at;
 -- Free GPUs per type on nodes that take jobs, and the waiting jobs one of
 -- whose configurations fits in them without a reason the planner may give
 -- for waiting (quota, a reservation for a starving or critical job, a
--- draining node, a later start that finishes sooner).
+-- draining node, jobs ahead of it planned on those GPUs, a later start that
+-- ends it no later: docs/model.md, "Reasons"). A job the round chose to
+-- keep off free GPUs that would end it sooner ("the round chose ... over
+-- free ..." or "the round starts it later, though free ...") is waiting
+-- too, but bounded more loosely: since is when the job's idle wait began,
+-- plain_since when its present stretch without that choice did.
 CREATE TEMP VIEW free AS
 SELECT n.gpu_type, sum(n.gpus - (SELECT count(*) FROM mixdnn.gpu_holds h WHERE h.node = n.node))::int AS free
 FROM mixdnn.gpu_nodes n
 WHERE n.status = 'up' AND n.unreachable_since IS NULL
 GROUP BY n.gpu_type;
 CREATE TEMP VIEW idle_waiting AS
-SELECT j.job_id, j.reason
+SELECT j.job_id, coalesce(j.reason, '') ~ '; the round (chose|starts it later)' AS chosen
 FROM mixdnn.jobs j
 WHERE j.status IN ('pending', 'planned')
   AND EXISTS (SELECT FROM free f
               WHERE f.free >= coalesce(j.min_gpus, j.gpus)
                 AND CASE WHEN j.model_class = 'hard' THEN f.gpu_type = j.gpu_type
                          ELSE j.allowed_types IS NULL OR f.gpu_type = ANY (j.allowed_types) END)
-  AND coalesce(j.reason, '') !~* 'quota|reserv|starv|critical|drain|finish it first|sooner';
-DELETE FROM soak.idle WHERE job_id NOT IN (SELECT job_id FROM idle_waiting);
-INSERT INTO soak.idle (job_id, since) SELECT job_id, clock_timestamp() FROM idle_waiting
-ON CONFLICT DO NOTHING;
+  AND coalesce(j.reason, '') !~* 'quota|reserv|starv|critical|drain|finish it first|no later than|ahead of it';
+DELETE FROM soak.idle i WHERE NOT EXISTS (SELECT FROM idle_waiting w WHERE w.job_id = i.job_id);
+INSERT INTO soak.idle (job_id, since, plain_since)
+SELECT job_id, clock_timestamp(), CASE WHEN NOT chosen THEN clock_timestamp() END FROM idle_waiting
+ON CONFLICT (job_id) DO UPDATE
+SET plain_since = CASE WHEN EXCLUDED.plain_since IS NOT NULL THEN coalesce(soak.idle.plain_since, EXCLUDED.plain_since) END;
 
 SELECT 'gpu held twice: ' || node || ' gpu ' || gpu_index
 FROM mixdnn.gpu_holds GROUP BY node, gpu_index HAVING count(*) > 1
@@ -90,9 +97,14 @@ WHERE j.finished_at < now() - make_interval(secs => :retention_s)
        OR EXISTS (SELECT FROM mixdnn.job_events e WHERE e.job_id = j.job_id))
 UNION ALL
 SELECT 'work conservation: job ' || i.job_id || ' waits while GPUs it fits are idle for '
+       || round(extract(epoch FROM clock_timestamp() - i.plain_since)) || ' s (reason: ' || coalesce(j.reason, '') || ')'
+FROM soak.idle i JOIN mixdnn.jobs j USING (job_id)
+WHERE i.plain_since < clock_timestamp() - make_interval(secs => :wc_bound_s)
+UNION ALL
+SELECT 'work conservation, the round''s choice included: job ' || i.job_id || ' waits while GPUs it fits are idle for '
        || round(extract(epoch FROM clock_timestamp() - i.since)) || ' s (reason: ' || coalesce(j.reason, '') || ')'
 FROM soak.idle i JOIN mixdnn.jobs j USING (job_id)
-WHERE i.since < clock_timestamp() - make_interval(secs => :wc_bound_s)
+WHERE i.since < clock_timestamp() - make_interval(secs => :solver_bound_s)
 UNION ALL
 SELECT 'not terminal after the drain: job ' || job_id || ' ' || status
 FROM mixdnn.jobs WHERE :final AND status NOT IN ('completed', 'failed', 'cancelled');

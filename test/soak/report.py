@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test/soak/report.py WORK SECONDS WC_BOUND_S — the soak's figures, from its logs and
+"""test/soak/report.py WORK SECONDS WC_BOUND_S SOLVER_BOUND_S — the soak's figures, from its logs and
 the soak schema, and the two bounds checked on samples: server memory (the
 largest PostgreSQL process) and the history's size with retention on. A
 bound broken is appended to WORK/log/violations.log."""
@@ -52,7 +52,7 @@ def split(pairs, windows):
 
 
 def main():
-    work, seconds, wc_bound = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    work, seconds, wc_bound, solver_bound = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
     log = os.path.join(work, "log")
     faults = [f for f in lines(os.path.join(log, "faults.log")) if len(f) == 4]
     windows = fault_windows(faults)
@@ -101,6 +101,8 @@ def main():
             "%.1f MB / %s rows" % (int(s[2]) / 2**20, s[4] if len(s) > 4 else "?") for s in q))
     print("  longest wait of a job whose configuration had idle GPUs, no exception named: %.1f s (bound %s s)" % (
         max([float(s[3]) for s in samples] or [0]), wc_bound))
+    print("  longest wait of a job whose configuration had idle GPUs, the round's choice included: %.1f s (bound %s s)" % (
+        max([float(s[5]) for s in samples if len(s) > 5] or [0]), solver_bound))
     admin = lines(os.path.join(log, "admin.log"))
     print("  admin: %s; plan_mode phases: %d" % (
         ", ".join("%s %d" % (k, sum(1 for a in admin if a[2] == k)) for k in ("draining", "down", "up")),

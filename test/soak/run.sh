@@ -32,6 +32,7 @@ SOAK_LEASE=6			# mixdnn.lease_timeout, s
 SOAK_RETENTION=30		# purge_history's older_than, s (purged every 5 s)
 SOAK_MAX_ATTEMPTS=4		# mixdnn.max_retries = 3, plus the first
 SOAK_WC_BOUND=30		# work conservation bound, s (below)
+SOAK_SOLVER_BOUND=120		# ... the round's choice to keep a job off free GPUs included (below)
 SOAK_MAX_REQUESTS=$((SOAK_SECONDS * 10))
 SOAK_LAUNCHER_ROLE=mixdnn_soak_launcher
 SOAK_WORK=$(mktemp -d /tmp/mixdnn-soak.XXXXXX)
@@ -68,26 +69,30 @@ psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<SQL || exit 1
 	CREATE TABLE soak.latency (job_id bigint PRIMARY KEY, submitted_at timestamptz, first_plan_at timestamptz);
 	CREATE TABLE soak.launch (job_id bigint, attempt int, launching_at timestamptz, claimed_at timestamptz,
 	                          PRIMARY KEY (job_id, attempt));
-	CREATE TABLE soak.idle (job_id bigint PRIMARY KEY, since timestamptz);
+	CREATE TABLE soak.idle (job_id bigint PRIMARY KEY, since timestamptz, plain_since timestamptz);
 SQL
 
 # ---------- invariants, every 3 s ----------
 check() {	# check FINAL: appends violations to violations.log, counts the checks
 	psql -X -q -v ON_ERROR_STOP=1 -v max_attempts=$SOAK_MAX_ATTEMPTS \
-		-v retention_s=$((SOAK_RETENTION + 5 + 60)) -v wc_bound_s=$SOAK_WC_BOUND -v final="$1" \
+		-v retention_s=$((SOAK_RETENTION + 5 + 60)) -v wc_bound_s=$SOAK_WC_BOUND \
+		-v solver_bound_s=$SOAK_SOLVER_BOUND -v final="$1" \
 		-f "$SOAK_DIR/check.sql" >"$SOAK_WORK/check.out" 2>>"$SOAK_LOG/check-errors.log" || return 1
 	sed "s/^/$(date +%s) /" "$SOAK_WORK/check.out" >>"$SOAK_LOG/violations.log"
 	echo "$(date +%s) $1" >>"$SOAK_LOG/checks.log"
 }
 
-sample() {	# server memory, history size, the longest idle-while-waiting streak (s), history rows
+sample() {	# server memory, history size, the longest idle-while-waiting streak (s), history rows,
+		# the longest such streak, the round's choice to keep a job off free GPUs included (s)
 	local rss hist
 	rss=$(ps -u postgres -o rss= | sort -n | tail -1)
 	hist=$(timeout 5 psql -X -A -t -F ' ' -c "SELECT pg_total_relation_size('mixdnn.plan_history')
 		+ pg_total_relation_size('mixdnn.job_events') + pg_total_relation_size('mixdnn.rounds'),
-		coalesce(round(extract(epoch FROM clock_timestamp() - min(since)), 1), 0),
+		coalesce(round(extract(epoch FROM clock_timestamp() - min(plain_since)), 1), 0),
 		(SELECT count(*) FROM mixdnn.plan_history) + (SELECT count(*) FROM mixdnn.job_events)
-		+ (SELECT count(*) FROM mixdnn.rounds) FROM soak.idle" 2>/dev/null)
+		+ (SELECT count(*) FROM mixdnn.rounds),
+		coalesce(round(extract(epoch FROM clock_timestamp() - min(since)), 1), 0)
+		FROM soak.idle" 2>/dev/null)
 	[ -n "$hist" ] && echo "$(date +%s) ${rss:-0} $hist" >>"$SOAK_LOG/samples.log"
 }
 
@@ -142,7 +147,7 @@ sq "SELECT job_id, attempt, status, coalesce(exit_code::text, ''),
 python3 "$SOAK_DIR/records.py" "$SOAK_OUT" "$SOAK_WORK/jobs.csv" "$SOAK_LOG/faults.log" "$SOAK_LOG/admin.log" "$SOAK_MAX_ATTEMPTS" "$SOAK_LEASE" |
 	sed "s/^/$(date +%s) /" >>"$SOAK_LOG/violations.log"
 
-python3 "$SOAK_DIR/report.py" "$SOAK_WORK" "$SOAK_SECONDS" "$SOAK_WC_BOUND"
+python3 "$SOAK_DIR/report.py" "$SOAK_WORK" "$SOAK_SECONDS" "$SOAK_WC_BOUND" "$SOAK_SOLVER_BOUND"
 if [ -s "$SOAK_LOG/violations.log" ]; then
 	echo "soak: FAILED, invariants broken:"
 	cut -d' ' -f2- "$SOAK_LOG/violations.log" | sort | uniq -c | sort -rn | head -40
