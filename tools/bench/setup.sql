@@ -8,6 +8,7 @@
 -- same columns as the base of the ratio. Drops and re-creates the
 -- extension: for throwaway clusters only.
 \set ON_ERROR_STOP on
+SET mixdnn.force_drop = on;	-- the prefill's running jobs would refuse the drop
 DROP EXTENSION IF EXISTS mixdnn CASCADE;
 DROP TABLE IF EXISTS public.plain_jobs;
 CREATE EXTENSION mixdnn;
