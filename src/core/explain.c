@@ -83,7 +83,7 @@ caps_init(explain_caps *k, const mx_snapshot *s, const mx_options *o, const mx_p
 		if (i == ji || a->status != MX_PLANNED || !(a->end > a->start))
 			continue;
 		/* A plan that made the round fits; these reservations cannot fail. */
-		if (guard[i] != MX_GUARD_NONE)
+		if (mx_guard_holds(guard[i], a->start, s->now))
 			(void) mx_capacity_reserve(&k->guarded, a->type, a->gpus, a->start, a->end - a->start);
 		(void) mx_capacity_reserve(&k->all, a->type, a->gpus, a->start, a->end - a->start);
 	}

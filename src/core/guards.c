@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "guards.h"
+#include "tolerance.h"
 #include "utility.h"
 
 /* What the guards' T is built from (mx_job_guards' comment). */
@@ -169,4 +170,11 @@ out:
 	free(g.hard);
 	free(g.tot);
 	return rc;
+}
+
+int
+mx_guard_holds(unsigned char g, double start, double now)
+{
+	return g == MX_GUARD_STARVING || g == MX_GUARD_DRAIN ||
+		(g == MX_GUARD_CRITICAL && start <= now + MX_TIME_EPS);
 }

@@ -23,4 +23,12 @@
  */
 int			mx_job_guards(const mx_snapshot *s, const mx_options *o, unsigned char *guard, double *best);
 
+/*
+ * Whether the plan of a job with guard g, starting at start, holds its GPUs
+ * (docs/model.md, "Who holds GPUs"): a starving or draining job's always
+ * (a reservation), a critical job's only when it starts now; any other
+ * later start is a forecast the next round plans again.
+ */
+int			mx_guard_holds(unsigned char g, double start, double now);
+
 #endif

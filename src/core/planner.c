@@ -324,9 +324,7 @@ round_holds(round_state *rs)
 		int			ji = rs->order[i];
 		const mx_assignment *a = &rs->out->a[ji];
 
-		if (a->status == MX_PLANNED &&
-			(rs->guard[ji] == MX_GUARD_STARVING || rs->guard[ji] == MX_GUARD_DRAIN ||
-			 (rs->guard[ji] == MX_GUARD_CRITICAL && a->start <= s->now + MX_TIME_EPS)))
+		if (a->status == MX_PLANNED && mx_guard_holds(rs->guard[ji], a->start, s->now))
 		{
 			rs->hold[ji] = 1;
 			if (mx_capacity_reserve(&rs->milpcap, a->type, a->gpus, a->start, a->end - a->start) < 0)

@@ -51,14 +51,11 @@ typedef struct reason_state
 	int			ccap;
 } reason_state;
 
-/*
- * Only starving and draining jobs hold GPUs for a later start; a critical
- * job planned later holds nothing (docs/model.md, "Who holds GPUs").
- */
+/* Whether job i's plan holds its GPUs, a reservation (mx_guard_holds). */
 static int
-is_reserved(const reason_state *rs, int i)
+is_reserved(const reason_state *rs, int i, const mx_assignment *a)
 {
-	return rs->guard[i] == MX_GUARD_STARVING || rs->guard[i] == MX_GUARD_DRAIN;
+	return mx_guard_holds(rs->guard[i], a->start, rs->s->now);
 }
 
 static void
@@ -89,7 +86,7 @@ state_init(reason_state *rs, const mx_plan *p)
 
 		if (a->status != MX_PLANNED || !(a->end > a->start))
 			continue;
-		if ((is_reserved(rs, i) &&
+		if ((is_reserved(rs, i, a) &&
 			 mx_capacity_reserve(&rs->reserved, a->type, a->gpus, a->start, a->end - a->start) < 0) ||
 			mx_capacity_reserve(&rs->all, a->type, a->gpus, a->start, a->end - a->start) < 0)
 			return -1;
@@ -142,7 +139,7 @@ own_plan(reason_state *rs, int ji, const mx_assignment *a, int sign)
 
 	if (op(&rs->all, a->type, a->gpus, a->start, len) < 0)
 		return -1;
-	if (is_reserved(rs, ji) && op(&rs->reserved, a->type, a->gpus, a->start, len) < 0)
+	if (is_reserved(rs, ji, a) && op(&rs->reserved, a->type, a->gpus, a->start, len) < 0)
 		return -1;
 	return 0;
 }

@@ -98,6 +98,10 @@ test_causes(void)
 		  "b planned for an unguarded job: reservations");
 	CHECK(cause_of_b(&s, &o, &p, &nchosen) == MX_BLOCK_GUARDS,
 		  "b planned for a makespan-critical job: guards");
+	/* A critical job's later start holds nothing (mx_guard_holds): a forecast like any other. */
+	fx_put(&p, 1, 1, 4, NOW + 60, 3600);
+	CHECK(cause_of_b(&s, &o, &p, &nchosen) == MX_BLOCK_RESERVATIONS,
+		  "b planned for a makespan-critical job from +60: reservations");
 	mx_plan_free(&p);
 	mx_snapshot_free(&s);
 }
