@@ -20,11 +20,11 @@
 #include "tolerance.h"
 #include "utility.h"
 
-/* Why a waiting job leaves alone idle GPUs that one configuration fits now; by strength. */
+/* Why a waiting job leaves alone idle GPUs that one configuration fits now (ranked by stronger()). */
 typedef enum idle_cause
 {
 	IDLE_NONE = 0,				/* no configuration fits the GPUs idle now */
-	IDLE_RESERVED,				/* a starving or draining job's reservation starts before it would end */
+	IDLE_RESERVED,				/* a plan that holds its GPUs (mx_guard_holds) takes them before it would end */
 	IDLE_AHEAD,					/* another waiting job's plan starts before it would end */
 	IDLE_NO_SOONER,				/* free for its whole run, but the plan ends the job as soon or sooner */
 	IDLE_CHOSEN					/* free for its whole run and ends sooner: the round chose otherwise */
@@ -196,7 +196,7 @@ append_idle(const reason_state *rs, const mx_assignment *a, const idle_option *x
 	switch (x->cause)
 	{
 		case IDLE_CHOSEN:
-			if (x->type == a->type && x->gpus == a->gpus)
+			if (x->type == a->type)
 				snprintf(buf, size, "; the round starts it later, though free %s GPUs fit it", tn);
 			else
 				snprintf(buf, size, "; the round chose %s over free %s GPUs", rs->s->types[a->type].name, tn);
@@ -244,18 +244,23 @@ waiting_reason(reason_state *rs, int ji, mx_assignment *a)
 }
 
 int
-mx_plan_reasons(const mx_snapshot *s, const mx_options *o, const unsigned char *guard, mx_plan *p)
+mx_plan_reasons(const mx_snapshot *s, const mx_options *o_in, const unsigned char *guard, mx_plan *p)
 {
-	reason_state rs = {.s = s, .o = o};
+	mx_options	o = *o_in;
+	reason_state rs = {.s = s, .o = &o};
 	int			rc = 0,
 				i;
+
+	/* The configurations the round planned with (mx_plan_round's rule). */
+	if (!(o.scaling_alpha >= 0) || !isfinite(o.scaling_alpha))
+		o.scaling_alpha = MX_FITTED_ALPHA;
 
 	rs.guard = malloc((size_t) (s->njobs > 0 ? s->njobs : 1));
 	if (rs.guard == NULL)
 		rc = -1;
 	else if (guard != NULL)
 		memcpy(rs.guard, guard, (size_t) s->njobs);
-	else if (mx_job_guards(s, o, rs.guard, NULL) < 0)
+	else if (mx_job_guards(s, &o, rs.guard, NULL) < 0)
 		rc = -1;
 	/* Without guards or capacities the waiting jobs get the first part only. */
 	if (rc < 0 || state_init(&rs, p) < 0)

@@ -566,15 +566,15 @@ mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o, mx_plan *out)
 		{
 			mx_assignment *a = &out->a[i];
 
+			unplanned += a->status == MX_PLANNED;
 			a->status = MX_WAITING;
 			a->type = -1;
 			a->gpus = 0;
 			a->start = a->end = NAN;
 			mx_plan_set_reason(a, t.why + (size_t) i * MX_REASON_LEN);
-			unplanned++;
 		}
-	/* The waiting jobs' reasons must not name GPUs for plans just dropped. */
-	if (unplanned > 0)
+	/* mixdnn's waiting jobs must not be told of GPUs planned for plans just dropped. */
+	if (unplanned > 0 && o->policy == MX_POLICY_MIXDNN)
 		(void) mx_plan_reasons(&t.sub, o, NULL, out);
 	tenancy_free(&t);
 	return 0;

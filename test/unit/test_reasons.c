@@ -151,6 +151,33 @@ test_long_names(void)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * The same type, fewer GPUs: planned on 2 v100 from +1000 (50 s), while 1
+ * v100 is free now and would end it at +100. Not "chose v100 over v100".
+ */
+static void
+test_same_type(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			v100, nv;
+
+	fx_init(&s, NOW);
+	v100 = fx_type(&s, "v100", 4.0);
+	nv = fx_node(&s, "v0", v100, 2, MX_NODE_UP);
+	fx_part(&s, 50, nv, 1, NOW + 1000);
+	fx_soft(&s, 1, v100, 1, 1, 2, 1 << v100, 100);
+	mx_options_default(&o);
+	mx_plan_init(&p, s.njobs);
+	fx_put(&p, 0, v100, 2, NOW + 1000, 50);
+	CHECK(mx_plan_reasons(&s, &o, NULL, &p) == 0 &&
+		  strstr(p.a[0].reason, "; the round starts it later, though free v100 GPUs fit it") != NULL,
+		  "same type: '%s'", p.a[0].reason);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
 /* A whole round: the soft job's earliest completion is on the busy v100. */
 static void
 test_round(void)
@@ -177,6 +204,7 @@ main(void)
 	test_causes();
 	test_choice();
 	test_long_names();
+	test_same_type();
 	test_round();
 	return unit_done("test_reasons");
 }

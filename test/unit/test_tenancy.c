@@ -209,6 +209,41 @@ test_fair_share_order(void)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * A quota-refused job leaves the other jobs' reasons as their policy wrote
+ * them: a baseline's, and mixdnn's with the idle GPUs named.
+ */
+static void
+test_refusal_keeps_reasons(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			t;
+
+	t = one_node(&s, &o, 6);
+	fx_part(&s, 8, 0, 2, NOW + 100);
+	fx_part(&s, 9, 0, 2, NOW + 100);
+	s.parts[0].owner = 0;
+	s.parts[1].owner = 1;
+	fx_hard(&s, 1, t, 2, 100)->owner = 0;	/* a holds its quota's 2 GPUs: refused */
+	fx_hard(&s, 2, t, 4, 100)->owner = 1;	/* 2 GPUs are idle: waits for the parts to end */
+	add_owner(&s, "a", 1);
+	add_owner(&s, "b", 1);
+	s.owners[0].quota_all = 2;
+	o.policy = MX_POLICY_STATIC;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_WAITING &&
+		  strncmp(p.a[0].reason, "over quota", 10) == 0, "a's job is refused: '%s'", p.a[0].reason);
+	CHECK(strncmp(p.a[1].reason, "static FIFO: ", 13) == 0, "b's keeps the baseline's reason: '%s'", p.a[1].reason);
+	mx_plan_free(&p);
+	o.policy = MX_POLICY_MIXDNN;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && p.a[1].status == MX_PLANNED &&
+		  strcmp(p.a[1].reason, "waiting for 4 v100 GPUs, expected free at 2023-11-14 22:15:00 UTC") == 0,
+		  "mixdnn: b's waits for the v100 GPUs: '%s'", p.a[1].reason);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
 int
 main(void)
 {
@@ -218,5 +253,6 @@ main(void)
 	test_quota_later();
 	test_borrower_yields();
 	test_fair_share_order();
+	test_refusal_keeps_reasons();
 	return unit_done("test_tenancy");
 }
