@@ -1,6 +1,7 @@
 /*
- * writeback.c — writes a round's plan back. Only jobs whose plan changed are
- * touched, in one statement that also appends them to mixdnn.plan_history.
+ * writeback.c — writes a round's plan back. Only jobs whose decision or
+ * reason changed are touched, in one statement that also appends the
+ * changed decisions to mixdnn.plan_history.
  */
 #include "postgres.h"
 

@@ -17,9 +17,10 @@ int64		mx_record_round(const mx_db_snapshot *d, const mx_plan *p, TimestampTz no
 /*
  * Write the plans whose decision changed (a start that moved later by at
  * most tolerance x its distance from now is not a change) to mixdnn.jobs
- * and mixdnn.plan_history; returns how many changed. Rows another
- * transaction has locked are left alone (their number goes to *skipped)
- * instead of waited for.
+ * and mixdnn.plan_history, and the reasons that changed while their plan
+ * stood to mixdnn.jobs alone; returns how many decisions were written.
+ * Rows another transaction has locked are left alone instead of waited
+ * for; *skipped counts the decisions among them (a round retries those).
  */
 int			mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double tolerance,
 						  int *skipped);

@@ -51,6 +51,17 @@ is() {	# is GOT EXPECTED DESCRIPTION
 	fi
 }
 
+like() {	# like GOT REGEX DESCRIPTION
+	local got=$1 re=$2
+	shift 2
+	if grep -Eq -- "$re" <<<"$got"; then
+		ok 0 "$*"
+	else
+		ok 1 "$*"
+		diag "got: '$got'"
+	fi
+}
+
 diag() {
 	echo "# $*" | sed '2,$s/^/# /'
 }

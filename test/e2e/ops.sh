@@ -5,17 +5,6 @@ qd() {	# qd DB SQL: q in another database
 	PGDATABASE=$1 q "$2"
 }
 
-like() {	# like GOT REGEX DESCRIPTION
-	local got=$1 re=$2
-	shift 2
-	if grep -Eq -- "$re" <<<"$got"; then
-		ok 0 "$*"
-	else
-		ok 1 "$*"
-		diag "got: '$got'"
-	fi
-}
-
 fresh_db() {	# fresh_db NAME: an empty database (a plain DROP: its worker steps aside)
 	psql -X -q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null
 }

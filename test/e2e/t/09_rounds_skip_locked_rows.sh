@@ -48,4 +48,38 @@ for mode in commit worker; do
 done
 
 set_setting mixdnn.plan_mode ''
+
+# A reason that changes alone (idle GPUs come or go while the plan stands)
+# is rewritten like a plan, but a locked row's new reason waits for the
+# next round: it starts no retry round (docs/model.md, "Reasons").
+reset_cluster
+z=$(submit z hard a100 8 true '1 hour')
+wait_until 10 "[ \"\$(status_of $z)\" = launching ]"
+ok $? "reason: z holds all eight A100s"
+# w ends sooner on an A100 in an hour (3 h) than on an idle V100 now (4 h)
+w=$(q "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, min_gpus, max_gpus, duration, command)
+       VALUES ('w', 'soft', 'a100', 1, 1, 1, '2 hours', 'true') RETURNING job_id")
+like "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $w")" "; ends it no later than free v100 GPUs would\$" \
+	"reason: w waits for an A100 and says why it leaves the V100s alone"
+psql -X -q -c "BEGIN; SELECT 1 FROM mixdnn.jobs WHERE job_id = $w FOR UPDATE; SELECT pg_sleep(3); COMMIT" >/dev/null &
+locker=$!
+wait_until 5 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'\")\" = 1 ]"
+ok $? "reason: the locker holds w's row"
+retries0=$(q "SELECT count(*) FROM mixdnn.rounds WHERE event LIKE '%retry%'")
+v=$(submit v hard v100 2 true '1 hour')
+wait_until 10 "[ \"\$(status_of $v)\" = launching ]"
+ok $? "reason: v takes both V100s while w's row is locked"
+like "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $w")" "no later than free v100" \
+	"reason: w's locked row keeps its old reason"
+wait "$locker"
+sleep 2
+is "$(q "SELECT count(*) FROM mixdnn.rounds WHERE event LIKE '%retry%'")" "$retries0" \
+	"reason: no retry round for a reason alone"
+u=$(submit u hard v100 2 true '1 minute')	# queued behind v: w's plan stays as it is
+wait_until 5 "[ \"\$(q \"SELECT reason ~ '^waiting for 1 a100 GPU, expected free at [^;]*\$' FROM mixdnn.jobs WHERE job_id = $w\")\" = t ]"
+ok $? "reason: the next round (u's arrival) gives w its new reason, without the V100s" ||
+	diag "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $w")"
+is "$(q "SELECT count(*) FROM mixdnn.plan_history WHERE job_id = $w")" 1 "reason: w's plan has one revision"
+: "$u"
+
 done_testing
