@@ -176,10 +176,9 @@ decision_changed(const mx_job_row *r, const new_row *nr, double now, double tole
 	return str_eq(nr->reason, r->reason) ? ROW_SAME : ROW_REASON;
 }
 
-int
-mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double tolerance, int *skipped)
+/* The write-back statement's arrays: one entry per row it writes. */
+typedef struct write_columns
 {
-	const mx_snapshot *s = &d->snap;
 	mx_column	id,
 				status,
 				type,
@@ -188,25 +187,51 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double 
 				end,
 				reason,
 				revised,
-				revised_id;
-	int			n = 0,
-				i,
+				revised_id;		/* the job_ids whose decision changed */
+} write_columns;
+
+static void
+columns_init(write_columns *w, int n)
+{
+	mx_column_init(&w->id, n);
+	mx_column_init(&w->status, n);
+	mx_column_init(&w->type, n);
+	mx_column_init(&w->gpus, n);
+	mx_column_init(&w->start, n);
+	mx_column_init(&w->end, n);
+	mx_column_init(&w->reason, n);
+	mx_column_init(&w->revised, n);
+	mx_column_init(&w->revised_id, n);
+}
+
+static void
+columns_push(write_columns *w, int64 job_id, const new_row *nr, row_change ch)
+{
+	mx_column_push(&w->id, Int64GetDatum(job_id), false);
+	mx_column_push(&w->status, CStringGetTextDatum(nr->planned ? "planned" : "pending"), false);
+	mx_column_push(&w->type, nr->planned ? CStringGetTextDatum(nr->gpu_type) : (Datum) 0, !nr->planned);
+	mx_column_push(&w->gpus, Int32GetDatum(nr->gpus), !nr->planned);
+	mx_column_push(&w->start, TimestampTzGetDatum(nr->start), !nr->planned);
+	mx_column_push(&w->end, TimestampTzGetDatum(nr->end), !nr->planned);
+	mx_column_push(&w->reason, nr->reason ? CStringGetTextDatum(nr->reason) : (Datum) 0, nr->reason == NULL);
+	mx_column_push(&w->revised, BoolGetDatum(ch == ROW_REVISED), false);
+	if (ch == ROW_REVISED)
+		mx_column_push(&w->revised_id, Int64GetDatum(job_id), false);
+}
+
+int
+mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double tolerance, int *skipped)
+{
+	const mx_snapshot *s = &d->snap;
+	write_columns w;
+	int			i,
 				rc;
 	Oid			argtypes[10] = {INT8ARRAYOID, TEXTARRAYOID, TEXTARRAYOID, INT4ARRAYOID,
 								TIMESTAMPTZARRAYOID, TIMESTAMPTZARRAYOID, TEXTARRAYOID, INT8OID, INT8ARRAYOID,
 								BOOLARRAYOID};
 	Datum		values[10];
 
-	mx_column_init(&id, s->njobs);
-	mx_column_init(&status, s->njobs);
-	mx_column_init(&type, s->njobs);
-	mx_column_init(&gpus, s->njobs);
-	mx_column_init(&start, s->njobs);
-	mx_column_init(&end, s->njobs);
-	mx_column_init(&reason, s->njobs);
-	mx_column_init(&revised, s->njobs);
-	mx_column_init(&revised_id, s->njobs);
-
+	columns_init(&w, s->njobs);
 	for (i = 0; i < p->n; i++)
 	{
 		const mx_assignment *a = &p->a[i];
@@ -216,35 +241,23 @@ mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, double 
 
 		decide_row(s, a, r, &nr);
 		ch = decision_changed(r, &nr, s->now, tolerance);
-		if (ch == ROW_SAME)
-			continue;
-
-		mx_column_push(&id, Int64GetDatum(a->job_id), false);
-		mx_column_push(&status, CStringGetTextDatum(nr.planned ? "planned" : "pending"), false);
-		mx_column_push(&type, nr.planned ? CStringGetTextDatum(nr.gpu_type) : (Datum) 0, !nr.planned);
-		mx_column_push(&gpus, Int32GetDatum(nr.gpus), !nr.planned);
-		mx_column_push(&start, TimestampTzGetDatum(nr.start), !nr.planned);
-		mx_column_push(&end, TimestampTzGetDatum(nr.end), !nr.planned);
-		mx_column_push(&reason, nr.reason ? CStringGetTextDatum(nr.reason) : (Datum) 0, nr.reason == NULL);
-		mx_column_push(&revised, BoolGetDatum(ch == ROW_REVISED), false);
-		if (ch == ROW_REVISED)
-			mx_column_push(&revised_id, Int64GetDatum(a->job_id), false);
-		n++;
+		if (ch != ROW_SAME)
+			columns_push(&w, a->job_id, &nr, ch);
 	}
 	*skipped = 0;
-	if (n == 0)
+	if (w.id.n == 0)
 		return 0;
 
-	values[0] = mx_column_array(&id, INT8OID);
-	values[8] = lock_free_jobs(values[0], mx_column_array(&revised_id, INT8OID), revised_id.n, skipped);
-	values[1] = mx_column_array(&status, TEXTOID);
-	values[2] = mx_column_array(&type, TEXTOID);
-	values[3] = mx_column_array(&gpus, INT4OID);
-	values[4] = mx_column_array(&start, TIMESTAMPTZOID);
-	values[5] = mx_column_array(&end, TIMESTAMPTZOID);
-	values[6] = mx_column_array(&reason, TEXTOID);
+	values[0] = mx_column_array(&w.id, INT8OID);
+	values[8] = lock_free_jobs(values[0], mx_column_array(&w.revised_id, INT8OID), w.revised_id.n, skipped);
+	values[1] = mx_column_array(&w.status, TEXTOID);
+	values[2] = mx_column_array(&w.type, TEXTOID);
+	values[3] = mx_column_array(&w.gpus, INT4OID);
+	values[4] = mx_column_array(&w.start, TIMESTAMPTZOID);
+	values[5] = mx_column_array(&w.end, TIMESTAMPTZOID);
+	values[6] = mx_column_array(&w.reason, TEXTOID);
 	values[7] = Int64GetDatum(round_id);
-	values[9] = mx_column_array(&revised, BOOLOID);
+	values[9] = mx_column_array(&w.revised, BOOLOID);
 
 	rc = mx_spi_execute(
 		"WITH plan AS (SELECT * FROM unnest($1, $2, $3, $4, $5, $6, $7, $10) "
