@@ -34,6 +34,7 @@ mx_options_default(mx_options *o)
 	o->fair_share_half_life_s = MX_DEFAULT_HALF_LIFE_S;
 	o->lp_configs = 1;
 	o->lp_window = 60;
+	o->lp_backfill = 1;
 }
 
 static const char *const policy_names[MX_NPOLICIES] = {
@@ -102,6 +103,8 @@ const mx_option_spec mx_option_specs[] = {
 	"mixdnn: the start-now MILP instead of the configuration LP (ablation)"},
 	{"lp-window", MX_OPT_INT, OFF(lp_window), 1, 100000, "N",
 	"mixdnn: waiting jobs inside the configuration LP (default 60)"},
+	{"no-lp-backfill", MX_OPT_CLEAR, OFF(lp_backfill), 0, 0, NULL,
+	"mixdnn: a window job its LP configuration makes wait is not started on a free, sooner one (ablation)"},
 	{"fair-share", MX_OPT_SET, OFF(fair_share), 0, 0, NULL,
 	"mixdnn: weigh each job by its owner's fair-share factor (docs/model.md)"},
 	{"fair-share-half-life-s", MX_OPT_REAL, OFF(fair_share_half_life_s), 60, 1e9, "S",

@@ -68,6 +68,12 @@ typedef struct mx_options
 	 */
 	int			lp_configs;
 	int			lp_window;
+	/*
+	 * A window job its LP configuration makes wait starts now on another
+	 * of its configurations that fits for its whole run and ends it
+	 * sooner, moving no other plan (docs/model.md, the LP's backfill).
+	 */
+	int			lp_backfill;
 } mx_options;
 
 #define MX_DEFAULT_HORIZON_S (30.0 * 86400.0)

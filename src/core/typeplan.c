@@ -13,6 +13,8 @@
 
 #include "typeplan.h"
 #include "passes.h"
+#include "tolerance.h"
+#include "utility.h"
 
 /* Job j restated as a hard job on configuration c (its run time and count). */
 static void
@@ -26,6 +28,69 @@ pin_job(mx_job *j, const mx_config *c)
 	j->allowed = (uint64_t) 1 << c->type;
 	j->duration = c->runtime;
 	j->profile = -1;
+}
+
+/*
+ * Window job ji, pinned to a configuration that starts later: the first of
+ * its own configurations that fits the capacity now for its whole run and
+ * ends it sooner than planned (the earliest end, then the fewest GPUs,
+ * then the first type); -1 when none. Its own plan is out of work.
+ */
+static int
+sooner_now(const mx_snapshot *s, const mx_capacity *work, const mx_assignment *a,
+		   const mx_config *cf, int n)
+{
+	int			best = -1;
+
+	for (int c = 0; c < n; c++)
+	{
+		double		end = s->now + cf[c].runtime;
+
+		if (!(end < a->end - MX_TIME_EPS) ||
+			mx_capacity_earliest(work, cf[c].type, cf[c].gpus, cf[c].runtime, s->now) > s->now + MX_TIME_EPS)
+			continue;
+		if (best < 0 || end < s->now + cf[best].runtime - MX_TIME_EPS ||
+			(!(end > s->now + cf[best].runtime + MX_TIME_EPS) &&
+			 (cf[c].gpus < cf[best].gpus || (cf[c].gpus == cf[best].gpus && cf[c].type < cf[best].type))))
+			best = c;
+	}
+	return best;
+}
+
+int
+mx_typeplan_backfill(const mx_snapshot *s, const mx_options *o, mx_capacity *work,
+					 const int *window, int nw, mx_plan *p)
+{
+	mx_config  *cf = NULL;
+	int			ccap = 0,
+				moved = 0;
+
+	for (int i = 0; i < nw; i++)
+	{
+		mx_assignment *a = &p->a[window[i]];
+		int			n,
+					c;
+
+		if (a->status != MX_PLANNED || !(a->start > s->now + MX_TIME_EPS))
+			continue;
+		n = mx_job_configs_buf(s, &s->jobs[window[i]], o->scaling_alpha, &cf, &ccap);
+		if (n <= 0 || mx_capacity_release(work, a->type, a->gpus, a->start, a->end - a->start) < 0)
+			continue;
+		c = sooner_now(s, work, a, cf, n);
+		if (c < 0 || mx_capacity_reserve(work, cf[c].type, cf[c].gpus, s->now, cf[c].runtime) < 0)
+		{
+			(void) mx_capacity_reserve(work, a->type, a->gpus, a->start, a->end - a->start);
+			continue;
+		}
+		a->type = cf[c].type;
+		a->gpus = cf[c].gpus;
+		a->start = s->now;
+		a->end = s->now + cf[c].runtime;
+		a->utility = cf[c].utility;
+		moved++;
+	}
+	free(cf);
+	return moved;
 }
 
 mx_typelp_result
@@ -65,6 +130,8 @@ mx_typeplan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 	for (i = 0; i < nw; i++)
 		if (choice[i].type >= 0 && p->a[window[i]].status == MX_PLANNED)
 			p->a[window[i]].utility = choice[i].utility;
+	if (o->lp_backfill)
+		(void) mx_typeplan_backfill(s, o, &work, window, nw, p);
 	mx_capacity_free(&work);
 	free(pinned.jobs);
 	free(choice);

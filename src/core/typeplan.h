@@ -25,4 +25,17 @@ mx_typelp_result mx_typeplan(const mx_snapshot *s, const mx_options *o, const mx
 							 const double *best, double deadline_ms, mx_plan *p,
 							 mx_typelp_stats *st);
 
+/*
+ * The LP spreads the window's demand over the types; it does not mean to
+ * keep GPUs idle. Each job of window[0..nw) (in that order) planned in p
+ * to start later, while one of its own configurations fits work (running
+ * jobs and every plan, its own taken out) now for its whole run and ends
+ * it sooner, starts on that one now (the earliest end, then the fewest
+ * GPUs, then the first type): backfilling that moves no other plan
+ * (docs/model.md, "The LP's backfill"). work is kept up to date. Returns
+ * how many jobs moved.
+ */
+int			mx_typeplan_backfill(const mx_snapshot *s, const mx_options *o, mx_capacity *work,
+								 const int *window, int nw, mx_plan *p);
+
 #endif

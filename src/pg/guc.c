@@ -34,6 +34,7 @@ double		mx_guc_drain_margin;
 bool		mx_guc_reserve_all;
 bool		mx_guc_lp_configs;
 int			mx_guc_lp_window;
+bool		mx_guc_lp_backfill;
 int			mx_guc_lease_timeout_s;
 int			mx_guc_max_retries;
 int			mx_guc_lock_timeout_ms;
@@ -214,6 +215,12 @@ define_solver_gucs(const mx_options *d)
 							"Waiting jobs inside the configuration LP.",
 							NULL, &mx_guc_lp_window, d->lp_window, 1, 10000,
 							PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("mixdnn.lp_backfill",
+							 "A job the configuration LP makes wait starts now on a free configuration that ends it sooner.",
+							 "Only when no other plan moves (docs/model.md, \"The LP's backfill\"); off for comparison.",
+							 &mx_guc_lp_backfill, d->lp_backfill != 0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
 }
 
 /* The utility model and the guards (docs/model.md). */
@@ -350,6 +357,7 @@ mx_guc_options(mx_options *o)
 	o->fair_share_half_life_s = mx_guc_fair_share_half_life_s;
 	o->lp_configs = mx_guc_lp_configs;
 	o->lp_window = mx_guc_lp_window;
+	o->lp_backfill = mx_guc_lp_backfill;
 }
 
 PG_FUNCTION_INFO_V1(mixdnn_lease);

@@ -1,0 +1,99 @@
+/*
+ * test_typeplan.c — the configuration LP's backfill (typeplan.c,
+ * mx_typeplan_backfill) on hand-made plans.
+ */
+#include "unit.h"
+#include "fixtures.h"
+#include "capacity.h"
+#include "typeplan.h"
+
+#define SOFT 0					/* job index: soft, 1 GPU, 100 s on an a100, 200 s on a v100 */
+#define HARD 1					/* job index: hard, both v100 for 300 s */
+
+/* Two a100 busy until +100, two v100 free. */
+static void
+cluster(mx_snapshot *s)
+{
+	int			a100, v100, na;
+
+	fx_init(s, NOW);
+	a100 = fx_type(s, "a100", 2.0);
+	v100 = fx_type(s, "v100", 1.0);
+	na = fx_node(s, "a0", a100, 2, MX_NODE_UP);
+	fx_node(s, "v0", v100, 2, MX_NODE_UP);
+	fx_part(s, 50, na, 2, NOW + 100);
+	fx_soft(s, 1, a100, 1, 1, 1, (1 << a100) | (1 << v100), 100);
+	fx_hard(s, 2, v100, 2, 300);
+}
+
+/*
+ * The soft job on an a100 from soft_start, the hard one on both v100 from
+ * hard_start (< 0: not planned); backfill over the first nw jobs. How many
+ * moved; *work is left for the caller to free.
+ */
+static int
+backfill(const mx_snapshot *s, double soft_start, double hard_start, int nw, mx_plan *p, mx_capacity *work)
+{
+	mx_options	o;
+	int			window[2] = {SOFT, HARD};
+
+	mx_options_default(&o);
+	mx_plan_init(p, s->njobs);
+	fx_put(p, SOFT, 0, 1, soft_start, 100);
+	if (hard_start >= 0)
+		fx_put(p, HARD, 1, 2, hard_start, 300);
+	if (mx_capacity_init(work, s, o.overrun_s) < 0)
+		return -1;
+	(void) mx_capacity_reserve(work, 0, 1, soft_start, 100);
+	if (hard_start >= 0)
+		(void) mx_capacity_reserve(work, 1, 2, hard_start, 300);
+	return mx_typeplan_backfill(s, &o, work, window, nw, p);
+}
+
+static void
+test_backfill(void)
+{
+	mx_snapshot s;
+	mx_plan		p;
+	mx_capacity w;
+	int			n;
+
+	cluster(&s);
+
+	/* Planned on an a100 at +300 (ends +400): a v100 now ends it at +200. */
+	n = backfill(&s, NOW + 300, -1, 1, &p, &w);
+	CHECK(n == 1 && p.a[SOFT].type == 1 && p.a[SOFT].gpus == 1 && p.a[SOFT].start == NOW &&
+		  p.a[SOFT].end == NOW + 200, "moved to a free v100 now (%d; type %d, +%.0f..+%.0f)",
+		  n, p.a[SOFT].type, p.a[SOFT].start - NOW, p.a[SOFT].end - NOW);
+	CHECK(mx_capacity_free_at(&w, 1, NOW) == 1 && mx_capacity_free_at(&w, 0, NOW + 350) == 2,
+		  "the capacity follows: one v100 taken now, the a100 reservation given back");
+	mx_capacity_free(&w);
+	mx_plan_free(&p);
+
+	/* Planned at +100 (ends +200): a v100 now ends it no sooner. */
+	n = backfill(&s, NOW + 100, -1, 1, &p, &w);
+	CHECK(n == 0 && p.a[SOFT].type == 0 && p.a[SOFT].start == NOW + 100, "no sooner: stays (%d)", n);
+	CHECK(mx_capacity_free_at(&w, 0, NOW + 150) == 1, "its reservation is put back");
+	mx_capacity_free(&w);
+	mx_plan_free(&p);
+
+	/* The hard job is planned on both v100 from +50: a v100 run from now would move it. */
+	n = backfill(&s, NOW + 300, NOW + 50, 1, &p, &w);
+	CHECK(n == 0 && p.a[SOFT].start == NOW + 300 && p.a[HARD].start == NOW + 50, "no other plan moves (%d)", n);
+	mx_capacity_free(&w);
+	mx_plan_free(&p);
+
+	/* Outside the window: left as it is. */
+	n = backfill(&s, NOW + 300, -1, 0, &p, &w);
+	CHECK(n == 0 && p.a[SOFT].start == NOW + 300, "outside the window: stays (%d)", n);
+	mx_capacity_free(&w);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+int
+main(void)
+{
+	test_backfill();
+	return unit_done("test_typeplan");
+}
