@@ -520,9 +520,31 @@ tenancy_init(tenancy_round *t, const mx_snapshot *s, const mx_options *o)
 	return 0;
 }
 
-int
-mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o, mx_plan *out)
+/*
+ * Whether an owner has a GPU quota. The planner it wraps sees no owners, so
+ * the LP's backfill could move a job onto a type its owner is over quota
+ * on now, and the check below would then refuse the job for the round
+ * (or make it a borrower) where its plan on another type was within quota.
+ */
+static int
+has_quota(const mx_snapshot *s)
 {
+	for (int i = 0; i < s->nowners; i++)
+	{
+		if (s->owners[i].quota_all >= 0)
+			return 1;
+		for (int k = 0; k < MX_MAX_TYPES; k++)
+			if (s->owners[i].quota[k] >= 0)
+				return 1;
+	}
+	return 0;
+}
+
+int
+mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
+{
+	mx_options	ob = *o_in;
+	const mx_options *o = &ob;
 	tenancy_round t;
 	int			pass,
 				i,
@@ -531,6 +553,8 @@ mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o, mx_plan *out)
 
 	if (s->nowners <= 0 || s->owners == NULL)
 		return mx_plan_round(s, o, out);
+	if (has_quota(s))
+		ob.lp_backfill = 0;
 	if (tenancy_init(&t, s, o) < 0)
 	{
 		tenancy_free(&t);

@@ -5,7 +5,9 @@
  * A job pinned to its LP configuration is handed to the heuristic as a
  * hard job on exactly that configuration, so the heuristic's order, guards
  * and passes (start now, else deferred) place it without knowing about the
- * LP; the guards and the order stay those of the unpinned jobs.
+ * LP; the guards and the order stay those of the unpinned jobs. Then the
+ * backfill starts a window job its configuration makes wait on a free one
+ * of its own that ends it sooner (docs/model.md, "The LP's backfill").
  */
 #include <math.h>
 #include <stdlib.h>
@@ -31,10 +33,10 @@ pin_job(mx_job *j, const mx_config *c)
 }
 
 /*
- * Window job ji, pinned to a configuration that starts later: the first of
- * its own configurations that fits the capacity now for its whole run and
- * ends it sooner than planned (the earliest end, then the fewest GPUs,
- * then the first type); -1 when none. Its own plan is out of work.
+ * The configuration of cf[0..n) that fits work now for its whole run and
+ * ends the job before its plan a does: the shortest run, then the fewest
+ * GPUs, then the first type; -1 when none. The job's own plan is out of
+ * work.
  */
 static int
 sooner_now(const mx_snapshot *s, const mx_capacity *work, const mx_assignment *a,
@@ -44,13 +46,11 @@ sooner_now(const mx_snapshot *s, const mx_capacity *work, const mx_assignment *a
 
 	for (int c = 0; c < n; c++)
 	{
-		double		end = s->now + cf[c].runtime;
-
-		if (!(end < a->end - MX_TIME_EPS) ||
+		if (!(s->now + cf[c].runtime < a->end - MX_TIME_EPS) ||
 			mx_capacity_earliest(work, cf[c].type, cf[c].gpus, cf[c].runtime, s->now) > s->now + MX_TIME_EPS)
 			continue;
-		if (best < 0 || end < s->now + cf[best].runtime - MX_TIME_EPS ||
-			(!(end > s->now + cf[best].runtime + MX_TIME_EPS) &&
+		if (best < 0 || cf[c].runtime < cf[best].runtime - MX_TIME_EPS ||
+			(!(cf[c].runtime > cf[best].runtime + MX_TIME_EPS) &&
 			 (cf[c].gpus < cf[best].gpus || (cf[c].gpus == cf[best].gpus && cf[c].type < cf[best].type))))
 			best = c;
 	}
@@ -79,7 +79,9 @@ mx_typeplan_backfill(const mx_snapshot *s, const mx_options *o, mx_capacity *wor
 		c = sooner_now(s, work, a, cf, n);
 		if (c < 0 || mx_capacity_reserve(work, cf[c].type, cf[c].gpus, s->now, cf[c].runtime) < 0)
 		{
-			(void) mx_capacity_reserve(work, a->type, a->gpus, a->start, a->end - a->start);
+			/* Only out of memory fails here; then work is not whole: stop. */
+			if (mx_capacity_reserve(work, a->type, a->gpus, a->start, a->end - a->start) < 0)
+				break;
 			continue;
 		}
 		a->type = cf[c].type;

@@ -244,6 +244,47 @@ test_refusal_keeps_reasons(void)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * With a quota, the LP's backfill is off (has_quota): it could move a job
+ * onto a type its owner is over quota on. Random rounds with a per-type
+ * quota give the plans of lp_backfill = 0.
+ */
+static void
+test_quota_no_backfill(void)
+{
+	int			differ = 0;
+
+	for (int seed = 0; seed < 200; seed++)
+	{
+		mx_snapshot s;
+		mx_options	o;
+		mx_plan		on,
+					off;
+
+		fx_random(&s, 3000 + seed, 6 + seed % 10, 10 + seed % 40);
+		add_owner(&s, "a", 1);
+		add_owner(&s, "b", 1);
+		for (int i = 0; i < s.njobs; i++)
+			s.jobs[i].owner = i % 2;
+		for (int i = 0; i < s.nparts; i++)
+			s.parts[i].owner = i % 2;
+		s.owners[0].quota[0] = 4;
+		mx_options_default(&o);
+		if (mx_tenancy_plan_round(&s, &o, &on) == 0)
+		{
+			o.lp_backfill = 0;
+			if (mx_tenancy_plan_round(&s, &o, &off) == 0)
+			{
+				differ += !fx_same_assignments(&on, &off);
+				mx_plan_free(&off);
+			}
+			mx_plan_free(&on);
+		}
+		mx_snapshot_free(&s);
+	}
+	CHECK(differ == 0, "with a quota the backfill is off: the same plans in 200 random rounds (%d differ)", differ);
+}
+
 int
 main(void)
 {
@@ -254,5 +295,6 @@ main(void)
 	test_borrower_yields();
 	test_fair_share_order();
 	test_refusal_keeps_reasons();
+	test_quota_no_backfill();
 	return unit_done("test_tenancy");
 }

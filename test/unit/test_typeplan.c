@@ -6,6 +6,7 @@
 #include "fixtures.h"
 #include "capacity.h"
 #include "typeplan.h"
+#include "utility.h"
 
 #define SOFT 0					/* job index: soft, 1 GPU, 100 s on an a100, 200 s on a v100 */
 #define HARD 1					/* job index: hard, both v100 for 300 s */
@@ -91,9 +92,87 @@ test_backfill(void)
 	mx_snapshot_free(&s);
 }
 
+/* Whether a's configuration and utility are one of job i's candidates. */
+static int
+has_config(const mx_snapshot *s, int i, const mx_assignment *a)
+{
+	mx_config  *cf = NULL;
+	int			cap = 0,
+				n = mx_job_configs_buf(s, &s->jobs[i], MX_FITTED_ALPHA, &cf, &cap),
+				found = 0;
+
+	for (int c = 0; c < n; c++)
+		found |= cf[c].type == a->type && cf[c].gpus == a->gpus && fabs(cf[c].utility - a->utility) < 1e-12 &&
+			fabs(a->end - a->start - cf[c].runtime) < 1e-6;
+	free(cf);
+	return found;
+}
+
+static int
+chosen_reasons(const mx_plan *p)
+{
+	int			n = 0;
+
+	for (int i = 0; i < p->n; i++)
+		n += strstr(p->a[i].reason, "; the round chose") != NULL ||
+			strstr(p->a[i].reason, "; the round starts it later") != NULL;
+	return n;
+}
+
+/*
+ * Whole rounds on random snapshots, with the backfill and without: both
+ * plans fit, every job the backfill changed starts now, and fewer waiting
+ * jobs are kept off free GPUs that would end them sooner.
+ */
+static void
+test_rounds(void)
+{
+	int			differ = 0,
+				not_now = 0,
+				bad = 0,
+				chosen_on = 0,
+				chosen_off = 0;
+
+	for (int seed = 0; seed < 200; seed++)
+	{
+		mx_snapshot s;
+		mx_options	o;
+		mx_plan		on,
+					off;
+
+		fx_random(&s, 3000 + seed, 6 + seed % 10, 10 + seed % 40);
+		mx_options_default(&o);
+		if (mx_plan_round(&s, &o, &on) < 0)
+			bad++;
+		o.lp_backfill = 0;
+		if (mx_plan_round(&s, &o, &off) < 0)
+			bad++;
+		bad += fx_plan_violations(&s, &on, o.overrun_s) + fx_plan_violations(&s, &off, o.overrun_s);
+		for (int i = 0; i < s.njobs; i++)
+			if (on.a[i].status == MX_PLANNED && off.a[i].status == MX_PLANNED &&
+				(on.a[i].type != off.a[i].type || on.a[i].gpus != off.a[i].gpus || on.a[i].start != off.a[i].start))
+			{
+				differ++;
+				not_now += on.a[i].start > s.now + 1e-6 || !(on.a[i].start < off.a[i].start) ||
+					!(on.a[i].end < off.a[i].end) || !has_config(&s, i, &on.a[i]);
+			}
+		chosen_on += chosen_reasons(&on);
+		chosen_off += chosen_reasons(&off);
+		mx_plan_free(&on);
+		mx_plan_free(&off);
+		mx_snapshot_free(&s);
+	}
+	CHECK(bad == 0, "200 random rounds with and without the backfill fit (%d bad)", bad);
+	CHECK(differ > 0 && not_now == 0,
+		  "%d jobs moved, each to start now, end sooner, with its configuration's utility (%d not)", differ, not_now);
+	CHECK(chosen_on < chosen_off, "jobs kept off free GPUs that end them sooner: %d with, %d without", chosen_on,
+		  chosen_off);
+}
+
 int
 main(void)
 {
 	test_backfill();
+	test_rounds();
 	return unit_done("test_typeplan");
 }
