@@ -5,9 +5,9 @@
  * "Waiting for 2 a100 GPUs" is the whole story only when no configuration
  * of the job fits the GPUs idle now. When one does, the job is left off
  * them for one of four reasons, told apart on two capacities built once
- * per round (the running jobs plus the reserved jobs' plans, and plus
- * every plan), from which the job's own plan is taken out while it is
- * examined.
+ * per round, and only if some job has a configuration that fits the idle
+ * GPUs (the running jobs plus the reserved jobs' plans, and plus every
+ * plan), from which the job's own plan is taken out while it is examined.
  */
 #include <math.h>
 #include <stdio.h>
@@ -42,11 +42,14 @@ typedef struct reason_state
 {
 	const mx_snapshot *s;
 	const mx_options *o;
-	unsigned char *guard;		/* MX_GUARD_* per job */
+	const mx_plan *p;
+	const unsigned char *guard; /* MX_GUARD_* per job */
+	int		   *idle;			/* per type: GPUs free now with every plan placed */
 	mx_capacity reserved;		/* running jobs, plus the reserved jobs' plans */
 	mx_capacity all;			/* running jobs, plus every plan */
 	int			ncaps;			/* how many of the two are initialised */
-	int			exact;			/* both hold exactly the plan: the second part may be said */
+	int			built;			/* both hold the plan (built on first need) */
+	int			exact;			/* idle and the capacities are right: the second part may be said */
 	mx_config  *cf;
 	int			ccap;
 } reason_state;
@@ -65,24 +68,52 @@ state_free(reason_state *rs)
 		mx_capacity_free(&rs->reserved);
 	if (rs->ncaps > 1)
 		mx_capacity_free(&rs->all);
+	free(rs->idle);
 	free(rs->cf);
 }
 
-/* 0, or -1 (then not exact) when out of memory or the plan does not fit. */
+/*
+ * The GPUs idle now: the running jobs' capacity now, less the plans that
+ * cover now (those that start now; the capacity counts a start at now).
+ * Most rounds of a busy cluster stop here: no job can have an idle
+ * configuration, and the capacities of every plan are never built.
+ */
 static int
-state_init(reason_state *rs, const mx_plan *p)
+state_init(reason_state *rs)
 {
-	int			i;
+	const mx_snapshot *s = rs->s;
 
-	if (mx_capacity_init(&rs->reserved, rs->s, rs->o->overrun_s) < 0)
+	if (mx_capacity_init(&rs->reserved, s, rs->o->overrun_s) < 0)
 		return -1;
 	rs->ncaps = 1;
+	rs->idle = malloc((size_t) (s->ntypes > 0 ? s->ntypes : 1) * sizeof(int));
+	if (rs->idle == NULL)
+		return -1;
+	for (int k = 0; k < s->ntypes; k++)
+		rs->idle[k] = mx_capacity_free_at(&rs->reserved, k, s->now);
+	for (int i = 0; i < rs->p->n && i < s->njobs; i++)
+	{
+		const mx_assignment *a = &rs->p->a[i];
+
+		if (a->status == MX_PLANNED && a->type >= 0 && a->type < s->ntypes &&
+			a->start <= s->now && a->end > s->now)
+			rs->idle[a->type] -= a->gpus;
+	}
+	rs->exact = 1;
+	return 0;
+}
+
+/* The two capacities of every plan; 0, or -1 (then not exact) when out of memory or the plan does not fit. */
+static int
+state_build(reason_state *rs)
+{
+	rs->exact = 0;				/* until the capacities are whole */
 	if (mx_capacity_copy(&rs->all, &rs->reserved) < 0)
 		return -1;
 	rs->ncaps = 2;
-	for (i = 0; i < p->n && i < rs->s->njobs; i++)
+	for (int i = 0; i < rs->p->n && i < rs->s->njobs; i++)
 	{
-		const mx_assignment *a = &p->a[i];
+		const mx_assignment *a = &rs->p->a[i];
 
 		if (a->status != MX_PLANNED || !(a->end > a->start))
 			continue;
@@ -91,6 +122,7 @@ state_init(reason_state *rs, const mx_plan *p)
 			mx_capacity_reserve(&rs->all, a->type, a->gpus, a->start, a->end - a->start) < 0)
 			return -1;
 	}
+	rs->built = 1;
 	rs->exact = 1;
 	return 0;
 }
@@ -159,9 +191,11 @@ idle_option_of(reason_state *rs, int ji, const mx_assignment *a, idle_option *be
 		return -1;
 	/* Its own plan starts later, so it holds none of the GPUs free now. */
 	for (int c = 0; c < n && !fits; c++)
-		fits = mx_capacity_free_at(&rs->all, rs->cf[c].type, rs->s->now) >= rs->cf[c].gpus;
+		fits = rs->idle[rs->cf[c].type] >= rs->cf[c].gpus;
 	if (!fits)
 		return 0;
+	if (!rs->built && state_build(rs) < 0)
+		return -1;
 	if (own_plan(rs, ji, a, -1) < 0)
 	{
 		rs->exact = 0;			/* a release that fails changes nothing, but stop here */
@@ -247,23 +281,23 @@ int
 mx_plan_reasons(const mx_snapshot *s, const mx_options *o_in, const unsigned char *guard, mx_plan *p)
 {
 	mx_options	o = *o_in;
-	reason_state rs = {.s = s, .o = &o};
+	reason_state rs = {.s = s, .o = &o, .p = p, .guard = guard};
+	unsigned char *own_guard = NULL;
 	int			rc = 0,
 				i;
 
 	/* The configurations the round planned with (mx_plan_round's rule). */
 	if (!(o.scaling_alpha >= 0) || !isfinite(o.scaling_alpha))
 		o.scaling_alpha = MX_FITTED_ALPHA;
-
-	rs.guard = malloc((size_t) (s->njobs > 0 ? s->njobs : 1));
-	if (rs.guard == NULL)
-		rc = -1;
-	else if (guard != NULL)
-		memcpy(rs.guard, guard, (size_t) s->njobs);
-	else if (mx_job_guards(s, &o, rs.guard, NULL) < 0)
-		rc = -1;
+	if (guard == NULL)
+	{
+		own_guard = malloc((size_t) (s->njobs > 0 ? s->njobs : 1));
+		if (own_guard == NULL || mx_job_guards(s, &o, own_guard, NULL) < 0)
+			rc = -1;
+		rs.guard = own_guard;
+	}
 	/* Without guards or capacities the waiting jobs get the first part only. */
-	if (rc < 0 || state_init(&rs, p) < 0)
+	if (rc < 0 || state_init(&rs) < 0)
 	{
 		rc = -1;
 		rs.exact = 0;
@@ -280,6 +314,6 @@ mx_plan_reasons(const mx_snapshot *s, const mx_options *o_in, const unsigned cha
 			rc = -1;
 	}
 	state_free(&rs);
-	free(rs.guard);
+	free(own_guard);
 	return rc;
 }
