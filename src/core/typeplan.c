@@ -74,7 +74,10 @@ mx_typeplan_backfill(const mx_snapshot *s, const mx_options *o, mx_capacity *wor
 		if (a->status != MX_PLANNED || !(a->start > s->now + MX_TIME_EPS))
 			continue;
 		n = mx_job_configs_buf(s, &s->jobs[window[i]], o->scaling_alpha, &cf, &ccap);
-		if (n <= 0 || mx_capacity_release(work, a->type, a->gpus, a->start, a->end - a->start) < 0)
+		/* Its own plan starts later: what is free now does not depend on it. */
+		for (c = 0; c < n && mx_capacity_free_at(work, cf[c].type, s->now) < cf[c].gpus; c++)
+			;
+		if (c >= n || mx_capacity_release(work, a->type, a->gpus, a->start, a->end - a->start) < 0)
 			continue;
 		c = sooner_now(s, work, a, cf, n);
 		if (c < 0 || mx_capacity_reserve(work, cf[c].type, cf[c].gpus, s->now, cf[c].runtime) < 0)
