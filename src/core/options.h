@@ -23,6 +23,14 @@ typedef enum mx_policy
 
 #define MX_NPOLICIES 8
 
+struct mx_plan;
+
+/*
+ * Whether job ji of the round's snapshot may start now on (type, gpus),
+ * beside the jobs plan p starts now: 1 yes, 0 no.
+ */
+typedef int (*mx_start_check) (const void *ctx, const struct mx_plan *p, int ji, int type, int gpus);
+
 typedef struct mx_options
 {
 	mx_policy	policy;
@@ -74,6 +82,13 @@ typedef struct mx_options
 	 * sooner, moving no other plan (docs/model.md, the LP's backfill).
 	 */
 	int			lp_backfill;
+	/*
+	 * NULL: any start is allowed. Otherwise a rule the planner cannot check
+	 * itself, because its snapshot has no owners: tenancy.c sets it to its
+	 * owners' quotas. The LP's backfill starts no job the rule refuses.
+	 */
+	mx_start_check start_check;
+	const void *start_check_ctx;
 } mx_options;
 
 #define MX_DEFAULT_HORIZON_S (30.0 * 86400.0)

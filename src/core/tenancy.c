@@ -521,23 +521,21 @@ tenancy_init(tenancy_round *t, const mx_snapshot *s, const mx_options *o)
 }
 
 /*
- * Whether an owner has a GPU quota. The planner it wraps sees no owners, so
- * the LP's backfill could move a job onto a type its owner is over quota
- * on now, and the check below would then refuse the job for the round
- * (or make it a borrower) where its plan on another type was within quota.
+ * The planner's start check (options.h): job ji starts now on (type, gpus)
+ * within its owner's quotas, beside the GPUs the owner holds and the other
+ * jobs p starts now. A normal job may not even go over a quota that lends:
+ * check_starts would make it a borrower. The planner sees no owners, so
+ * without this the LP's backfill could move a job onto a type its owner is
+ * over quota on, and check_starts would refuse the job for the round where
+ * its plan on another type was within quota.
  */
 static int
-has_quota(const mx_snapshot *s)
+quota_allows_now(const void *ctx, const mx_plan *p, int ji, int type, int gpus)
 {
-	for (int i = 0; i < s->nowners; i++)
-	{
-		if (s->owners[i].quota_all >= 0)
-			return 1;
-		for (int k = 0; k < MX_MAX_TYPES; k++)
-			if (s->owners[i].quota[k] >= 0)
-				return 1;
-	}
-	return 0;
+	const tenancy_round *t = ctx;
+	int			r = mx_tenancy_over_quota(t->s, p, ji, type, gpus, NULL, 0);
+
+	return r == 0 || (r == 1 && t->state[ji] == T_BORROW);
 }
 
 int
@@ -553,13 +551,13 @@ mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out
 
 	if (s->nowners <= 0 || s->owners == NULL)
 		return mx_plan_round(s, o, out);
-	if (has_quota(s))
-		ob.lp_backfill = 0;
 	if (tenancy_init(&t, s, o) < 0)
 	{
 		tenancy_free(&t);
 		return -1;
 	}
+	ob.start_check = quota_allows_now;
+	ob.start_check_ctx = &t;
 	for (pass = 0; pass < MX_TENANCY_MAX_PASSES; pass++)
 	{
 		prepare_jobs(&t);

@@ -33,21 +33,24 @@ pin_job(mx_job *j, const mx_config *c)
 }
 
 /*
- * The configuration of cf[0..n) that fits work now for its whole run and
- * ends the job before its plan a does: the shortest run, then the fewest
- * GPUs, then the first type; -1 when none. The job's own plan is out of
- * work.
+ * The configuration of cf[0..n) that fits work now for its whole run, ends
+ * job ji before its plan does and passes the options' start check (its
+ * owner's quotas, beside what p starts now): the shortest run, then the
+ * fewest GPUs, then the first type; -1 when none. The job's own plan is
+ * out of work.
  */
 static int
-sooner_now(const mx_snapshot *s, const mx_capacity *work, const mx_assignment *a,
-		   const mx_config *cf, int n)
+sooner_now(const mx_snapshot *s, const mx_options *o, const mx_capacity *work,
+		   const mx_plan *p, int ji, const mx_config *cf, int n)
 {
+	const mx_assignment *a = &p->a[ji];
 	int			best = -1;
 
 	for (int c = 0; c < n; c++)
 	{
 		if (!(s->now + cf[c].runtime < a->end - MX_TIME_EPS) ||
-			mx_capacity_earliest(work, cf[c].type, cf[c].gpus, cf[c].runtime, s->now) > s->now + MX_TIME_EPS)
+			mx_capacity_earliest(work, cf[c].type, cf[c].gpus, cf[c].runtime, s->now) > s->now + MX_TIME_EPS ||
+			(o->start_check != NULL && !o->start_check(o->start_check_ctx, p, ji, cf[c].type, cf[c].gpus)))
 			continue;
 		if (best < 0 || cf[c].runtime < cf[best].runtime - MX_TIME_EPS ||
 			(!(cf[c].runtime > cf[best].runtime + MX_TIME_EPS) &&
@@ -79,7 +82,7 @@ mx_typeplan_backfill(const mx_snapshot *s, const mx_options *o, mx_capacity *wor
 			;
 		if (c >= n || mx_capacity_release(work, a->type, a->gpus, a->start, a->end - a->start) < 0)
 			continue;
-		c = sooner_now(s, work, a, cf, n);
+		c = sooner_now(s, o, work, p, window[i], cf, n);
 		if (c < 0 || mx_capacity_reserve(work, cf[c].type, cf[c].gpus, s->now, cf[c].runtime) < 0)
 		{
 			/* Only out of memory fails here; then work is not whole: stop. */

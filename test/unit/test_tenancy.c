@@ -244,17 +244,32 @@ test_refusal_keeps_reasons(void)
 	mx_snapshot_free(&s);
 }
 
+/* Jobs planned in off that on leaves waiting for a quota. */
+static int
+refused_in(const mx_plan *on, const mx_plan *off)
+{
+	int			n = 0;
+
+	for (int i = 0; i < on->n; i++)
+		n += off->a[i].status == MX_PLANNED && on->a[i].status == MX_WAITING &&
+			strncmp(on->a[i].reason, "over quota", 10) == 0;
+	return n;
+}
+
 /*
- * With a quota, the LP's backfill is off (has_quota): it could move a job
- * onto a type its owner is over quota on. Random rounds with a per-type
- * quota give the plans of lp_backfill = 0.
+ * The LP's backfill under quotas: it moves a job only onto a type its
+ * owner's quotas let it start on now (the start check), so no job the
+ * round without the backfill plans is refused for a quota with it. Random
+ * rounds, a's quota of 4 GPUs on one type (lending or not) or of all types.
  */
 static void
-test_quota_no_backfill(void)
+test_quota_backfill(void)
 {
-	int			differ = 0;
+	int			rounds = 0,
+				differ = 0,
+				refused = 0;
 
-	for (int seed = 0; seed < 200; seed++)
+	for (int seed = 0; seed < 300; seed++)
 	{
 		mx_snapshot s;
 		mx_options	o;
@@ -268,21 +283,29 @@ test_quota_no_backfill(void)
 			s.jobs[i].owner = i % 2;
 		for (int i = 0; i < s.nparts; i++)
 			s.parts[i].owner = i % 2;
-		s.owners[0].quota[0] = 4;
+		if (seed % 3 == 2)
+			s.owners[0].quota_all = 6;
+		else
+			s.owners[0].quota[seed % 2] = 4;
+		s.owners[0].borrow = seed % 5 == 0 ? 3 : 0;
 		mx_options_default(&o);
 		if (mx_tenancy_plan_round(&s, &o, &on) == 0)
 		{
 			o.lp_backfill = 0;
 			if (mx_tenancy_plan_round(&s, &o, &off) == 0)
 			{
+				rounds++;
 				differ += !fx_same_assignments(&on, &off);
+				refused += refused_in(&on, &off);
 				mx_plan_free(&off);
 			}
 			mx_plan_free(&on);
 		}
 		mx_snapshot_free(&s);
 	}
-	CHECK(differ == 0, "with a quota the backfill is off: the same plans in 200 random rounds (%d differ)", differ);
+	CHECK(rounds == 300, "300 random rounds planned (%d)", rounds);
+	CHECK(differ > 0, "the backfill acts under quotas: %d of 300 rounds differ", differ);
+	CHECK(refused == 0, "no job planned without the backfill is refused for a quota with it (%d)", refused);
 }
 
 int
@@ -295,6 +318,6 @@ main(void)
 	test_borrower_yields();
 	test_fair_share_order();
 	test_refusal_keeps_reasons();
-	test_quota_no_backfill();
+	test_quota_backfill();
 	return unit_done("test_tenancy");
 }

@@ -29,16 +29,19 @@ cluster(mx_snapshot *s)
 
 /*
  * The soft job on an a100 from soft_start, the hard one on both v100 from
- * hard_start (< 0: not planned); backfill over the first nw jobs. How many
+ * hard_start (< 0: not planned); backfill over the first nw jobs, with the
+ * start check (NULL: none). How many
  * moved; *work is left for the caller to free.
  */
 static int
-backfill(const mx_snapshot *s, double soft_start, double hard_start, int nw, mx_plan *p, mx_capacity *work)
+backfill(const mx_snapshot *s, double soft_start, double hard_start, int nw, mx_start_check check,
+		 mx_plan *p, mx_capacity *work)
 {
 	mx_options	o;
 	int			window[2] = {SOFT, HARD};
 
 	mx_options_default(&o);
+	o.start_check = check;
 	mx_plan_init(p, s->njobs);
 	fx_put(p, SOFT, 0, 1, soft_start, 100);
 	if (hard_start >= 0)
@@ -49,6 +52,17 @@ backfill(const mx_snapshot *s, double soft_start, double hard_start, int nw, mx_
 	if (hard_start >= 0)
 		(void) mx_capacity_reserve(work, 1, 2, hard_start, 300);
 	return mx_typeplan_backfill(s, &o, work, window, nw, p);
+}
+
+static int	checked;
+
+/* A start check that refuses type 1 (v100) and counts the questions it is asked as expected. */
+static int
+refuse_v100(const void *ctx, const struct mx_plan *p, int ji, int type, int gpus)
+{
+	(void) ctx;
+	checked += ji == SOFT && type == 1 && gpus == 1 && p->a[SOFT].start == NOW + 300;
+	return type != 1;
 }
 
 static void
@@ -62,7 +76,7 @@ test_backfill(void)
 	cluster(&s);
 
 	/* Planned on an a100 at +300 (ends +400): a v100 now ends it at +200. */
-	n = backfill(&s, NOW + 300, -1, 1, &p, &w);
+	n = backfill(&s, NOW + 300, -1, 1, NULL, &p, &w);
 	CHECK(n == 1 && p.a[SOFT].type == 1 && p.a[SOFT].gpus == 1 && p.a[SOFT].start == NOW &&
 		  p.a[SOFT].end == NOW + 200, "moved to a free v100 now (%d; type %d, +%.0f..+%.0f)",
 		  n, p.a[SOFT].type, p.a[SOFT].start - NOW, p.a[SOFT].end - NOW);
@@ -72,20 +86,28 @@ test_backfill(void)
 	mx_plan_free(&p);
 
 	/* Planned at +100 (ends +200): a v100 now ends it no sooner. */
-	n = backfill(&s, NOW + 100, -1, 1, &p, &w);
+	n = backfill(&s, NOW + 100, -1, 1, NULL, &p, &w);
 	CHECK(n == 0 && p.a[SOFT].type == 0 && p.a[SOFT].start == NOW + 100, "no sooner: stays (%d)", n);
 	CHECK(mx_capacity_free_at(&w, 0, NOW + 150) == 1, "its reservation is put back");
 	mx_capacity_free(&w);
 	mx_plan_free(&p);
 
 	/* The hard job is planned on both v100 from +50: a v100 run from now would move it. */
-	n = backfill(&s, NOW + 300, NOW + 50, 1, &p, &w);
+	n = backfill(&s, NOW + 300, NOW + 50, 1, NULL, &p, &w);
 	CHECK(n == 0 && p.a[SOFT].start == NOW + 300 && p.a[HARD].start == NOW + 50, "no other plan moves (%d)", n);
 	mx_capacity_free(&w);
 	mx_plan_free(&p);
 
+	/* A start check that refuses the v100 (an owner's quota): it stays, and the check saw the move. */
+	n = backfill(&s, NOW + 300, -1, 1, refuse_v100, &p, &w);
+	CHECK(n == 0 && p.a[SOFT].type == 0 && p.a[SOFT].start == NOW + 300 && mx_capacity_free_at(&w, 1, NOW) == 2,
+		  "the start check refuses the v100: stays, nothing taken (%d)", n);
+	CHECK(checked == 1, "the check was asked once, for the job on 1 v100 beside its plan at +300 (%d)", checked);
+	mx_capacity_free(&w);
+	mx_plan_free(&p);
+
 	/* Outside the window: left as it is. */
-	n = backfill(&s, NOW + 300, -1, 0, &p, &w);
+	n = backfill(&s, NOW + 300, -1, 0, NULL, &p, &w);
 	CHECK(n == 0 && p.a[SOFT].start == NOW + 300, "outside the window: stays (%d)", n);
 	mx_capacity_free(&w);
 	mx_plan_free(&p);
