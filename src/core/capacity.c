@@ -345,6 +345,24 @@ mx_capacity_free_at(const mx_capacity *c, int type, double t)
 }
 
 double
+mx_capacity_free_seconds(const mx_capacity *c, int type, double from, double to)
+{
+	double		sum = 0;
+
+	if (type < 0 || type >= c->ntypes)
+		return 0;
+	for (int i = 0; i < c->nsteps[type]; i++)
+	{
+		double		a = fmax(c->steps[type][i].t, from),
+					z = i + 1 < c->nsteps[type] ? fmin(c->steps[type][i + 1].t, to) : to;
+
+		if (z > a)
+			sum += c->steps[type][i].free * (z - a);
+	}
+	return sum;
+}
+
+double
 mx_capacity_earliest(const mx_capacity *c, int type, int gpus, double len, double from)
 {
 	const mx_step *st;

@@ -35,6 +35,9 @@ double		mx_capacity_last_end(const mx_capacity *c);
 /* Free GPUs of type at time t. */
 int			mx_capacity_free_at(const mx_capacity *c, int type, double t);
 
+/* GPU-seconds of type free on [from, to): the integral of mx_capacity_free_at. */
+double		mx_capacity_free_seconds(const mx_capacity *c, int type, double from, double to);
+
 /* Earliest t >= from with at least gpus free on [t, t + len); INFINITY if never. */
 double		mx_capacity_earliest(const mx_capacity *c, int type, int gpus, double len, double from);
 

@@ -106,29 +106,6 @@ tlp_free(tlp_model *m)
 	free(m->x);
 }
 
-/* Free GPU-seconds of type k on [now, now + len) in cap. */
-static double
-free_gpu_seconds(const mx_capacity *cap, int k, double now, double len)
-{
-	double		sum = 0,
-				end = now + len;
-	int			i;
-
-	for (i = 0; i < cap->nsteps[k]; i++)
-	{
-		double		a = cap->steps[k][i].t,
-					z = i + 1 < cap->nsteps[k] ? cap->steps[k][i + 1].t : INFINITY;
-
-		if (a < now)
-			a = now;
-		if (z > end)
-			z = end;
-		if (z > a)
-			sum += cap->steps[k][i].free * (z - a);
-	}
-	return sum;
-}
-
 /*
  * Configurations and weights of the window jobs; the window is cut before
  * the job that would take the model past TLP_MAX_COLS columns.
@@ -203,11 +180,8 @@ set_slots(tlp_model *m, const mx_snapshot *s, const mx_capacity *cap)
 		work += least;
 	}
 	for (k = 0; k < m->K; k++)
-	{
 		gpus += cap->total[k];
-		if (cap->nsteps[k] > 0)
-			last = fmax(last, cap->steps[k][cap->nsteps[k] - 1].t - s->now);
-	}
+	last = fmax(0.0, mx_capacity_last_end(cap) - s->now);
 	d0 = fmax(TLP_MIN_SLOT_S, isfinite(shortest) ? shortest / 4.0 : TLP_MIN_SLOT_S);
 	D = 2.0 * fmax(fmax(last, longest), gpus > 0 ? work / gpus : 0);
 	if (!(D > d0 * 2))
@@ -232,7 +206,7 @@ set_capacity(tlp_model *m, const mx_snapshot *s, const mx_capacity *cap)
 		return -1;
 	for (k = 0; k < m->K; k++)
 		for (sl = 0; sl < m->S - 1; sl++)
-			m->capk[k * (m->S - 1) + sl] = free_gpu_seconds(cap, k, s->now, m->b[sl + 1]);
+			m->capk[k * (m->S - 1) + sl] = mx_capacity_free_seconds(cap, k, s->now, s->now + m->b[sl + 1]);
 	return 0;
 }
 

@@ -126,7 +126,7 @@ test_random(void)
 	mx_snapshot s;
 	mx_capacity c;
 	int			freev[T + 200];
-	int			a, i, t, bad_free = 0, bad_earliest = 0, bad_reserve = 0, bad_release = 0, maxsteps = 0;
+	int			a, i, t, bad_free = 0, bad_earliest = 0, bad_reserve = 0, bad_release = 0, bad_seconds = 0, maxsteps = 0;
 	int			res[3000][3],	/* start, GPUs, length of the reservations still held */
 				nres = 0;
 
@@ -217,6 +217,19 @@ test_random(void)
 	for (i = 1; i < c.nsteps[a]; i++)
 		if (!(c.steps[a][i].t > c.steps[a][i - 1].t) || c.steps[a][i].free == c.steps[a][i - 1].free)
 			bad_free++;
+	/* free_seconds over random intervals, half-integer ends included: the sum of the array */
+	for (i = 0; i < 500; i++)
+	{
+		double		from = fx_int(0, 2 * T - 2) / 2.0,
+					to = from + fx_int(0, 2 * T - 2 * (int) from) / 2.0,
+					want = 0;
+
+		for (t = 0; t < T; t++)
+			want += freev[t] * (fmin(to, t + 1.0) > fmax(from, t) ? fmin(to, t + 1.0) - fmax(from, t) : 0);
+		if (fabs(mx_capacity_free_seconds(&c, a, from, to) - want) > 1e-9)
+			bad_seconds++;
+	}
+	CHECK(bad_seconds == 0, "free_seconds matches brute force on 500 intervals (%d)", bad_seconds);
 	CHECK(bad_earliest == 0, "earliest matches brute force (%d mismatches)", bad_earliest);
 	CHECK(bad_reserve == 0, "reserve accepts what fits, refuses what does not (%d)", bad_reserve);
 	CHECK(bad_release == 0 && nres > 0, "release gives back any reservation held (%d failed, %d still held)",
