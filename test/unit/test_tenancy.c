@@ -1,7 +1,9 @@
 /* test_tenancy.c — quotas, borrowing and fair share around a round (tenancy.c). */
 #include "unit.h"
 #include "fixtures.h"
+#include "capacity.h"
 #include "tenancy.h"
+#include "utility.h"
 
 static int
 add_owner(mx_snapshot *s, const char *name, double shares)
@@ -244,6 +246,84 @@ test_refusal_keeps_reasons(void)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * a holds its quota's one v100; its soft job may run on a v100 or a k80,
+ * both idle: it starts on a k80 now (the heuristic and the LP's pin ask
+ * the start check), not refused for the round because the fastest type is
+ * over quota. Its hard v100 job is still refused, with the quota's reason.
+ */
+static void
+test_quota_other_type(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			v,
+				k,
+				nv;
+
+	fx_init(&s, NOW);
+	mx_options_default(&o);
+	v = fx_type(&s, "v100", 2.0);
+	k = fx_type(&s, "k80", 1.0);
+	nv = fx_node(&s, "v0", v, 2, MX_NODE_UP);
+	fx_node(&s, "k0", k, 2, MX_NODE_UP);
+	fx_part(&s, 99, nv, 1, NOW + 3600);
+	s.parts[0].owner = 0;
+	fx_soft(&s, 1, v, 1, 1, 1, (1 << v) | (1 << k), 100)->owner = 0;
+	fx_hard(&s, 2, v, 1, 50)->owner = 0;
+	add_owner(&s, "a", 1);
+	s.owners[0].quota[v] = 1;
+	for (int milp = 1; milp >= 0; milp--)
+	{
+		o.use_milp = milp;
+		CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && starts_now(&s, &p, 0) && p.a[0].type == k,
+			  "%s: the soft job starts on a k80 now (status %d, type %d: '%s')",
+			  milp ? "the LP" : "the heuristic", p.a[0].status, p.a[0].type, p.a[0].reason);
+		CHECK(p.a[1].status == MX_WAITING &&
+			  strcmp(p.a[1].reason, "over quota: role a holds 1 of the 1 v100 GPUs its quota allows and needs 1") == 0,
+			  "%s: the hard one is refused: '%s'", milp ? "the LP" : "the heuristic", p.a[1].reason);
+		mx_plan_free(&p);
+	}
+	mx_snapshot_free(&s);
+}
+
+/*
+ * Jobs p leaves waiting for a quota although one of their configurations
+ * fits now, for its whole run, GPUs no plan of p uses, within every quota
+ * of the owner (beside what it holds and what p starts now).
+ */
+static int
+refused_beside_room(const mx_snapshot *s, const mx_options *o, const mx_plan *p)
+{
+	mx_capacity c;
+	mx_config  *cf = NULL;
+	int			ccap = 0,
+				n = 0;
+
+	if (mx_capacity_init(&c, s, o->overrun_s) < 0)
+		return -1;
+	for (int i = 0; i < p->n; i++)
+		if (p->a[i].status == MX_PLANNED)
+			(void) mx_capacity_reserve(&c, p->a[i].type, p->a[i].gpus, p->a[i].start, p->a[i].end - p->a[i].start);
+	for (int i = 0; i < p->n; i++)
+	{
+		int			nc,
+					room = 0;
+
+		if (p->a[i].status != MX_WAITING || strncmp(p->a[i].reason, "over quota", 10) != 0)
+			continue;
+		nc = mx_job_configs_buf(s, &s->jobs[i], o->scaling_alpha, &cf, &ccap);
+		for (int k = 0; k < nc && !room; k++)
+			room = mx_capacity_earliest(&c, cf[k].type, cf[k].gpus, cf[k].runtime, s->now) <= s->now &&
+				mx_tenancy_over_quota(s, p, i, cf[k].type, cf[k].gpus, NULL, 0) == 0;
+		n += room;
+	}
+	free(cf);
+	mx_capacity_free(&c);
+	return n;
+}
+
 /* Jobs planned in off that on leaves waiting for a quota. */
 static int
 refused_in(const mx_plan *on, const mx_plan *off)
@@ -267,7 +347,8 @@ test_quota_backfill(void)
 {
 	int			rounds = 0,
 				differ = 0,
-				refused = 0;
+				refused = 0,
+				idle = 0;
 
 	for (int seed = 0; seed < 300; seed++)
 	{
@@ -295,6 +376,7 @@ test_quota_backfill(void)
 			if (mx_tenancy_plan_round(&s, &o, &off) == 0)
 			{
 				rounds++;
+				idle += refused_beside_room(&s, &o, &on) + refused_beside_room(&s, &o, &off);
 				differ += !fx_same_assignments(&on, &off);
 				refused += refused_in(&on, &off);
 				mx_plan_free(&off);
@@ -306,6 +388,7 @@ test_quota_backfill(void)
 	CHECK(rounds == 300, "300 random rounds planned (%d)", rounds);
 	CHECK(differ > 0, "the backfill acts under quotas: %d of 300 rounds differ", differ);
 	CHECK(refused == 0, "no job planned without the backfill is refused for a quota with it (%d)", refused);
+	CHECK(idle == 0, "no job is refused for a quota while a configuration within it fits idle GPUs (%d)", idle);
 }
 
 int
@@ -318,6 +401,7 @@ main(void)
 	test_borrower_yields();
 	test_fair_share_order();
 	test_refusal_keeps_reasons();
+	test_quota_other_type();
 	test_quota_backfill();
 	return unit_done("test_tenancy");
 }

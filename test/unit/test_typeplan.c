@@ -57,12 +57,12 @@ backfill(const mx_snapshot *s, double soft_start, double hard_start, int nw, mx_
 static int	checked;
 
 /* A start check that refuses type 1 (v100) and counts the questions it is asked as expected. */
-static int
-refuse_v100(const void *ctx, const struct mx_plan *p, int ji, int type, int gpus)
+static mx_start_verdict
+refuse_v100(const void *ctx, const struct mx_plan *p, int ji, int type, int gpus, double start)
 {
 	(void) ctx;
-	checked += ji == SOFT && type == 1 && gpus == 1 && p->a[SOFT].start == NOW + 300;
-	return type != 1;
+	checked += ji == SOFT && type == 1 && gpus == 1 && start == NOW && p->a[SOFT].start == NOW + 300;
+	return type == 1 ? MX_START_BORROWS : MX_START_OK;
 }
 
 static void
