@@ -118,41 +118,6 @@ mx_heuristic_choose(const mx_snapshot *s, const mx_options *o, const mx_capacity
 	return best;
 }
 
-/*
- * The options' start check refuses configuration c of job ji at its
- * earliest start (tenancy.c: a quota that does not lend): choose again
- * without the configurations refused at their earliest start, so that a
- * soft job takes one within its owner's quotas rather than being refused
- * for the round. When every configuration is refused (always so for a
- * hard job), c stays: the check after the plan refuses the job with its
- * reason. cf[0 .. n) is reordered; the index chosen.
- */
-static int
-choose_allowed(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap, int ji,
-			   const mx_plan *p, mx_config *cf, int n, int c, double *start)
-{
-	mx_config	first = cf[c];
-	double		t0 = *start;
-	int			m = 0,
-				r = -1;
-
-	for (int i = 0; i < n; i++)
-	{
-		mx_config	x = cf[i];
-		double		t = mx_capacity_earliest(cap, x.type, x.gpus, x.runtime, s->now);
-
-		if (isfinite(t) && o->start_check(o->start_check_ctx, p, ji, x.type, x.gpus, t) != MX_START_REFUSED)
-			cf[m++] = x;
-	}
-	if (m > 0)
-		r = mx_heuristic_choose(s, o, cap, &s->jobs[ji], cf, m, start);
-	if (r >= 0)
-		return r;
-	cf[0] = first;
-	*start = t0;
-	return 0;
-}
-
 static void
 set_unplannable(mx_assignment *a, const char *why)
 {
@@ -191,9 +156,6 @@ mx_heuristic_place(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, 
 		return MX_PLACE_UNPLANNABLE;
 	}
 	c = mx_heuristic_choose(s, o, cap, j, *cf, nc, &t);
-	if (c >= 0 && o->start_check != NULL &&
-		o->start_check(o->start_check_ctx, p, ji, (*cf)[c].type, (*cf)[c].gpus, t) == MX_START_REFUSED)
-		c = choose_allowed(s, o, cap, ji, p, *cf, nc, c, &t);
 	if (c >= 0 && now_only && t > s->now + TIE_EPS)
 		return MX_PLACE_DEFERRED;
 	if (c < 0 || mx_capacity_reserve(cap, (*cf)[c].type, (*cf)[c].gpus, t, (*cf)[c].runtime) < 0)

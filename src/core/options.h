@@ -25,7 +25,7 @@ typedef enum mx_policy
 
 struct mx_plan;
 
-/* What a start check (below) says of a start. */
+/* What a start check (below) says of a start now. */
 typedef enum mx_start_verdict
 {
 	MX_START_OK = 0,			/* the job may start so */
@@ -34,12 +34,11 @@ typedef enum mx_start_verdict
 } mx_start_verdict;
 
 /*
- * Whether job ji of the round's snapshot may start at `start` on (type,
- * gpus), beside the running jobs and the jobs plan p has planned over that
- * instant (p NULL: the running jobs only).
+ * Whether job ji of the round's snapshot may start now on (type, gpus),
+ * beside the running jobs and the jobs plan p starts now.
  */
 typedef mx_start_verdict (*mx_start_check) (const void *ctx, const struct mx_plan *p, int ji, int type,
-											int gpus, double start);
+											int gpus);
 
 typedef struct mx_options
 {
@@ -95,10 +94,8 @@ typedef struct mx_options
 	/*
 	 * NULL: any start is allowed. Otherwise a rule the planner cannot check
 	 * itself, because its snapshot has no owners: tenancy.c sets it to its
-	 * owners' quotas. The heuristic plans no job on a configuration it
-	 * refuses at that configuration's start while another configuration is
-	 * left, the LP pins no job to one, and the LP's backfill moves a job
-	 * only onto one it calls MX_START_OK.
+	 * owners' quotas. The LP's backfill moves a job only onto a
+	 * configuration it calls MX_START_OK.
 	 */
 	mx_start_check start_check;
 	const void *start_check_ctx;

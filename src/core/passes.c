@@ -266,10 +266,6 @@ mx_heuristic_plan_guarded(const mx_snapshot *s, const mx_options *o, mx_capacity
 
 	if (n <= 0)
 		return;
-	/* A start check counts the plan's starts now: not those of an earlier plan in p. */
-	if (o->start_check != NULL)
-		for (int i = 0; i < n; i++)
-			p->a[order[i]].status = MX_WAITING;
 	if (!o->reserve_all && guard && best)
 	{
 		ps.pk_a = malloc((size_t) n * sizeof(pass_key));

@@ -1,19 +1,16 @@
 /*
  * tenancy.c — quotas and fair share around a round (tenancy.h).
  *
- * A round is planned (the planner asks quota_start_check, through the
- * options, for the configurations it chooses), its planned jobs are taken
- * by start (ties in the planner's order), and each one that would take
- * its owner beyond a quota at its start is narrowed to its other
- * configurations when it is a soft job that has some, else refused for
- * this round (a reason says which quota) or, when every quota it exceeds
- * lets it borrow, planned again as a borrower whose weight is tiny, so it
- * only gets GPUs no job within its quota can use now. Nothing is
- * preempted: lent GPUs come back when the borrower ends. The plan is made
- * again until no start changes (at most MX_TENANCY_MAX_PASSES plans);
- * after a pass, every job that could no longer start within its owner's
- * quotas is settled at once, and once a pass changes nothing the refused
- * jobs that now have room are planned again.
+ * A round is planned, its planned jobs are taken by start (ties in the
+ * planner's order), and each one that would take its owner beyond a quota
+ * at its start loses that type, when it is a soft job refused by a
+ * per-type quota that can run on another (narrow_job), or else is refused
+ * for this round (a reason says which quota) or, when every quota it
+ * exceeds lets it borrow, planned again as a borrower whose weight is
+ * tiny, so it only gets GPUs no job within its quota can use now. Nothing is preempted: lent GPUs
+ * come back when the borrower ends. The plan is made again until no start
+ * changes (at most MX_TENANCY_MAX_PASSES plans); after a pass, every job
+ * that could no longer start within its owner's quotas is settled at once.
  */
 #include <limits.h>
 #include <math.h>
@@ -24,6 +21,7 @@
 #include "tenancy.h"
 #include "heuristic.h"
 #include "reasons.h"
+#include "utility.h"
 
 #define START_EPS 1e-6
 
@@ -49,9 +47,6 @@ typedef struct tenancy_round
 	int		   *held;			/* per owner, (ntypes + 1) counts: GPUs held now; [ntypes] = all */
 	int		   *use;			/* the same, plus this plan's starts now */
 	double	   *factor;			/* per owner: fair-share factor, 1 without fair share */
-	int		   *jobs_of;		/* job indices by owner: jobs_of[off[ow] .. off[ow + 1]) */
-	int		   *off;			/* nowners + 1 */
-	int		   *scratch;		/* ntypes + 1 counts for the start check */
 } tenancy_round;
 
 double
@@ -341,17 +336,18 @@ cmp_start_key(const void *x, const void *y)
 }
 
 /*
- * GPUs owner ow's launching and running parts hold at instant at, per type
- * and in all ([ntypes]): until their expected end (past it, until now +
- * overrun_s, the planner's rule).
+ * GPUs owner ow holds at instant at, per type and in all ([ntypes]): its
+ * running parts until their expected end (past it, until now + overrun_s,
+ * the planner's rule) and the planned jobs accepted so far.
  */
 static void
-parts_at(const tenancy_round *t, int ow, double at, int *u)
+usage_at(const tenancy_round *t, const mx_plan *p, const int *acc, int nacc, int ow, double at, int *u)
 {
 	const mx_snapshot *s = t->s;
+	int			i;
 
 	memset(u, 0, (size_t) (s->ntypes + 1) * sizeof(int));
-	for (int i = 0; i < s->nparts; i++)
+	for (i = 0; i < s->nparts; i++)
 	{
 		const mx_running_part *rp = &s->parts[i];
 		double		end = rp->expected_end > s->now ? rp->expected_end : s->now + t->o->overrun_s;
@@ -364,38 +360,26 @@ parts_at(const tenancy_round *t, int ow, double at, int *u)
 			u[k] += rp->gpus;
 		u[s->ntypes] += rp->gpus;
 	}
-}
+	for (i = 0; i < nacc; i++)
+	{
+		const mx_assignment *a = &p->a[acc[i]];
 
-/* Add job ji's plan a to u when it holds GPUs at instant at. */
-static void
-add_plan_at(const mx_snapshot *s, const mx_assignment *a, double at, int *u)
-{
-	if (a->status != MX_PLANNED || a->start > at + START_EPS || !(a->end > at + START_EPS))
-		return;
-	if (a->type >= 0 && a->type < s->ntypes)
-		u[a->type] += a->gpus;
-	u[s->ntypes] += a->gpus;
-}
-
-/* What owner ow holds at instant at: its parts and the planned jobs accepted so far (acc). */
-static void
-usage_at(const tenancy_round *t, const mx_plan *p, const int *acc, int nacc, int ow, double at, int *u)
-{
-	parts_at(t, ow, at, u);
-	for (int i = 0; i < nacc; i++)
-		if (owner_of(t->s, t->s->jobs[acc[i]].owner) == ow)
-			add_plan_at(t->s, &p->a[acc[i]], at, u);
+		if (owner_of(s, s->jobs[acc[i]].owner) != ow || a->start > at + START_EPS || !(a->end > at + START_EPS))
+			continue;
+		if (a->type >= 0 && a->type < s->ntypes)
+			u[a->type] += a->gpus;
+		u[s->ntypes] += a->gpus;
+	}
 }
 
 /*
  * A soft job refused at its planned start (a, beside usage u then) by a
- * quota that does not lend, which other configurations may respect: for
- * the rest of the round it loses a's type when a per-type quota refused
- * it and another type is left, or the GPUs beyond the room of its owner's
- * quota of all types, and is planned again rather than refused. The
- * heuristic asks the start check, but a job it places later in its order
- * can start earlier and hold the quota at this one's start. 1 when
- * narrowed.
+ * per-type quota that does not lend loses that type for the rest of the
+ * round, when it has another type it can run on, and is planned again
+ * rather than refused: the planner does not know the quotas, and chose
+ * the type that ends the job first. It is not shrunk to the quota's room
+ * (docs/model.md, "Quotas and fair share": that cost the tenancy
+ * evaluation's flood a third more average JCT). 1 when narrowed.
  */
 static int
 narrow_job(tenancy_round *t, int ji, const mx_assignment *a, const int *u)
@@ -404,23 +388,24 @@ narrow_job(tenancy_round *t, int ji, const mx_assignment *a, const int *u)
 	mx_job	   *j = &t->sub.jobs[ji];
 	const mx_owner *w = &s->owners[s->jobs[ji].owner];
 	int			k = a->type;
-	uint64_t	left;
-	int			room;
+	double		alpha = t->o->scaling_alpha >= 0 && isfinite(t->o->scaling_alpha) ? t->o->scaling_alpha : MX_FITTED_ALPHA;
+	uint64_t	before = j->allowed,
+				left;
+	char		why[MX_REASON_LEN];
 
-	if (j->cls != MX_SOFT || k < 0 || k >= s->ntypes || k >= MX_MAX_TYPES)
+	if (j->cls != MX_SOFT || k < 0 || k >= s->ntypes || k >= MX_MAX_TYPES ||
+		w->quota[k] < 0 || (w->borrow & ((uint64_t) 1 << k)) || u[k] + a->gpus <= w->quota[k])
 		return 0;
-	if (w->quota[k] >= 0 && !(w->borrow & ((uint64_t) 1 << k)) && u[k] + a->gpus > w->quota[k])
+	left = types_of(s, j) & ~((uint64_t) 1 << k);
+	if (left == 0)
+		return 0;
+	j->allowed = left;
+	/* What is left must still run on the cluster as it is (a type may be down). */
+	if (mx_job_explain(&t->sub, j, alpha, why, sizeof(why)))
 	{
-		left = types_of(s, j) & ~((uint64_t) 1 << k);
-		if (left == 0)
-			return 0;
-		j->allowed = left;
-		return 1;
-	}
-	room = w->quota_all - u[s->ntypes];
-	if (w->quota_all < 0 || w->borrow_all || room < j->min_gpus || room >= j->max_gpus)
+		j->allowed = before;
 		return 0;
-	j->max_gpus = room;
+	}
 	return 1;
 }
 
@@ -538,64 +523,6 @@ settle_over_quota(tenancy_round *t)
 	}
 }
 
-/* The waiting jobs by owner (counting sort), for the start check. */
-static void
-group_jobs(tenancy_round *t)
-{
-	const mx_snapshot *s = t->s;
-	int		   *next = t->off + 1;	/* off[ow + 1] counts, then fills */
-
-	for (int i = 0; i < s->njobs; i++)
-	{
-		int			ow = owner_of(s, s->jobs[i].owner);
-
-		if (ow >= 0)
-			next[ow + 1]++;
-	}
-	for (int ow = 0; ow < s->nowners; ow++)
-		next[ow + 1] += next[ow];
-	for (int i = 0; i < s->njobs; i++)
-	{
-		int			ow = owner_of(s, s->jobs[i].owner);
-
-		if (ow >= 0)
-			t->jobs_of[next[ow]++] = i;
-	}
-}
-
-/*
- * Once a pass changed nothing: every refused job that the plan's starts now
- * leave room for (a type within every quota of its owner, beside the GPUs
- * held and those starts) is planned again. A job is refused against the
- * plan of its pass, and the passes after it move other jobs: the starts
- * that filled the quota may be gone. How many jobs were released.
- */
-static int
-release_refused(tenancy_round *t)
-{
-	const mx_snapshot *s = t->s;
-	int			n = 0;
-
-	for (int i = 0; i < s->njobs; i++)
-	{
-		const mx_job *j = &t->sub.jobs[i];
-		int			ow = owner_of(s, s->jobs[i].owner),
-					need = j->cls == MX_HARD ? j->ref_gpus : j->min_gpus;
-
-		if (ow < 0 || t->state[i] != T_REFUSED)
-			continue;
-		for (int k = 0; k < s->ntypes && k < MX_MAX_TYPES; k++)
-			if ((types_of(s, j) & ((uint64_t) 1 << k)) &&
-				over_quota_with(s, t->use + (size_t) ow * (s->ntypes + 1), ow, k, need, NULL, 0) == 0)
-			{
-				t->state[i] = T_NORMAL;
-				n++;
-				break;
-			}
-	}
-	return n;
-}
-
 static void
 tenancy_free(tenancy_round *t)
 {
@@ -606,9 +533,6 @@ tenancy_free(tenancy_round *t)
 	free(t->held);
 	free(t->use);
 	free(t->factor);
-	free(t->jobs_of);
-	free(t->off);
-	free(t->scratch);
 }
 
 static int
@@ -631,14 +555,9 @@ tenancy_init(tenancy_round *t, const mx_snapshot *s, const mx_options *o)
 	t->held = malloc(nh * sizeof(int));
 	t->use = malloc(nh * sizeof(int));
 	t->factor = malloc((size_t) s->nowners * sizeof(double));
-	t->jobs_of = malloc(nj * sizeof(int));
-	t->off = calloc((size_t) s->nowners + 2, sizeof(int));
-	t->scratch = malloc((size_t) (s->ntypes + 1) * sizeof(int));
 	if (t->sub.jobs == NULL || t->state == NULL || t->flagged == NULL || t->why == NULL ||
-		t->held == NULL || t->use == NULL || t->factor == NULL || t->jobs_of == NULL ||
-		t->off == NULL || t->scratch == NULL)
+		t->held == NULL || t->use == NULL || t->factor == NULL)
 		return -1;
-	group_jobs(t);
 	if (s->njobs > 0)
 		memcpy(t->sub.jobs, s->jobs, (size_t) s->njobs * sizeof(mx_job));
 	count_held(s, t->held);
@@ -651,35 +570,18 @@ tenancy_init(tenancy_round *t, const mx_snapshot *s, const mx_options *o)
 	return 0;
 }
 
-/* Whether w has a quota on type k or on all types. */
-static int
-has_quota_on(const mx_owner *w, int k)
-{
-	return w->quota_all >= 0 || (k >= 0 && k < MX_MAX_TYPES && w->quota[k] >= 0);
-}
-
 /*
- * The planner's start check (options.h): job ji starting at `start` on
- * (type, gpus), beside what its owner's parts hold then and the owner's
- * other jobs p has planned over that instant, against the owner's quotas:
- * what check_starts will make of it. A borrower may go over a quota that
- * lends.
+ * The planner's start check (options.h): job ji starting now on (type,
+ * gpus), beside the GPUs its owner holds and the owner's other jobs p
+ * starts now, against the owner's quotas: what check_starts will make of
+ * it. A borrower may go over a quota that lends.
  */
 static mx_start_verdict
-quota_start_check(const void *ctx, const mx_plan *p, int ji, int type, int gpus, double start)
+quota_start_check(const void *ctx, const mx_plan *p, int ji, int type, int gpus)
 {
 	const tenancy_round *t = ctx;
-	const mx_snapshot *s = t->s;
-	int			ow = owner_of(s, s->jobs[ji].owner),
-				r;
+	int			r = mx_tenancy_over_quota(t->s, p, ji, type, gpus, NULL, 0);
 
-	if (ow < 0 || !has_quota_on(&s->owners[ow], type))
-		return MX_START_OK;
-	parts_at(t, ow, start, t->scratch);
-	for (int i = t->off[ow]; p != NULL && i < t->off[ow + 1]; i++)
-		if (t->jobs_of[i] != ji)
-			add_plan_at(s, &p->a[t->jobs_of[i]], start, t->scratch);
-	r = over_quota_with(s, t->scratch, ow, type, gpus, NULL, 0);
 	if (r == 0 || (r == 1 && t->state[ji] == T_BORROW))
 		return MX_START_OK;
 	return r == 1 ? MX_START_BORROWS : MX_START_REFUSED;
@@ -714,8 +616,6 @@ mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out
 			return -1;
 		}
 		changed = check_starts(&t, out);
-		if (changed == 0 && pass < MX_TENANCY_MAX_PASSES - 1)
-			changed = release_refused(&t);
 		if (changed <= 0 || pass == MX_TENANCY_MAX_PASSES - 1)
 			break;
 		settle_over_quota(&t);

@@ -51,7 +51,7 @@ sooner_now(const mx_snapshot *s, const mx_options *o, const mx_capacity *work,
 		if (!(s->now + cf[c].runtime < a->end - MX_TIME_EPS) ||
 			mx_capacity_earliest(work, cf[c].type, cf[c].gpus, cf[c].runtime, s->now) > s->now + MX_TIME_EPS ||
 			(o->start_check != NULL &&
-			 o->start_check(o->start_check_ctx, p, ji, cf[c].type, cf[c].gpus, s->now) != MX_START_OK))
+			 o->start_check(o->start_check_ctx, p, ji, cf[c].type, cf[c].gpus) != MX_START_OK))
 			continue;
 		if (best < 0 || cf[c].runtime < cf[best].runtime - MX_TIME_EPS ||
 			(!(cf[c].runtime > cf[best].runtime + MX_TIME_EPS) &&
@@ -59,23 +59,6 @@ sooner_now(const mx_snapshot *s, const mx_options *o, const mx_capacity *work,
 			best = c;
 	}
 	return best;
-}
-
-/*
- * The LP does not see the owners' quotas: a job the start check refuses on
- * its LP configuration at that configuration's earliest start (beside the
- * running jobs) is not pinned; the heuristic asks the check for each of
- * its configurations.
- */
-static int
-quota_refuses(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap, int ji, const mx_config *c)
-{
-	double		t;
-
-	if (o->start_check == NULL)
-		return 0;
-	t = mx_capacity_earliest(cap, c->type, c->gpus, c->runtime, s->now);
-	return isfinite(t) && o->start_check(o->start_check_ctx, NULL, ji, c->type, c->gpus, t) == MX_START_REFUSED;
 }
 
 int
@@ -149,7 +132,7 @@ mx_typeplan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 	}
 	memcpy(pinned.jobs, s->jobs, (size_t) s->njobs * sizeof(mx_job));
 	for (i = 0; i < nw; i++)
-		if (choice[i].type >= 0 && !quota_refuses(s, o, holdcap, window[i], &choice[i]))
+		if (choice[i].type >= 0)
 			pin_job(&pinned.jobs[window[i]], &choice[i]);
 
 	mx_heuristic_plan_guarded(&pinned, o, &work, order, np, p, guard, best);

@@ -83,15 +83,15 @@ SELECT is((SELECT (reason, blocked_by) FROM mixdnn.what_if(model_class => 'hard'
 SELECT is((SELECT reason FROM mixdnn.queue WHERE job_id = pg_temp.jid('a2')),
 	'over quota: role tap90_alice holds 2 of the 2 v100 GPUs its quota allows and needs 2',
 	'alice reads the reason in mixdnn.queue');
--- A soft job of hers may run on any type (1-2 GPUs): with her v100 quota
--- full it starts on an idle k80 rather than waiting for her quota, and on
--- one only: her group's quota of 3 GPUs of all types leaves room for one.
+-- A soft job of hers may run on any type: with her v100 quota full it
+-- starts on an idle k80 rather than waiting for her quota (her group's
+-- quota of 3 GPUs of all types leaves room for its one GPU).
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, min_gpus, max_gpus, duration)
-VALUES ('as', 'soft', 'v100', 1, 1, 2, '1h');
+VALUES ('as', 'soft', 'v100', 1, 1, 1, '1h');
 RESET ROLE;
 :commit
 SELECT is((SELECT format('%s %s %s', status, planned_gpu_type, planned_gpus) FROM mixdnn.jobs WHERE name = 'as'),
-	'planned k80 1', 'her soft job is planned on one k80, within both quotas');
+	'planned k80 1', 'her soft job is planned on a k80, within both quotas');
 SELECT ok(pg_temp.starts_now('as'), '... now');
 DELETE FROM mixdnn.jobs WHERE name = 'as';
 :commit

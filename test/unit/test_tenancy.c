@@ -248,9 +248,10 @@ test_refusal_keeps_reasons(void)
 
 /*
  * a holds its quota's one v100; its soft job may run on a v100 or a k80,
- * both idle: it starts on a k80 now (the heuristic and the LP's pin ask
- * the start check), not refused for the round because the fastest type is
- * over quota. Its hard v100 job is still refused, with the quota's reason.
+ * both idle: it starts on a k80 now (the check after the plan narrows it
+ * to the k80 and the round is planned again), not refused for the round
+ * because the fastest type is over quota. Its hard v100 job is still
+ * refused, with the quota's reason.
  */
 static void
 test_quota_other_type(void)
@@ -285,13 +286,45 @@ test_quota_other_type(void)
 			  "%s: the hard one is refused: '%s'", milp ? "the LP" : "the heuristic", p.a[1].reason);
 		mx_plan_free(&p);
 	}
+
+	/* The k80s down: nothing left within the quota, so it waits for it (not unplannable). */
+	s.nodes[1].status = MX_NODE_DOWN;
+	for (int milp = 1; milp >= 0; milp--)
+	{
+		o.use_milp = milp;
+		CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_WAITING &&
+			  strcmp(p.a[0].reason, "over quota: role a holds 1 of the 1 v100 GPUs its quota allows and needs 1") == 0,
+			  "%s, k80s down: the soft job waits for the quota (status %d: '%s')",
+			  milp ? "the LP" : "the heuristic", p.a[0].status, p.a[0].reason);
+		mx_plan_free(&p);
+	}
+
+	/*
+	 * v100 only, 1-2 GPUs, quota 2 with 1 held, 3 v100s idle: planned on
+	 * two, it waits for its quota; it is not shrunk to one (model.md).
+	 */
+	s.nodes[1].status = MX_NODE_UP;
+	s.nodes[0].gpus = 4;
+	s.jobs[0].allowed = 1 << v;
+	s.jobs[0].max_gpus = 2;
+	s.owners[0].quota[v] = 2;
+	s.njobs = 1;
+	o.use_milp = 0;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_WAITING &&
+		  strcmp(p.a[0].reason, "over quota: role a holds 1 of the 2 v100 GPUs its quota allows and needs 2") == 0,
+		  "v100 only: it waits for its quota, not shrunk to one GPU (status %d, %d GPUs: '%s')",
+		  p.a[0].status, p.a[0].gpus, p.a[0].reason);
+	mx_plan_free(&p);
+	s.njobs = 2;
 	mx_snapshot_free(&s);
 }
 
 /*
- * Jobs p leaves waiting for a quota although one of their configurations
- * fits now, for its whole run, GPUs no plan of p uses, within every quota
- * of the owner (beside what it holds and what p starts now).
+ * Jobs p leaves waiting for a per-type quota although one of their
+ * configurations on another type fits now, for its whole run, GPUs no plan
+ * of p uses, within every quota of the owner (beside what it holds and
+ * what p starts now). (A job is not shrunk to fit: fewer GPUs of the
+ * refused type do not count.)
  */
 static int
 refused_beside_room(const mx_snapshot *s, const mx_options *o, const mx_plan *p)
@@ -309,18 +342,39 @@ refused_beside_room(const mx_snapshot *s, const mx_options *o, const mx_plan *p)
 	for (int i = 0; i < p->n; i++)
 	{
 		int			nc,
-					room = 0;
+					room = 0,
+					quota;
+		char		refused[MX_NAME_LEN];
+		const char *of = strstr(p->a[i].reason, " of the ");
 
-		if (p->a[i].status != MX_WAITING || strncmp(p->a[i].reason, "over quota", 10) != 0)
+		/* "over quota: role a holds 4 of the 4 v100 GPUs its quota allows ...": the type */
+		if (p->a[i].status == MX_UNPLANNABLE || strncmp(p->a[i].reason, "over quota", 10) != 0 ||
+			of == NULL || sscanf(of, " of the %d %63s GPUs", &quota, refused) != 2 || strcmp(refused, "GPUs") == 0)
 			continue;
 		nc = mx_job_configs_buf(s, &s->jobs[i], o->scaling_alpha, &cf, &ccap);
 		for (int k = 0; k < nc && !room; k++)
-			room = mx_capacity_earliest(&c, cf[k].type, cf[k].gpus, cf[k].runtime, s->now) <= s->now &&
+			room = strcmp(s->types[cf[k].type].name, refused) != 0 &&
+				mx_capacity_earliest(&c, cf[k].type, cf[k].gpus, cf[k].runtime, s->now) <= s->now &&
 				mx_tenancy_over_quota(s, p, i, cf[k].type, cf[k].gpus, NULL, 0) == 0;
 		n += room;
 	}
 	free(cf);
 	mx_capacity_free(&c);
+	return n;
+}
+
+/*
+ * Jobs p calls unplannable for a quota they only exceed now (the reason
+ * says what the owner holds): such a job waits for its quota.
+ */
+static int
+unplannable_for_now(const mx_plan *p)
+{
+	int			n = 0;
+
+	for (int i = 0; i < p->n; i++)
+		n += p->a[i].status == MX_UNPLANNABLE && strstr(p->a[i].reason, "over quota") != NULL &&
+			strstr(p->a[i].reason, " holds ") != NULL;
 	return n;
 }
 
@@ -348,7 +402,8 @@ test_quota_backfill(void)
 	int			rounds = 0,
 				differ = 0,
 				refused = 0,
-				idle = 0;
+				idle = 0,
+				unplannable = 0;
 
 	for (int seed = 0; seed < 300; seed++)
 	{
@@ -377,6 +432,7 @@ test_quota_backfill(void)
 			{
 				rounds++;
 				idle += refused_beside_room(&s, &o, &on) + refused_beside_room(&s, &o, &off);
+				unplannable += unplannable_for_now(&on) + unplannable_for_now(&off);
 				differ += !fx_same_assignments(&on, &off);
 				refused += refused_in(&on, &off);
 				mx_plan_free(&off);
@@ -388,7 +444,9 @@ test_quota_backfill(void)
 	CHECK(rounds == 300, "300 random rounds planned (%d)", rounds);
 	CHECK(differ > 0, "the backfill acts under quotas: %d of 300 rounds differ", differ);
 	CHECK(refused == 0, "no job planned without the backfill is refused for a quota with it (%d)", refused);
-	CHECK(idle == 0, "no job is refused for a quota while a configuration within it fits idle GPUs (%d)", idle);
+	CHECK(idle == 0, "no job is refused for a per-type quota while another type within its quotas fits idle GPUs (%d)",
+		  idle);
+	CHECK(unplannable == 0, "no job is unplannable for what its owner holds now (%d)", unplannable);
 }
 
 int
