@@ -247,12 +247,17 @@ mx_tenancy_over_quota(const mx_snapshot *s, const mx_plan *p, int ji, int type, 
 	return r;
 }
 
-/* The types job j may use: its allowed set, every type when that is empty. */
+/*
+ * The types job j may use: a hard job its own, a soft job its allowed set,
+ * every type when that is empty (utility.c reads the job so too).
+ */
 static uint64_t
 types_of(const mx_snapshot *s, const mx_job *j)
 {
 	uint64_t	all = s->ntypes >= 64 ? ~(uint64_t) 0 : (((uint64_t) 1 << s->ntypes) - 1);
 
+	if (j->cls == MX_HARD)
+		return j->ref_type >= 0 && j->ref_type < s->ntypes && j->ref_type < 64 ? (uint64_t) 1 << j->ref_type : 0;
 	return j->allowed != 0 ? j->allowed : all;
 }
 
@@ -389,8 +394,9 @@ narrow_job(tenancy_round *t, int ji, const mx_assignment *a, const int *u)
 	const mx_owner *w = &s->owners[s->jobs[ji].owner];
 	int			k = a->type;
 	double		alpha = t->o->scaling_alpha >= 0 && isfinite(t->o->scaling_alpha) ? t->o->scaling_alpha : MX_FITTED_ALPHA;
-	uint64_t	before = j->allowed,
-				left;
+	mx_job		before = *j;
+	uint64_t	left;
+	int			most = 0;
 	char		why[MX_REASON_LEN];
 
 	if (j->cls != MX_SOFT || k < 0 || k >= s->ntypes || k >= MX_MAX_TYPES ||
@@ -400,10 +406,16 @@ narrow_job(tenancy_round *t, int ji, const mx_assignment *a, const int *u)
 	if (left == 0)
 		return 0;
 	j->allowed = left;
+	/* cap_job's cap on the GPU count, over the types left */
+	for (int x = 0; x < s->ntypes && x < MX_MAX_TYPES; x++)
+		if ((left & ((uint64_t) 1 << x)) && hard_cap(w, x) > most)
+			most = hard_cap(w, x);
+	if (most < j->max_gpus)
+		j->max_gpus = most;
 	/* What is left must still run on the cluster as it is (a type may be down). */
-	if (mx_job_explain(&t->sub, j, alpha, why, sizeof(why)))
+	if (j->max_gpus < j->min_gpus || mx_job_explain(&t->sub, j, alpha, why, sizeof(why)))
 	{
-		j->allowed = before;
+		*j = before;
 		return 0;
 	}
 	return 1;
@@ -497,7 +509,7 @@ settle_over_quota(tenancy_round *t)
 		int			best = 3,
 					at = -1;
 
-		if (ow < 0 || t->state[i] != T_NORMAL || t->flagged[i] == FLAG_STARTS)
+		if (ow < 0 || t->state[i] != T_NORMAL || t->flagged[i] == FLAG_STARTS || s->jobs[i].refuse != NULL)
 			continue;
 		for (k = 0; k < s->ntypes && k < MX_MAX_TYPES && best > 0; k++)
 		{

@@ -27,8 +27,10 @@
 
 /*
  * mx_plan_round() under the owners' quotas and, with o->fair_share, their
- * fair-share factors; exactly mx_plan_round() when s has no owners. A job
- * that would start now beyond a quota without borrowing waits unplanned
+ * fair-share factors; exactly mx_plan_round() when s has no owners. A soft
+ * job planned beyond a per-type quota without borrowing is planned again
+ * without that type when it can run on another; otherwise a job that
+ * would start beyond a quota without borrowing waits unplanned
  * (MX_WAITING) with a reason naming the quota; one whose quotas could
  * never let it run is MX_UNPLANNABLE. 0, or -1 when out of memory.
  */

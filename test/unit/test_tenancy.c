@@ -247,6 +247,23 @@ test_refusal_keeps_reasons(void)
 }
 
 /*
+ * An up v100 node of vg GPUs, vh of them held by a running job of owner 0,
+ * and an up k80 node of kg GPUs; default options. Node 0 is the v100s'.
+ */
+static void
+v100_k80(mx_snapshot *s, mx_options *o, int vg, int kg, int vh, int *v, int *k)
+{
+	fx_init(s, NOW);
+	mx_options_default(o);
+	*v = fx_type(s, "v100", 2.0);
+	*k = fx_type(s, "k80", 1.0);
+	fx_node(s, "v0", *v, vg, MX_NODE_UP);
+	fx_node(s, "k0", *k, kg, MX_NODE_UP);
+	fx_part(s, 99, 0, vh, NOW + 3600);
+	s->parts[0].owner = 0;
+}
+
+/*
  * a holds its quota's one v100; its soft job may run on a v100 or a k80,
  * both idle: it starts on a k80 now (the check after the plan narrows it
  * to the k80 and the round is planned again), not refused for the round
@@ -260,17 +277,9 @@ test_quota_other_type(void)
 	mx_options	o;
 	mx_plan		p;
 	int			v,
-				k,
-				nv;
+				k;
 
-	fx_init(&s, NOW);
-	mx_options_default(&o);
-	v = fx_type(&s, "v100", 2.0);
-	k = fx_type(&s, "k80", 1.0);
-	nv = fx_node(&s, "v0", v, 2, MX_NODE_UP);
-	fx_node(&s, "k0", k, 2, MX_NODE_UP);
-	fx_part(&s, 99, nv, 1, NOW + 3600);
-	s.parts[0].owner = 0;
+	v100_k80(&s, &o, 2, 2, 1, &v, &k);
 	fx_soft(&s, 1, v, 1, 1, 1, (1 << v) | (1 << k), 100)->owner = 0;
 	fx_hard(&s, 2, v, 1, 50)->owner = 0;
 	add_owner(&s, "a", 1);
@@ -316,6 +325,65 @@ test_quota_other_type(void)
 		  p.a[0].status, p.a[0].gpus, p.a[0].reason);
 	mx_plan_free(&p);
 	s.njobs = 2;
+	mx_snapshot_free(&s);
+}
+
+/*
+ * Narrowing keeps the quotas' cap on the GPU count: a's v100 quota (4) is
+ * held, its k80 quota is 2; its soft job (1-4 GPUs, v100 or k80) starts on
+ * two of the eight idle k80s, not refused for asking four.
+ */
+static void
+test_quota_narrow_caps(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			v,
+				k;
+
+	v100_k80(&s, &o, 8, 8, 4, &v, &k);
+	fx_soft(&s, 1, v, 4, 1, 4, (1 << v) | (1 << k), 100)->owner = 0;
+	add_owner(&s, "a", 1);
+	s.owners[0].quota[v] = 4;
+	s.owners[0].quota[k] = 2;
+	for (int milp = 1; milp >= 0; milp--)
+	{
+		o.use_milp = milp;
+		CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && starts_now(&s, &p, 0) && p.a[0].type == k &&
+			  p.a[0].gpus == 2, "%s: two k80s now (status %d, type %d, %d GPUs: '%s')",
+			  milp ? "the LP" : "the heuristic", p.a[0].status, p.a[0].type, p.a[0].gpus, p.a[0].reason);
+		mx_plan_free(&p);
+	}
+	mx_snapshot_free(&s);
+}
+
+/*
+ * A soft job the snapshot's builder refused (its types deleted: none left,
+ * a reason) keeps its own reason when its owner is over quota everywhere.
+ */
+static void
+test_quota_keeps_refusal(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			t;
+	mx_job	   *j;
+
+	t = one_node(&s, &o, 4);
+	fx_part(&s, 99, 0, 2, NOW + 3600);
+	s.parts[0].owner = 0;
+	fx_hard(&s, 1, t, 1, 100)->owner = 0;
+	j = fx_soft(&s, 2, -1, 1, 1, 1, 0, 100);
+	j->owner = 0;
+	j->refuse = "none of its allowed GPU types exists any more";
+	add_owner(&s, "a", 1);
+	s.owners[0].quota_all = 2;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && p.a[1].status == MX_UNPLANNABLE &&
+		  strcmp(p.a[1].reason, "none of its allowed GPU types exists any more") == 0,
+		  "the refused job keeps its reason (status %d: '%s')", p.a[1].status, p.a[1].reason);
+	mx_plan_free(&p);
 	mx_snapshot_free(&s);
 }
 
@@ -392,9 +460,11 @@ refused_in(const mx_plan *on, const mx_plan *off)
 
 /*
  * The LP's backfill under quotas: it moves a job only onto a type its
- * owner's quotas let it start on now (the start check), so no job the
- * round without the backfill plans is refused for a quota with it. Random
- * rounds, a's quota of 4 GPUs on one type (lending or not) or of all types.
+ * owner's quotas let it start on now (the start check), so on these seeds
+ * no job the round without the backfill plans is refused for a quota with
+ * it (the check is of the start instant only: a moved job can still take
+ * a later start of its owner over a quota; docs/model.md). Random rounds,
+ * a's quota of 4 GPUs on one type (lending or not) or of all types.
  */
 static void
 test_quota_backfill(void)
@@ -460,6 +530,8 @@ main(void)
 	test_fair_share_order();
 	test_refusal_keeps_reasons();
 	test_quota_other_type();
+	test_quota_narrow_caps();
+	test_quota_keeps_refusal();
 	test_quota_backfill();
 	return unit_done("test_tenancy");
 }
