@@ -10,6 +10,7 @@
 #include "tolerance.h"
 #include "capacity.h"
 #include "guards.h"
+#include "fairshare.h"
 #include "tenancy.h"
 #include "value.h"
 #include "utility.h"

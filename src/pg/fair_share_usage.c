@@ -16,6 +16,7 @@
 #include "guc.h"
 #include "privilege.h"
 #include "snapshot_read.h"
+#include "fairshare.h"
 #include "tenancy.h"
 #include "tenancy_read.h"
 

@@ -11,6 +11,7 @@
 
 #include "clock.h"
 #include "spi_cache.h"
+#include "fairshare.h"
 #include "tenancy.h"
 #include "tenancy_read.h"
 

@@ -13,6 +13,7 @@
 
 #include "csvload.h"
 #include "sim.h"
+#include "fairshare.h"
 #include "tenancy.h"
 
 /* Every loader here has err and errlen: the message, then -1. */

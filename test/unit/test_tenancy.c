@@ -2,6 +2,7 @@
 #include "unit.h"
 #include "fixtures.h"
 #include "capacity.h"
+#include "fairshare.h"
 #include "tenancy.h"
 #include "utility.h"
 
