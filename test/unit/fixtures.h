@@ -36,6 +36,23 @@ fx_type(mx_snapshot *s, const char *name, double speed)
 	return s->ntypes++;
 }
 
+/* an owner without quotas; its index */
+static inline int
+fx_owner(mx_snapshot *s, const char *name, double shares)
+{
+	mx_owner   *w;
+
+	FX_GROW(s->owners, s->nowners);
+	w = &s->owners[s->nowners];
+	memset(w, 0, sizeof(*w));
+	snprintf(w->name, MX_NAME_LEN, "%s", name);
+	w->shares = shares;
+	w->quota_all = -1;
+	for (int k = 0; k < MX_MAX_TYPES; k++)
+		w->quota[k] = -1;
+	return s->nowners++;
+}
+
 static inline int
 fx_node(mx_snapshot *s, const char *name, int type, int gpus, mx_node_status st)
 {

@@ -2,26 +2,8 @@
 #include "unit.h"
 #include "fixtures.h"
 #include "capacity.h"
-#include "fairshare.h"
 #include "tenancy.h"
 #include "utility.h"
-
-static int
-add_owner(mx_snapshot *s, const char *name, double shares)
-{
-	int			k;
-	mx_owner   *w;
-
-	FX_GROW(s->owners, s->nowners);
-	w = &s->owners[s->nowners];
-	memset(w, 0, sizeof(*w));
-	snprintf(w->name, MX_NAME_LEN, "%s", name);
-	w->shares = shares;
-	w->quota_all = -1;
-	for (k = 0; k < MX_MAX_TYPES; k++)
-		w->quota[k] = -1;
-	return s->nowners++;
-}
 
 /* A snapshot of one up node of `gpus` v100s, default options; the type index. */
 static int
@@ -42,52 +24,6 @@ starts_now(const mx_snapshot *s, const mx_plan *p, int i)
 	return p->a[i].status == MX_PLANNED && p->a[i].start <= s->now + 1e-6;
 }
 
-static void
-test_decay(void)
-{
-	double		t = 3600;
-
-	CHECK_NEAR(mx_decayed_usage(2, NOW - t, NOW, NOW, t), t / log(2.0), 1e-6,
-			   "one half-life of 2 GPUs: 2 x (1 - 1/2) / (ln 2 / T)");
-	CHECK_NEAR(mx_decayed_usage(2, NOW - t, NOW + t, NOW, 0), 2 * t, 1e-9, "no half-life: no decay, clipped at now");
-	CHECK(mx_decayed_usage(2, NOW, NOW + t, NOW, t) == 0, "a part that has not run yet used nothing");
-	CHECK_NEAR(mx_decayed_usage(1, NOW - 2 * t, NOW - t, NOW, t),
-			   mx_decayed_usage(1, NOW - t, NOW, NOW, t) / 2, 1e-6, "an hour a half-life ago weighs half");
-}
-
-static void
-test_factors(void)
-{
-	mx_snapshot s;
-	mx_options	o;
-	double		f[3],
-				e[3],
-				u[3];
-	int			t;
-
-	t = one_node(&s, &o, 4);
-	add_owner(&s, "a", 1);
-	add_owner(&s, "b", 1);
-	add_owner(&s, "idle", 5);
-	s.owners[0].usage_s = 300;
-	s.owners[1].usage_s = 100;
-	s.owners[2].usage_s = 1000;
-	fx_hard(&s, 1, t, 1, 60)->owner = 0;
-	fx_hard(&s, 2, t, 1, 60)->owner = 1;
-	CHECK(mx_tenancy_factors(&s, &o, f, e, u) == 0, "factors");
-	CHECK_NEAR(e[0], 0.5, 1e-12, "entitlements among owners with work only");
-	CHECK_NEAR(u[0], 0.75, 1e-12, "usage share 300 / 400");
-	CHECK_NEAR(f[0], pow(2, 1 - 1.5), 1e-12, "over its share: 2^(1 - 0.75/0.5)");
-	CHECK_NEAR(f[1], pow(2, 0.5), 1e-12, "under its share: 2^(1 - 0.25/0.5)");
-	CHECK(f[2] == 1 && e[2] == 0, "an owner without work: factor 1, no entitlement");
-	/* GPUs held count until their expected end, at most a half-life. */
-	fx_part(&s, 9, 0, 2, NOW + 50);
-	s.parts[0].owner = 1;
-	CHECK(mx_tenancy_factors(&s, &o, f, e, u) == 0, "factors with a part");
-	CHECK_NEAR(u[1], 200.0 / 500.0, 1e-12, "b: 100 + 2 GPUs x 50 s left");
-	mx_snapshot_free(&s);
-}
-
 /* One 4-GPU node; owner a's two 2-GPU jobs; quota of 2 GPUs of all types. */
 static void
 test_quota(void)
@@ -106,7 +42,7 @@ test_quota(void)
 	mx_plan_free(&p);
 	mx_plan_free(&q);
 
-	add_owner(&s, "a", 1);
+	fx_owner(&s, "a", 1);
 	s.owners[0].quota_all = 2;
 	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "quota: a round");
 	CHECK(starts_now(&s, &p, 0) != starts_now(&s, &p, 1), "one of the two starts now");
@@ -148,8 +84,8 @@ test_quota_later(void)
 	s.parts[0].owner = 1;
 	fx_hard(&s, 1, t, 2, 100)->owner = 0;
 	fx_hard(&s, 2, t, 2, 100)->owner = 0;
-	add_owner(&s, "a", 1);
-	add_owner(&s, "b", 1);
+	fx_owner(&s, "a", 1);
+	fx_owner(&s, "b", 1);
 	s.owners[0].quota_all = 2;
 	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "a round");
 	CHECK(!(p.a[0].status == MX_PLANNED && p.a[1].status == MX_PLANNED &&
@@ -177,8 +113,8 @@ test_borrower_yields(void)
 	fx_hard(&s, 2, t, 1, 100)->owner = 0;
 	fx_hard(&s, 3, t, 1, 1000)->owner = 1;
 	o.critical_margin = -1;		/* b1 would otherwise be served first as makespan-critical */
-	add_owner(&s, "a", 1);
-	add_owner(&s, "b", 1);
+	fx_owner(&s, "a", 1);
+	fx_owner(&s, "b", 1);
 	s.owners[0].quota[t] = 1;
 	s.owners[0].borrow = (uint64_t) 1 << t;
 	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "a round");
@@ -201,8 +137,8 @@ test_fair_share_order(void)
 	fx_hard(&s, 1, t, 1, 100)->owner = 0;
 	fx_hard(&s, 2, t, 1, 100)->owner = 1;
 	s.jobs[0].submitted = NOW - 60;		/* older: first without fair share */
-	add_owner(&s, "a", 1);
-	add_owner(&s, "b", 1);
+	fx_owner(&s, "a", 1);
+	fx_owner(&s, "b", 1);
 	s.owners[0].usage_s = 7200;
 	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && starts_now(&s, &p, 0), "without fair share the older job first");
 	mx_plan_free(&p);
@@ -231,8 +167,8 @@ test_refusal_keeps_reasons(void)
 	s.parts[1].owner = 1;
 	fx_hard(&s, 1, t, 2, 100)->owner = 0;	/* a holds its quota's 2 GPUs: refused */
 	fx_hard(&s, 2, t, 4, 100)->owner = 1;	/* 2 GPUs are idle: waits for the parts to end */
-	add_owner(&s, "a", 1);
-	add_owner(&s, "b", 1);
+	fx_owner(&s, "a", 1);
+	fx_owner(&s, "b", 1);
 	s.owners[0].quota_all = 2;
 	o.policy = MX_POLICY_STATIC;
 	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_WAITING &&
@@ -283,7 +219,7 @@ test_quota_other_type(void)
 	v100_k80(&s, &o, 2, 2, 1, &v, &k);
 	fx_soft(&s, 1, v, 1, 1, 1, (1 << v) | (1 << k), 100)->owner = 0;
 	fx_hard(&s, 2, v, 1, 50)->owner = 0;
-	add_owner(&s, "a", 1);
+	fx_owner(&s, "a", 1);
 	s.owners[0].quota[v] = 1;
 	for (int milp = 1; milp >= 0; milp--)
 	{
@@ -345,7 +281,7 @@ test_quota_narrow_caps(void)
 
 	v100_k80(&s, &o, 8, 8, 4, &v, &k);
 	fx_soft(&s, 1, v, 4, 1, 4, (1 << v) | (1 << k), 100)->owner = 0;
-	add_owner(&s, "a", 1);
+	fx_owner(&s, "a", 1);
 	s.owners[0].quota[v] = 4;
 	s.owners[0].quota[k] = 2;
 	for (int milp = 1; milp >= 0; milp--)
@@ -379,7 +315,7 @@ test_quota_keeps_refusal(void)
 	j = fx_soft(&s, 2, -1, 1, 1, 1, 0, 100);
 	j->owner = 0;
 	j->refuse = "none of its allowed GPU types exists any more";
-	add_owner(&s, "a", 1);
+	fx_owner(&s, "a", 1);
 	s.owners[0].quota_all = 2;
 	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && p.a[1].status == MX_UNPLANNABLE &&
 		  strcmp(p.a[1].reason, "none of its allowed GPU types exists any more") == 0,
@@ -484,8 +420,8 @@ test_quota_backfill(void)
 					off;
 
 		fx_random(&s, 3000 + seed, 6 + seed % 10, 10 + seed % 40);
-		add_owner(&s, "a", 1);
-		add_owner(&s, "b", 1);
+		fx_owner(&s, "a", 1);
+		fx_owner(&s, "b", 1);
 		for (int i = 0; i < s.njobs; i++)
 			s.jobs[i].owner = i % 2;
 		for (int i = 0; i < s.nparts; i++)
@@ -523,8 +459,6 @@ test_quota_backfill(void)
 int
 main(void)
 {
-	test_decay();
-	test_factors();
 	test_quota();
 	test_quota_later();
 	test_borrower_yields();
