@@ -155,20 +155,6 @@ mx_tenancy_over_quota(const mx_snapshot *s, const mx_plan *p, int ji, int type, 
 }
 
 /*
- * The types job j may use: a hard job its own, a soft job its allowed set,
- * every type when that is empty (utility.c reads the job so too).
- */
-static uint64_t
-types_of(const mx_snapshot *s, const mx_job *j)
-{
-	uint64_t	all = s->ntypes >= 64 ? ~(uint64_t) 0 : (((uint64_t) 1 << s->ntypes) - 1);
-
-	if (j->cls == MX_HARD)
-		return j->ref_type >= 0 && j->ref_type < s->ntypes && j->ref_type < 64 ? (uint64_t) 1 << j->ref_type : 0;
-	return j->allowed != 0 ? j->allowed : all;
-}
-
-/*
  * A job the quotas could never let run on some type loses that type (and
  * soft jobs more GPUs than the quota allows); one with nothing left is
  * refused with a reason. Borrowable quotas do not cap: idle GPUs may come.
@@ -183,7 +169,7 @@ cap_job(tenancy_round *t, int i)
 				most = 0,
 				need = j->cls == MX_HARD ? j->ref_gpus : j->min_gpus;
 	uint64_t	keep = 0,
-				types = types_of(s, j);
+				types = mx_job_types(s, j);
 
 	if (owner_of(s, j->owner) < 0 || j->refuse != NULL)
 		return;
@@ -309,7 +295,7 @@ narrow_job(tenancy_round *t, int ji, const mx_assignment *a, const int *u)
 	if (j->cls != MX_SOFT || k < 0 || k >= s->ntypes || k >= MX_MAX_TYPES ||
 		w->quota[k] < 0 || (w->borrow & ((uint64_t) 1 << k)) || u[k] + a->gpus <= w->quota[k])
 		return 0;
-	left = types_of(s, j) & ~((uint64_t) 1 << k);
+	left = mx_job_types(s, j) & ~((uint64_t) 1 << k);
 	if (left == 0)
 		return 0;
 	j->allowed = left;
@@ -422,7 +408,7 @@ settle_over_quota(tenancy_round *t)
 		{
 			int			r;
 
-			if (!(types_of(s, j) & ((uint64_t) 1 << k)))
+			if (!(mx_job_types(s, j) & ((uint64_t) 1 << k)))
 				continue;
 			r = over_quota_with(s, t->use + (size_t) ow * (s->ntypes + 1), ow, k, need, NULL, 0);
 			if (r < best)

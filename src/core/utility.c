@@ -191,8 +191,8 @@ up_totals(const mx_snapshot *s, int *tot)
 	}
 }
 
-static uint64_t
-allowed_mask(const mx_snapshot *s, const mx_job *j)
+uint64_t
+mx_job_types(const mx_snapshot *s, const mx_job *j)
 {
 	uint64_t	all = s->ntypes >= 64 ? ~(uint64_t) 0 : (((uint64_t) 1 << s->ntypes) - 1);
 
@@ -258,7 +258,7 @@ mx_job_configs_max(const mx_snapshot *s, const mx_job *j)
 
 	if (j->cls == MX_HARD)
 		return 1;
-	m = allowed_mask(s, j);
+	m = mx_job_types(s, j);
 	for (k = 0; k < s->ntypes && k < 64; k++)
 		if (m & ((uint64_t) 1 << k))
 			nt++;
@@ -415,7 +415,7 @@ job_configs(const mx_snapshot *s, const mx_job *j, double alpha, mx_config *out,
 	}
 	if (j->cls == MX_HARD)
 		return hard_config(j, s->ntypes, tot, out, limited);
-	m = allowed_mask(s, j);
+	m = mx_job_types(s, j);
 	q.ncounts = soft_counts(j, q.counts);
 	for (int k = 0; k < s->ntypes && n < max; k++)
 		if (m & ((uint64_t) 1 << k))
@@ -494,7 +494,7 @@ explain_hard(const mx_snapshot *s, const mx_job *j, const int *tot, const int *e
 static void
 explain_soft(const mx_snapshot *s, const mx_job *j, const int *tot, char *buf, size_t len)
 {
-	uint64_t	m = allowed_mask(s, j);
+	uint64_t	m = mx_job_types(s, j);
 	int			k,
 				i = 0,
 				lo,

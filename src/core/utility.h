@@ -58,6 +58,12 @@ int			mx_job_configs_buf(const mx_snapshot *s, const mx_job *j, double alpha,
 double		mx_ref_throughput(const mx_snapshot *s, const mx_job *j, double alpha);
 
 /*
+ * The types job j may run on, bit t for type t: a hard job its own, a soft
+ * job its allowed types, every type when none are given.
+ */
+uint64_t	mx_job_types(const mx_snapshot *s, const mx_job *j);
+
+/*
  * When job j has no candidate configuration on the current up nodes, write
  * the reason in plain words to buf ("no up node has a v100", "needs 16 GPUs
  * of type v100, the cluster has 8 up") and return 1; otherwise buf = "" and 0.
