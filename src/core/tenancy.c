@@ -7,10 +7,11 @@
  * per-type quota that can run on another (narrow_job), or else is refused
  * for this round (a reason says which quota) or, when every quota it
  * exceeds lets it borrow, planned again as a borrower whose weight is
- * tiny, so it only gets GPUs no job within its quota can use now. Nothing is preempted: lent GPUs
- * come back when the borrower ends. The plan is made again until no start
- * changes (at most MX_TENANCY_MAX_PASSES plans); after a pass, every job
- * that could no longer start within its owner's quotas is settled at once.
+ * tiny, so it only gets GPUs no job within its quota can use now. Nothing
+ * is preempted: lent GPUs come back when the borrower ends. The plan is
+ * made again until no start changes (at most MX_TENANCY_MAX_PASSES plans);
+ * after a pass, every job that could no longer start within its owner's
+ * quotas is settled at once.
  */
 #include <limits.h>
 #include <math.h>
@@ -93,6 +94,18 @@ hard_cap(const mx_owner *w, int t)
 	return cap;
 }
 
+/* The most GPUs owner w may ever hold on one of the types in mask, without borrowing. */
+static int
+widest_cap(const mx_snapshot *s, const mx_owner *w, uint64_t mask)
+{
+	int			most = 0;
+
+	for (int k = 0; k < s->ntypes && k < MX_MAX_TYPES; k++)
+		if ((mask & ((uint64_t) 1 << k)) && hard_cap(w, k) > most)
+			most = hard_cap(w, k);
+	return most;
+}
+
 static int
 over_quota_with(const mx_snapshot *s, const int *u, int ow, int type, int gpus,
 				char *buf, size_t len)
@@ -166,7 +179,7 @@ cap_job(tenancy_round *t, int i)
 	mx_job	   *j = &t->sub.jobs[i];
 	const mx_owner *w;
 	int			k,
-				most = 0,
+				most,
 				need = j->cls == MX_HARD ? j->ref_gpus : j->min_gpus;
 	uint64_t	keep = 0,
 				types = mx_job_types(s, j);
@@ -175,15 +188,8 @@ cap_job(tenancy_round *t, int i)
 		return;
 	w = &s->owners[j->owner];
 	for (k = 0; k < s->ntypes && k < MX_MAX_TYPES; k++)
-	{
-		int			cap = hard_cap(w, k);
-
-		if (!(types & ((uint64_t) 1 << k)) || cap < need)
-			continue;
-		keep |= (uint64_t) 1 << k;
-		if (cap > most)
-			most = cap;
-	}
+		if ((types & ((uint64_t) 1 << k)) && hard_cap(w, k) >= need)
+			keep |= (uint64_t) 1 << k;
 	if (keep == 0 && types != 0)
 	{
 		snprintf(t->why + (size_t) i * MX_REASON_LEN, MX_REASON_LEN,
@@ -193,6 +199,7 @@ cap_job(tenancy_round *t, int i)
 		return;
 	}
 	j->allowed = keep;
+	most = widest_cap(s, w, keep);
 	if (j->cls == MX_SOFT && most < j->max_gpus)
 		j->max_gpus = most;
 }
@@ -289,7 +296,7 @@ narrow_job(tenancy_round *t, int ji, const mx_assignment *a, const int *u)
 	double		alpha = t->o->scaling_alpha >= 0 && isfinite(t->o->scaling_alpha) ? t->o->scaling_alpha : MX_FITTED_ALPHA;
 	mx_job		before = *j;
 	uint64_t	left;
-	int			most = 0;
+	int			most;
 	char		why[MX_REASON_LEN];
 
 	if (j->cls != MX_SOFT || k < 0 || k >= s->ntypes || k >= MX_MAX_TYPES ||
@@ -299,10 +306,7 @@ narrow_job(tenancy_round *t, int ji, const mx_assignment *a, const int *u)
 	if (left == 0)
 		return 0;
 	j->allowed = left;
-	/* cap_job's cap on the GPU count, over the types left */
-	for (int x = 0; x < s->ntypes && x < MX_MAX_TYPES; x++)
-		if ((left & ((uint64_t) 1 << x)) && hard_cap(w, x) > most)
-			most = hard_cap(w, x);
+	most = widest_cap(s, w, left);	/* cap_job's cap, over the types left */
 	if (most < j->max_gpus)
 		j->max_gpus = most;
 	/* What is left must still run on the cluster as it is (a type may be down). */
@@ -475,6 +479,18 @@ tenancy_init(tenancy_round *t, const mx_snapshot *s, const mx_options *o)
 	return 0;
 }
 
+/* Whether owner w has a GPU quota of any kind (lending or not). */
+static int
+has_quota(const mx_owner *w)
+{
+	if (w->quota_all >= 0)
+		return 1;
+	for (int k = 0; k < MX_MAX_TYPES; k++)
+		if (w->quota[k] >= 0)
+			return 1;
+	return 0;
+}
+
 /*
  * The planner's start check (options.h): job ji starting now on (type,
  * gpus), beside the GPUs its owner holds and the owner's other jobs p
@@ -485,8 +501,13 @@ static mx_start_verdict
 quota_start_check(const void *ctx, const mx_plan *p, int ji, int type, int gpus)
 {
 	const tenancy_round *t = ctx;
-	int			r = mx_tenancy_over_quota(t->s, p, ji, type, gpus, NULL, 0);
+	int			ow = owner_of(t->s, t->s->jobs[ji].owner),
+				r;
 
+	/* Most owners have no quota: no need to count what they hold. */
+	if (ow < 0 || !has_quota(&t->s->owners[ow]))
+		return MX_START_OK;
+	r = mx_tenancy_over_quota(t->s, p, ji, type, gpus, NULL, 0);
 	if (r == 0 || (r == 1 && t->state[ji] == T_BORROW))
 		return MX_START_OK;
 	return r == 1 ? MX_START_BORROWS : MX_START_REFUSED;
