@@ -120,9 +120,11 @@ unitcheck: $(UNIT_TESTS)
 simcheck: bin/mixdnn-sim
 	bash test/sim/run.sh bin/mixdnn-sim
 
-# Regenerates docs/evaluation.md (about 80 minutes on 2 otherwise idle cores, 106 beside a CI run and a soak; most of it the Gavel traces under log-normal estimates; QUICK=1: a few).
+# Regenerates docs/evaluation.md (about 80 minutes on 2 otherwise idle cores, 106 beside a CI run and a soak; most of it the Gavel traces under log-normal estimates; QUICK=1: a few)
+# and then docs/optimizer-evaluation.md, the component ablations (not with QUICK=1).
 eval: bin/mixdnn-sim
 	bash tools/evaluate.sh
+	[ "$${QUICK:-0}" = 1 ] || sh tools/opt_report.sh
 
 # Regenerates docs/optimizer-evaluation.md, the optimizer's ablations (about 10 minutes on 2 cores).
 eval-opt: bin/mixdnn-sim

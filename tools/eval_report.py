@@ -24,6 +24,8 @@ import sys
 
 POLICIES = ["mixdnn", "k8s", "static", "backfill", "sjf", "hgreedy", "hsjf", "k8s-any"]
 BASELINES = POLICIES[1:]
+# mixdnn with one part switched off (tools/evaluate.sh ABLATIONS); never a comparator
+ABLATIONS = {"mixdnn-noglpk": "GLPK off (`--no-milp`)"}
 SHARE_FREE = {"static", "backfill"}     # run at soft share 0 only (evaluate.sh)
 SHARES = [0, 50, 100]
 EST_NAMES = {"exact": "exact", "ln0.5": "log-normal σ=0.5", "ln1": "log-normal σ=1",
@@ -176,28 +178,28 @@ def best_baseline(R, name, share, est, key):
     return best
 
 
-def cell_vs(R, name, share, est, key, other):
-    return ratio_ci(log_ratios(R.values(name, share, est, "mixdnn", key),
+def cell_vs(R, name, share, est, key, other, pol="mixdnn"):
+    return ratio_ci(log_ratios(R.values(name, share, est, pol, key),
                                R.values(name, share, est, other, key)))
 
 
-def geomean_vs(R, share, est, key, other):
-    """Geomean over workloads of MixDNN / other (each workload: the mean log
+def geomean_vs(R, share, est, key, other, pol="mixdnn"):
+    """Geomean over workloads of pol / other (each workload: the mean log
     ratio over its seeds), with a 95 % interval across workloads."""
     per = []
     for name, _ in R.workloads:
-        lr = log_ratios(R.values(name, share, est, "mixdnn", key), R.values(name, share, est, other, key))
+        lr = log_ratios(R.values(name, share, est, pol, key), R.values(name, share, est, other, key))
         if lr:
             per.append(statistics.fmean(lr))
     return ratio_ci(per)
 
 
-def geomean_best(R, share, est, key):
+def geomean_best(R, share, est, key, pol="mixdnn"):
     per = []
     for name, _ in R.workloads:
         b = best_baseline(R, name, share, est, key)
         if b:
-            lr = log_ratios(R.values(name, share, est, "mixdnn", key), R.values(name, share, est, b[0], key))
+            lr = log_ratios(R.values(name, share, est, pol, key), R.values(name, share, est, b[0], key))
             if lr:
                 per.append(statistics.fmean(lr))
     return ratio_ci(per)
@@ -368,6 +370,15 @@ def sec_summary(R, w):
                 bits.append("%d%% soft %.3f (÷ k8s %.3f, ÷ hsjf %.3f)" % (s, g[0], k[0], h[0]))
         w("* Average JCT ÷ the best comparator per cell, geomean over workloads, %s estimates: %s."
           % (EST_NAMES.get(est, est), "; ".join(bits)))
+    for abl, label in ABLATIONS.items():
+        bits = []
+        for est in R.ests:
+            per = [geomean_vs(R, sh, est, "avg_jct_s", abl) for sh in SHARES]
+            if all(per):
+                bits.append("%s %s" % (EST_NAMES.get(est, est), " / ".join("%.3f" % g[0] for g in per)))
+        if bits:
+            w("* Average JCT ÷ itself with %s, geomean over workloads at 0 / 50 / 100 %% soft: %s "
+              "(\"Ablation\" below)." % (label, "; ".join(bits)))
     w("")
     w("A ratio below 1 favours MixDNN. The distance between the ÷ k8s and the ÷ best figures is "
       "what the comparators of contract §6 achieve without MixDNN's utility model.")
@@ -537,7 +548,7 @@ def sec_scale(R, w):
     w("")
     w("| policy | runs | p50 (median over runs) | p95 (max over runs) | max |")
     w("|---|---:|---:|---:|---:|")
-    for p in POLICIES:
+    for p in POLICIES + list(ABLATIONS):
         p50, p95, mx = [], [], []
         for name, _ in R.workloads:
             for est in R.ests:
@@ -572,6 +583,54 @@ def sec_scale(R, w):
         w("")
 
 
+def sec_ablation(R, w):
+    """mixdnn against itself with one part switched off, cell by cell."""
+    for abl, label in ABLATIONS.items():
+        if not any(R.run(name, sd, s, est, abl) for name, _ in R.workloads for sd in R.seeds
+                   for s in SHARES for est in R.ests):
+            continue
+        w("## Ablation: %s" % label)
+        w("")
+        w("`%s` is the `mixdnn` policy with `--no-milp` (the extension's `mixdnn.use_milp = off`): "
+          "the same guards and heuristic, without the configuration LP that GLPK solves in every "
+          "round (docs/model.md, \"Configuration LP\"). The ratio is mixdnn ÷ `%s`, paired per "
+          "seed like every ratio here; below 1, GLPK helps. Win / tie / loss as in \"Method\", "
+          "from GLPK's side. The other components (each guard, the LP's window and backfill) are "
+          "switched off one at a time on generated workloads in docs/optimizer-evaluation.md "
+          "(`make eval-opt`; `make eval` runs both)." % (abl, abl))
+        w("")
+        for key, mlabel in (("avg_jct_s", "Average JCT"), ("makespan_s", "Makespan")):
+            w("### %s" % mlabel)
+            w("")
+            w("| estimates | soft | mixdnn ÷ GLPK off, geomean [95 % CI across workloads] | cells won / tied / lost "
+              "| GLPK off ÷ best comparator | mixdnn ÷ best comparator |")
+            w("|---|---:|---:|---|---:|---:|")
+            lost = []
+            for est in R.ests:
+                for s in SHARES:
+                    n = {"**win**": 0, "tie": 0, "**loss**": 0}
+                    for name, _ in R.workloads:
+                        rc = cell_vs(R, name, s, est, key, abl)
+                        v = verdict(rc)
+                        if v in n:
+                            n[v] += 1
+                        if v == "**loss**":
+                            lost.append((name, s, est, rc))
+                    g = geomean_vs(R, s, est, key, abl)
+                    ga = geomean_best(R, s, est, key, pol=abl)
+                    gm = geomean_best(R, s, est, key)
+                    w("| %s | %d%% | %s | %d / %d / %d | %s | %s |" % (
+                        EST_NAMES.get(est, est), s, fmt_r(g), n["**win**"], n["tie"], n["**loss**"],
+                        "%.3f" % ga[0] if ga else "–", "%.3f" % gm[0] if gm else "–"))
+            w("")
+            if lost:
+                w("Cells where GLPK makes the %s worse (interval above 1): %s." % (
+                    {"avg_jct_s": "average JCT", "makespan_s": "makespan"}[key], "; ".join(
+                    "%s, %d%% soft, %s: %s" % (name, s, EST_NAMES.get(est, est), fmt_r(rc))
+                    for name, s, est, rc in lost)))
+                w("")
+
+
 def sec_paper(R, w):
     w("## The paper's figures")
     w("")
@@ -600,7 +659,8 @@ def sec_reproduce(w, a):
     w("## How to reproduce")
     w("")
     w("```")
-    w("make eval                 # = tools/evaluate.sh: inputs and results in build/eval/, this report")
+    w("make eval                 # tools/evaluate.sh (inputs and results in build/eval/, this report),")
+    w("                          # then tools/opt_report.sh (docs/optimizer-evaluation.md)")
     w("QUICK=1 tools/evaluate.sh # 5 workloads, 3 seeds (2 Gavel), about 2 minutes, report in QUICK mode")
     w("```")
     w("")
@@ -610,8 +670,10 @@ def sec_reproduce(w, a):
       "mixdnn runs, `MIXDNN_DATA` points at the shared data, `tools/evaluate.sh --report-only` "
       "rewrites this file from `build/eval`. Each run's metrics are in "
       "`build/eval/runs/<workload>-r<seed>-s<share>-<estimates>-<policy>.json`, its inputs in "
-      "`build/eval/in/`. With the MILP's wall-clock time limit, mixdnn runs whose rounds hit the "
-      "limit can differ slightly from run to run; everything else is deterministic.")
+      "`build/eval/in/`. A busy machine stretches a run's wall time, not its schedule: the "
+      "configuration LP stops on an iteration limit and checks its budget in CPU time between "
+      "chunks of simplex iterations, so only a round whose LP needs more than one chunk and "
+      "runs out of budget between two could differ (docs/model.md, \"Determinism and budget\").")
     w("")
 
 
@@ -624,6 +686,7 @@ def report(a, R):
     sec_summary(R, w)
     sec_headline(R, w)
     sec_loses(R, w)
+    sec_ablation(R, w)
     sec_paper(R, w)
     w("## Per cell")
     w("")

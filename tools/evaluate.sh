@@ -62,6 +62,10 @@ ESTIMATES="exact,lognormal:0.5,lognormal:1,overestimate"
 GAVEL_ESTIMATES="exact,lognormal:1,overestimate"
 NO_OVERRUN="exact over"		# estimate models under which static runs
 POLICIES="mixdnn k8s static backfill sjf hgreedy hsjf k8s-any"
+# Ablations: mixdnn with one part switched off, on every cell (not the large
+# replay). mixdnn-noglpk = --no-milp: the guarded heuristic alone, which
+# shows what GLPK decides (docs/evaluation.md, "Ablation: GLPK off").
+ABLATIONS="mixdnn-noglpk"
 SHARE_FREE="static backfill"
 # The large replay: every Philly virtual cluster for 3 days at 4x load on 384 GPUs.
 LARGE_POLICIES="mixdnn k8s sjf hgreedy hsjf k8s-any"
@@ -111,7 +115,7 @@ add_workload() {
 			i=$((i + 1))
 			sed -n "${i}p" "$OUT/in/stats.tmp" >"$OUT/runs/$name-r$seed-s$s.stats.json"
 			for e in $tags; do
-				for p in $POLICIES; do
+				for p in $POLICIES $ABLATIONS; do
 					case " $SHARE_FREE " in *" $p "*) [ "$s" = 0 ] || continue ;; esac
 					case " $NO_OVERRUN " in *" $e "*) ;; *) [ "$p" = static ] && continue ;; esac
 					echo "$name $cluster $seed $s $e $p" >>"$OUT/runs.txt"
@@ -147,11 +151,13 @@ xargs -P "$JOBS" -L 1 sh -c '
 	name=$0; cluster=$1; seed=$2; s=$3; e=$4; p=$5
 	base="$OUT/runs/$name-r$seed-s$s-$e-$p"
 	opts=""
+	policy=$p
 	[ "$p" = mixdnn ] && opts="$SIM_OPTS"
+	[ "$p" = mixdnn-noglpk ] && { policy=mixdnn; opts="$SIM_OPTS --no-milp"; }
 	# per-job results of mixdnn with exact estimates, for tools/variant_table.py
 	[ "$p" = mixdnn ] && [ "$e" = exact ] && opts="$opts --out $base.jobs.csv"
 	"$ROOT/bin/mixdnn-sim" --types "$OUT/in/types.csv" --nodes "$OUT/in/nodes-$cluster.csv" \
-		--profiles "$OUT/in/profiles.csv" --trace "$OUT/in/$name-r$seed-s$s-$e.csv" --policy "$p" \
+		--profiles "$OUT/in/profiles.csv" --trace "$OUT/in/$name-r$seed-s$s-$e.csv" --policy "$policy" \
 		--json --quiet $opts >"$base.json.tmp" 2>"$base.err" || echo "evaluate.sh: $base failed (see $base.err)" >&2
 	tail -n 1 "$base.json.tmp" >"$base.json"; rm -f "$base.json.tmp"
 	[ -s "$base.err" ] || rm -f "$base.err"
