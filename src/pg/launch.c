@@ -20,6 +20,7 @@
 #include "column.h"
 #include "guc.h"
 #include "launch.h"
+#include "launch_quota.h"
 #include "lock.h"
 #include "placement.h"
 #include "privilege.h"
@@ -138,7 +139,7 @@ static SPITupleTable *
 read_due(TimestampTz now, uint64 *ndue)
 {
 	if (mx_spi_execute("SELECT job_id, attempt + 1, planned_gpu_type, planned_gpus, "
-					   "       planned_end - planned_start "
+					   "       planned_end - planned_start, owner::text "
 					   "FROM mixdnn.jobs WHERE status = 'planned' AND planned_start <= $1 "
 					   "ORDER BY planned_start, job_id FOR NO KEY UPDATE SKIP LOCKED",
 					   1, (Oid[]) {TIMESTAMPTZOID}, (Datum[]) {TimestampTzGetDatum(now)},
@@ -149,11 +150,13 @@ read_due(TimestampTz now, uint64 *ndue)
 }
 
 /*
- * Places the due job of row t on free GPUs of the cluster and adds its
- * launch to b. False when its GPUs are still held.
+ * Places due job i (row t) on free GPUs of the cluster and adds its launch
+ * to b. False when its GPUs are still held or its owner's quota no longer
+ * allows the start (launch_quota.h).
  */
 static bool
-place_due_job(mx_snapshot *cluster, HeapTuple t, TupleDesc desc, TimestampTz now, launch_batch *b)
+place_due_job(mx_snapshot *cluster, mx_launch_quota *quota, int i, HeapTuple t, TupleDesc desc,
+			  TimestampTz now, launch_batch *b)
 {
 	bool		isnull;
 	int64		job_id = DatumGetInt64(SPI_getbinval(t, desc, 1, &isnull));
@@ -167,10 +170,13 @@ place_due_job(mx_snapshot *cluster, HeapTuple t, TupleDesc desc, TimestampTz now
 				p,
 				g;
 
-	nparts = type < 0 ? 0 : mx_place(cluster->nodes, cluster->nnodes, type, gpus, parts, lengthof(parts));
+	if (type < 0 || !mx_launch_quota_allows(quota, i, type, gpus))
+		return false;
+	nparts = mx_place(cluster->nodes, cluster->nnodes, type, gpus, parts, lengthof(parts));
 	if (nparts == 0)
 		return false;
 	mx_place_commit(cluster->nodes, parts, nparts);
+	mx_launch_quota_take(quota, i, parts[0].node, gpus);
 
 	mx_column_push(&b->job_id, Int64GetDatum(job_id), false);
 	mx_column_push(&b->attempt, Int32GetDatum(attempt), false);
@@ -204,6 +210,7 @@ mx_launch_due(int *unplaced_out)
 				oldcxt;
 	TimestampTz now;
 	mx_snapshot cluster;
+	mx_launch_quota quota;
 	launch_batch b;
 	int			unplaced = 0;
 	uint64		i;
@@ -221,9 +228,10 @@ mx_launch_due(int *unplaced_out)
 	now = mx_clock_now();
 	mx_read_cluster(&cluster, now);
 	due = read_due(now, &ndue);
+	mx_launch_quota_read(&quota, &cluster, due, 6);
 	memset(&b, 0, sizeof(b));
 	for (i = 0; i < ndue; i++)
-		if (!place_due_job(&cluster, due->vals[i], due->tupdesc, now, &b))
+		if (!place_due_job(&cluster, &quota, (int) i, due->vals[i], due->tupdesc, now, &b))
 			unplaced++;
 
 	if (b.job_id.n > 0)

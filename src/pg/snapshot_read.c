@@ -167,8 +167,8 @@ read_profiles(mx_db_snapshot *d)
 	mx_read_profiles(s, models, nm);
 }
 
-static void
-read_running(mx_db_snapshot *d)
+void
+mx_read_running(mx_db_snapshot *d)
 {
 	mx_snapshot *s = &d->snap;
 	uint64		i;
@@ -350,7 +350,7 @@ mx_read_snapshot(mx_db_snapshot *d, TimestampTz now, int horizon)
 	int			nest;
 
 	mx_read_cluster(s, now);
-	read_running(d);
+	mx_read_running(d);
 
 	/*
 	 * The plan's cost counts the whole queue, though only the horizon is

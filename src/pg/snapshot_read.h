@@ -36,6 +36,12 @@ typedef struct mx_db_snapshot
 /* Cluster only: types and nodes with their busy GPUs (for launching). */
 void		mx_read_cluster(mx_snapshot *s, TimestampTz now);
 
+/*
+ * The launching and running jobs' parts of d->snap's nodes (read with
+ * mx_read_cluster), with their owners in d->part_owners.
+ */
+void		mx_read_running(mx_db_snapshot *d);
+
 /* Everything a round needs, with the first `horizon` waiting jobs in queue order. */
 void		mx_read_snapshot(mx_db_snapshot *d, TimestampTz now, int horizon);
 

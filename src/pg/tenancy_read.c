@@ -219,6 +219,17 @@ tables_exist(void)
 	return SPI_processed == 1 && DatumGetBool(col(0, 1, &isnull));
 }
 
+bool
+mx_any_gpu_quota(void)
+{
+	bool		isnull;
+
+	if (!tables_exist())
+		return false;
+	run("SELECT EXISTS (SELECT FROM mixdnn.quotas WHERE max_gpus IS NOT NULL)", 0, NULL, NULL);
+	return SPI_processed == 1 && DatumGetBool(col(0, 1, &isnull));
+}
+
 void
 mx_read_owners(mx_db_snapshot *d, const mx_options *o)
 {

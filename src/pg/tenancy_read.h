@@ -15,4 +15,7 @@
  */
 void		mx_read_owners(mx_db_snapshot *d, const mx_options *o);
 
+/* Whether some mixdnn.quotas row limits GPUs (false on a schema without quotas). */
+bool		mx_any_gpu_quota(void);
+
 #endif

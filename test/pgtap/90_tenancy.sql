@@ -27,13 +27,6 @@ CREATE FUNCTION pg_temp.said(n text) RETURNS text LANGUAGE sql AS
 	$$ SELECT status || ': ' || coalesce(reason, '') FROM mixdnn.jobs WHERE name = n $$;
 CREATE FUNCTION pg_temp.starts_now(n text) RETURNS boolean LANGUAGE sql AS
 	$$ SELECT status = 'planned' AND planned_start = mixdnn.now() FROM mixdnn.jobs WHERE name = n $$;
-CREATE FUNCTION pg_temp.submit(who text, n text, typ text, g int, d interval) RETURNS void
-	LANGUAGE plpgsql AS $$
-BEGIN
-	EXECUTE format('SET LOCAL ROLE %I', who);
-	INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES (n, 'hard', typ, g, d);
-	RESET ROLE;
-END $$;
 CREATE FUNCTION pg_temp.run_job(n text) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
 	PERFORM mixdnn.launch_due();

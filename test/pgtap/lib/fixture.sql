@@ -34,6 +34,15 @@ CREATE FUNCTION pg_temp.set_now(t timestamptz) RETURNS timestamptz
 CREATE FUNCTION pg_temp.t0() RETURNS timestamptz
 	LANGUAGE sql IMMUTABLE AS $$ SELECT '2026-01-01 00:00+00'::timestamptz $$;
 
+-- A hard job submitted by role who (a member of mixdnn_user).
+CREATE FUNCTION pg_temp.submit(who text, n text, typ text, g int, d interval) RETURNS void
+	LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('SET LOCAL ROLE %I', who);
+	INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES (n, 'hard', typ, g, d);
+	RESET ROLE;
+END $$;
+
 -- job_id by (unique) name.
 CREATE FUNCTION pg_temp.jid(n text) RETURNS bigint
 	LANGUAGE sql AS $$ SELECT job_id FROM mixdnn.jobs WHERE name = n $$;
