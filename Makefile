@@ -54,12 +54,14 @@ $(TEST_LAUNCHER): $(wildcard src/launcher/*.c src/launcher/*.h)
 	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -DLX_TEST_SLOW_SETUP -I$(shell $(PG_CONFIG) --includedir) -o $@ \
 		$(wildcard src/launcher/*.c) -L$(shell $(PG_CONFIG) --libdir) -lpq
 
-$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_SQL)
-	cat $^ > $@
+# Each also depends on its folder, whose time changes when a piece is
+# removed or renamed: the script is then assembled again without it.
+$(EXTENSION)--$(EXTVERSION).sql: $(INSTALL_SQL) sql/install
+	cat $(INSTALL_SQL) > $@
 
 .SECONDEXPANSION:
-$(EXTENSION)--%.sql: $$(sort $$(wildcard sql/update/$$*/*.sql))
-	cat $^ > $@
+$(EXTENSION)--%.sql: $$(sort $$(wildcard sql/update/$$*/*.sql)) sql/update/$$*
+	cat $(sort $(wildcard sql/update/$*/*.sql)) > $@
 
 # pg_regress writes its results here; a clean checkout has no such folder.
 installcheck: | build/regress

@@ -6,7 +6,8 @@
 #include "events.h"
 
 static const char *const event_names[] = {
-	"arrival", "completion", "cancel", "requeue", "update", "delete", "node", "profile", "retry", "restore"
+	"arrival", "completion", "cancel", "requeue", "update", "delete", "node", "profile", "retry", "restore",
+	"quota"
 };
 
 void

@@ -19,7 +19,8 @@ typedef enum mx_event
 	MX_EV_NODE = 1 << 6,
 	MX_EV_PROFILE = 1 << 7,
 	MX_EV_RETRY = 1 << 8,		/* rows a worker round skipped (locked by a user) */
-	MX_EV_RESTORE = 1 << 9		/* a data load (pg_restore) ended; its jobs need plans */
+	MX_EV_RESTORE = 1 << 9,		/* a data load (pg_restore) ended; its jobs need plans */
+	MX_EV_QUOTA = 1 << 10		/* mixdnn.quotas or mixdnn.shares changed */
 } mx_event;
 
 /* "arrival,cancel" for MX_EV_ARRIVAL | MX_EV_CANCEL. */

@@ -188,6 +188,8 @@ mixdnn_note_event(PG_FUNCTION_ARGS)
 		pending_events |= TRIGGER_FIRED_BY_UPDATE(td->tg_event)
 			? classify_node_update(td->tg_relation, td->tg_trigtuple, td->tg_newtuple)
 			: MX_EV_NODE;
+	else if (strcmp(table, "quotas") == 0 || strcmp(table, "shares") == 0)
+		pending_events |= MX_EV_QUOTA;
 	else
 		pending_events |= MX_EV_PROFILE;
 

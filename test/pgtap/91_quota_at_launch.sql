@@ -2,7 +2,8 @@
 -- not lend: a due job whose start would take its owner beyond one (an
 -- earlier job overran, a quota was lowered, a stale plan) is not launched
 -- but re-planned; several due jobs of one owner count together; a quota
--- that lends does not stop a launch the round planned.
+-- that lends does not stop a launch the round planned. A change of quotas
+-- or shares runs a round at commit.
 --
 -- Mode: deferred round triggers; ":commit" (lib/fixture.sql) after each
 -- write runs the round COMMIT would run. launch_due() by hand, clock moved
@@ -12,7 +13,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(16);
+SELECT plan(19);
 DELETE FROM mixdnn.quotas;
 DELETE FROM mixdnn.shares;
 
@@ -73,8 +74,13 @@ SELECT alike((SELECT status || ': ' || reason FROM mixdnn.jobs WHERE name = 'b1'
 
 -- Several due jobs of one owner count together: with the quota raised to 3,
 -- b1 (2 k80s) runs and a stale plan starts b2 and b3 (1 v100 each) now.
+UPDATE r0 SET last = (SELECT max(round_id) FROM mixdnn.rounds);
 UPDATE mixdnn.quotas SET max_gpus = 3 WHERE role = 'tap91_team';
-SELECT mixdnn.run_round('test');
+:commit
+SELECT is((SELECT array_agg(event) FROM mixdnn.rounds WHERE round_id > (SELECT last FROM r0)), ARRAY['quota'],
+	'a change of mixdnn.quotas runs a round at commit (event quota)');
+SELECT ok((SELECT status = 'planned' AND planned_start = mixdnn.now() FROM mixdnn.jobs WHERE name = 'b1'),
+	'... which plans the job the raised quota now allows, at once');
 SELECT is(mixdnn.launch_due(), 1, 'b1 launches under a quota of 3 GPUs of all types');
 SELECT pg_temp.submit('tap91_bob', 'b2', 'v100', 1, '1h');
 SELECT pg_temp.submit('tap91_bob', 'b3', 'v100', 1, '1h');
@@ -94,6 +100,13 @@ SELECT pg_temp.submit('tap91_carol', 'c2', 'v100', 1, '1h');
 SELECT pg_temp.due_now('c2');
 SELECT is(mixdnn.launch_due(), 1, 'beyond a quota that lends, a due job launches as planned');
 SELECT is(pg_temp.held('tap91_carol', 'v100'), 2::bigint, 'carol borrows a second v100');
+
+-- Shares too re-plan at commit.
+UPDATE r0 SET last = (SELECT max(round_id) FROM mixdnn.rounds);
+INSERT INTO mixdnn.shares (role, shares) VALUES ('tap91_alice', 3);
+:commit
+SELECT is((SELECT array_agg(event) FROM mixdnn.rounds WHERE round_id > (SELECT last FROM r0)), ARRAY['quota'],
+	'a change of mixdnn.shares runs a round at commit (event quota)');
 
 SELECT * FROM finish();
 ROLLBACK;
