@@ -57,6 +57,18 @@ owner_of(const mx_snapshot *s, int owner)
 	return (s->nowners > 0 && owner >= 0 && owner < s->nowners) ? owner : -1;
 }
 
+/* Whether owner w has a GPU quota of any kind (lending or not). */
+static int
+has_quota(const mx_owner *w)
+{
+	if (w->quota_all >= 0)
+		return 1;
+	for (int k = 0; k < MX_MAX_TYPES; k++)
+		if (w->quota[k] >= 0)
+			return 1;
+	return 0;
+}
+
 /* GPUs each owner's launching and running parts hold now, per type and in all. */
 static void
 count_held(const mx_snapshot *s, int *held)
@@ -145,7 +157,8 @@ mx_tenancy_over_quota(const mx_snapshot *s, const mx_plan *p, int ji, int type, 
 
 	if (buf != NULL && len > 0)
 		buf[0] = '\0';
-	if (ow < 0)
+	/* without a quota nothing to count (launch_due asks for every due job) */
+	if (ow < 0 || !has_quota(&s->owners[ow]))
 		return 0;
 	held = malloc((size_t) s->nowners * (size_t) (s->ntypes + 1) * sizeof(int));
 	if (held == NULL)
@@ -476,18 +489,6 @@ tenancy_init(tenancy_round *t, const mx_snapshot *s, const mx_options *o)
 		return -1;
 	for (i = 0; i < s->njobs; i++)
 		cap_job(t, i);
-	return 0;
-}
-
-/* Whether owner w has a GPU quota of any kind (lending or not). */
-static int
-has_quota(const mx_owner *w)
-{
-	if (w->quota_all >= 0)
-		return 1;
-	for (int k = 0; k < MX_MAX_TYPES; k++)
-		if (w->quota[k] >= 0)
-			return 1;
 	return 0;
 }
 

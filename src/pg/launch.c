@@ -111,7 +111,7 @@ log_launches(const launch_batch *b, TimestampTz now, int unplaced)
 	if (b->job_id.n == 0)
 	{
 		ereport(LOG,
-				(errmsg("mixdnn could not launch %d due job(s) at %s: their GPUs are still held; a round re-plans them",
+				(errmsg("mixdnn could not launch %d due job(s) at %s: their GPUs are still held or their owners' quotas do not allow them; a round re-plans them",
 						unplaced, timestamptz_to_str(now)),
 				 errhidestmt(true)));
 		return;
@@ -124,7 +124,7 @@ log_launches(const launch_batch *b, TimestampTz now, int unplaced)
 	ereport(LOG,
 			(errmsg("mixdnn launched %d job(s) on %d node part(s) at %s (job %s)",
 					b->job_id.n, b->part_job.n, timestamptz_to_str(now), ids.data),
-			 unplaced > 0 ? errdetail("%d due job(s) wait for GPUs still held; a round re-plans them.", unplaced) : 0,
+			 unplaced > 0 ? errdetail("%d due job(s) wait for GPUs still held or for their owners' quotas; a round re-plans them.", unplaced) : 0,
 			 errhidestmt(true)));
 	pfree(ids.data);
 }

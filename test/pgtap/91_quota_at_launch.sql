@@ -28,15 +28,6 @@ INSERT INTO mixdnn.quotas (role, gpu_type, max_gpus) VALUES ('tap91_team', NULL,
 INSERT INTO mixdnn.quotas (role, gpu_type, max_gpus, borrow) VALUES ('tap91_carol', 'v100', 1, true);
 :commit
 
-CREATE FUNCTION pg_temp.held(who text, typ text) RETURNS bigint LANGUAGE sql AS $$
-	SELECT count(*) FROM mixdnn.gpu_holds h JOIN mixdnn.jobs j USING (job_id)
-	JOIN mixdnn.gpu_nodes n ON n.node = h.node
-	WHERE j.owner::text = who AND (typ IS NULL OR n.gpu_type = typ) $$;
--- A stale plan, as an earlier round could have left it: the jobs start now.
-CREATE FUNCTION pg_temp.due_now(VARIADIC names text[]) RETURNS void LANGUAGE sql AS $$
-	UPDATE mixdnn.jobs SET status = 'planned', planned_gpu_type = gpu_type, planned_gpus = gpus,
-		planned_start = mixdnn.now(), planned_end = mixdnn.now() + duration, reason = NULL
-	WHERE name = ANY (names) $$;
 CREATE TEMP TABLE r0 AS SELECT max(round_id) AS last FROM mixdnn.rounds;
 
 -- Overrun: alice's a1 (1 v100, 1 h) runs; her a2 waits for her quota of
