@@ -48,6 +48,7 @@ CREATE FUNCTION pg_temp.held(who text, typ text) RETURNS bigint LANGUAGE sql AS 
 	SELECT count(*) FROM mixdnn.gpu_holds h JOIN mixdnn.jobs j USING (job_id)
 	JOIN mixdnn.gpu_nodes n ON n.node = h.node
 	WHERE j.owner::text = who AND (typ IS NULL OR n.gpu_type = typ) $$;
+
 -- A stale plan, as an earlier round could have left it: the jobs start now.
 CREATE FUNCTION pg_temp.due_now(VARIADIC names text[]) RETURNS void LANGUAGE sql AS $$
 	UPDATE mixdnn.jobs SET status = 'planned', planned_gpu_type = gpu_type, planned_gpus = gpus,
