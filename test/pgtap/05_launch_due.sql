@@ -48,7 +48,7 @@ SELECT is(mixdnn.launch_due(), 1, 'after a completes, b launches');
 SELECT is((SELECT count(*) FROM mixdnn.gpu_holds WHERE job_id = pg_temp.jid('b')), 2::bigint, 'b holds its 2 GPUs');
 
 -- Double booking: c (4 GPUs, 1h) and d (4 GPUs, 30 min) both due now on a
--- 4-GPU node. launch_due takes due jobs by planned_start, priority, job_id,
+-- 4-GPU node. launch_due takes due jobs by planned_start, job_id,
 -- so it starts c and must re-plan d for c's expected end.
 UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'b';
 :commit
