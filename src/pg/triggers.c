@@ -231,10 +231,11 @@ leave_to_later_round(int events)
 	bool		worker = mx_worker_request_round(events);
 
 	ereport(NOTICE,
-			(errmsg("the mixdnn scheduler is busy: this transaction's jobs stay pending"),
+			(errmsg(nnew_jobs > 0 ? "the mixdnn scheduler is busy: this transaction's jobs stay pending"
+					: "the mixdnn scheduler is busy: this transaction's changes are planned for later"),
 			 errdetail("The scheduler lock was not free within mixdnn.lock_timeout (%d ms); %s.",
 					   mx_guc_lock_timeout_ms,
-					   worker ? "the background worker plans them shortly" : "the next round plans them")));
+					   worker ? "the background worker plans shortly" : "the next round plans")));
 	record_reason(worker
 				  ? "the scheduler was busy at submission; the background worker plans it"
 				  : "the scheduler was busy at submission; the next round plans it");
@@ -253,9 +254,10 @@ leave_to_after_commit(int events)
 		return;
 	}
 	ereport(NOTICE,
-			(errmsg("mixdnn cannot plan in this commit: this transaction's jobs stay pending"),
+			(errmsg(nnew_jobs > 0 ? "mixdnn cannot plan in this commit: this transaction's jobs stay pending"
+					: "mixdnn cannot plan in this commit: the next round plans this transaction's changes"),
 			 errdetail("A COMMIT inside a procedure or DO block, and a REPEATABLE READ or SERIALIZABLE transaction, leave their round to the background worker, and none serves this database."),
-			 errhint("Submit in a READ COMMITTED transaction committed by COMMIT, or load mixdnn through shared_preload_libraries; the next round plans these jobs.")));
+			 errhint("Write in a READ COMMITTED transaction committed by COMMIT, or load mixdnn through shared_preload_libraries.")));
 	record_reason("submitted where no round could run at commit; the next round plans it");
 }
 
