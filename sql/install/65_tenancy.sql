@@ -75,10 +75,13 @@ END
 $$;
 COMMENT ON FUNCTION mixdnn._tenancy_before_write() IS 'internal trigger: plain-words checks of mixdnn.quotas and mixdnn.shares';
 
+-- Not for a restore's data load (mixdnn._loading(), operations.md): a row
+-- naming a GPU type deleted since, or a role the target cluster lacks, is
+-- restored as it was dumped.
 CREATE TRIGGER quotas_before_write BEFORE INSERT OR UPDATE ON mixdnn.quotas
-	FOR EACH ROW EXECUTE FUNCTION mixdnn._tenancy_before_write();
+	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._tenancy_before_write();
 CREATE TRIGGER shares_before_write BEFORE INSERT OR UPDATE ON mixdnn.shares
-	FOR EACH ROW EXECUTE FUNCTION mixdnn._tenancy_before_write();
+	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._tenancy_before_write();
 
 -- A change of quotas or shares re-plans at commit (event quota): a quota
 -- raised starts the jobs that waited for it, one lowered un-plans the

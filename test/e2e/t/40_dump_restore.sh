@@ -18,6 +18,13 @@ INSERT INTO mixdnn.gpu_types (gpu_type, speed, memory_gb) VALUES ('a100', 2.0, 8
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'a100', 4), ('n2', 'a100', 4), ('n3', 'v100', 2), ('n4', 'k80', 2);
 INSERT INTO mixdnn.profiles (model, gpu_type, gpus, throughput)
 	SELECT 'm', t, g, g * s FROM (VALUES ('a100', 2.0), ('v100', 1.0), ('k80', 0.3)) v(t, s), generate_series(1, 3) g;
+-- Quotas and shares, one row naming a GPU type deleted since (it binds
+-- nothing, and the restore must keep it as it was).
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('gone', 1.0);
+INSERT INTO mixdnn.quotas (role, gpu_type, max_gpus) VALUES ('postgres', 'k80', 8), ('postgres', 'gone', 4),
+	('postgres', NULL, 100);
+DELETE FROM mixdnn.gpu_types WHERE gpu_type = 'gone';
+INSERT INTO mixdnn.shares (role, shares) VALUES ('postgres', 2);
 -- Two hard jobs on n1 and n2 (launched), one on v100 (launched, then failed),
 -- one that completes, one cancelled, one planned behind them, one pending (k80 is down).
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command) VALUES
@@ -43,7 +50,7 @@ INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command, w
 	VALUES ('old', 'hard', 'k80', 2, '1 hour', repeat('x', 70000), 'relative/dir');
 ALTER TABLE mixdnn.jobs ENABLE TRIGGER jobs_check_env;
 SQL
-ok $? "a database with jobs, nodes, types, profiles and history"
+ok $? "a database with jobs, nodes, types, profiles, quotas, shares and history"
 is "$(qd $SRC "SELECT string_agg(DISTINCT status, ',' ORDER BY status) FROM mixdnn.jobs")" \
 	"cancelled,completed,failed,launching,pending,planned,running" "it has a job in every status"
 
