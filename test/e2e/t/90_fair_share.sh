@@ -65,6 +65,29 @@ is "$(q "SELECT reason FROM mixdnn.jobs WHERE name LIKE 'quota-%' AND status = '
 	"the other waits with the quota as reason, though a GPU is free"
 wait_until 30 '[ "$(unfinished)" = 0 ]'
 ok $? "it runs once the first has ended"
+
+# An admin raises the quota: the waiting job starts at once, by the round
+# the change runs at its commit (an admin's: the pre-commit path), not when
+# the running job ends a minute later.
+q "DO \$\$BEGIN CREATE ROLE e2e_admin LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END\$\$" >/dev/null
+q "GRANT mixdnn_admin TO e2e_admin" >/dev/null
+for i in 3 4; do
+	PGUSER=e2e_bob q "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+		VALUES ('quota-$i', 'hard', 'v100', 1, '60 s', \$c\$$(job_cmd 60)\$c\$)" >/dev/null
+done
+running_quota() { q "SELECT count(*) FROM mixdnn.jobs WHERE name IN ('quota-3', 'quota-4') AND status IN ('launching', 'running')"; }
+wait_until 20 '[ "$(running_quota)" = 1 ]'
+ok $? "with the quota at 1 GPU, one of bob's two one-minute jobs runs"
+before=$(q "SELECT max(round_id) FROM mixdnn.rounds")
+PGUSER=e2e_admin q "UPDATE mixdnn.quotas SET max_gpus = 2 WHERE role = 'e2e_bob'" >/dev/null
+ok $? "an admin raises bob's quota to 2 GPUs"
+wait_until 20 '[ "$(running_quota)" = 2 ]'
+ok $? "the other starts at once, while the first still runs"
+is "$(q "SELECT string_agg(DISTINCT event, ',') FROM mixdnn.rounds WHERE round_id > $before AND event LIKE '%quota%'")" \
+	"quota" "a round with event quota planned it"
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name IN ('quota-3', 'quota-4')" >/dev/null
+wait_until 30 '[ "$(unfinished)" = 0 ]'
+ok $? "both are cancelled"
 set_setting mixdnn.fair_share ''
 set_setting mixdnn.fair_share_half_life ''
 done_testing
