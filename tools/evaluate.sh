@@ -23,7 +23,9 @@
 # build/eval; never in git), EVAL_JOBS (parallel simulations, default 2),
 # SIM_OPTS (bin/mixdnn-sim options for the mixdnn policy, default none:
 # the extension's defaults), EVAL_NO_REPORT=1 (skip docs/evaluation.md),
-# QUICK=1 (as --quick).
+# QUICK=1 (as --quick), EVAL_KEEP=1 (resume: keep the results in EVAL_DIR
+# and run only the simulations without one; the inputs are drawn again,
+# seeded, so they are the same traces).
 set -eu
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -71,11 +73,29 @@ SHARE_FREE="static backfill"
 LARGE_POLICIES="mixdnn k8s sjf hgreedy hsjf k8s-any"
 if [ "$QUICK" = 1 ]; then POLLUX="1 2 3"; GAVEL="2869ce"; PHILLY_LOADS="1"; SEEDS="1 2 3"; GAVEL_SEEDS="1 2"; fi
 
+KEEP=${EVAL_KEEP:-0}
 make -s bin/mixdnn-sim >/dev/null
-rm -rf "$OUT/in" "$OUT/runs"
+if [ "$KEEP" = 1 ] && [ -d "$OUT/runs" ]; then
+	rm -rf "$OUT/in"
+	rm -f "$OUT"/runs/*.tmp
+else
+	KEEP=0
+	rm -rf "$OUT/in" "$OUT/runs"
+	rm -f "$OUT/commit" "$OUT/elapsed"
+fi
 mkdir -p "$OUT/in" "$OUT/runs"
-# the tree the simulator is built from, for the report's first line
-git describe --always --dirty >"$OUT/commit" 2>/dev/null || rm -f "$OUT/commit"
+# The trees the simulator was built from, for the report's first line: a
+# resumed run adds its own when it differs.
+tree=$(git describe --always --dirty 2>/dev/null || echo "an unknown tree")
+if [ ! -s "$OUT/commit" ]; then
+	echo "$tree" >"$OUT/commit"
+else
+	case ", $(cat "$OUT/commit"), " in
+		*", $tree, "*) ;;
+		*) echo "$(cat "$OUT/commit"), $tree" >"$OUT/commit.tmp" && mv "$OUT/commit.tmp" "$OUT/commit" ;;
+	esac
+fi
+EARLIER=$(cat "$OUT/elapsed" 2>/dev/null || echo 0)
 D="python3 tools/mixdnn_data.py --data $DATA"
 START=$(date +%s)
 
@@ -147,9 +167,11 @@ echo "evaluate.sh: $n simulations, $JOBS at a time" >&2
 export OUT SIM_OPTS ROOT
 T1=$(date +%s)
 # shellcheck disable=SC2016
+export KEEP
 xargs -P "$JOBS" -L 1 sh -c '
 	name=$0; cluster=$1; seed=$2; s=$3; e=$4; p=$5
 	base="$OUT/runs/$name-r$seed-s$s-$e-$p"
+	[ "$KEEP" = 1 ] && [ -s "$base.json" ] && exit 0
 	opts=""
 	policy=$p
 	[ "$p" = mixdnn ] && opts="$SIM_OPTS"
@@ -163,7 +185,7 @@ xargs -P "$JOBS" -L 1 sh -c '
 	[ -s "$base.err" ] || rm -f "$base.err"
 ' <"$OUT/runs.txt"
 echo "evaluate.sh: simulations took $(( $(date +%s) - T1 )) s" >&2
-echo "$(( $(date +%s) - START ))" >"$OUT/elapsed"
+echo "$(( EARLIER + $(date +%s) - START ))" >"$OUT/elapsed"
 printf '%s\n' "$SEEDS" >"$OUT/seeds.txt"
 est_tags "$ESTIMATES" >"$OUT/estimates.txt"
 echo "$QUICK" >"$OUT/quick.txt"
