@@ -122,7 +122,7 @@ unitcheck: $(UNIT_TESTS)
 simcheck: bin/mixdnn-sim
 	bash test/sim/run.sh bin/mixdnn-sim
 
-# Regenerates docs/evaluation.md (about 80 minutes on 2 otherwise idle cores, 106 beside a CI run and a soak; most of it the Gavel traces under log-normal estimates; QUICK=1: a few)
+# Regenerates docs/evaluation.md (more than 2.5 hours on 2 cores: the 27 Gavel runs of mixdnn under log-normal estimates take about 11 minutes each; EVAL_KEEP=1 resumes a stopped run; QUICK=1: a few minutes)
 # and then docs/optimizer-evaluation.md, the component ablations (not with QUICK=1).
 eval: bin/mixdnn-sim
 	bash tools/evaluate.sh
