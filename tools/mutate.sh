@@ -6,6 +6,10 @@
 # survived: a rule no test guards. See docs/testing.md.
 #
 #   tools/mutate.sh [-f MUTANTS_FILE] [-s "SUITES"] [NAME ...]
+#   tools/mutate.sh -n        only check that every mutant still applies to
+#                             its file (no build, no suite; the unit suite
+#                             runs this, so a mutant the code moved away from
+#                             fails CI instead of silently checking nothing)
 #
 # Builds and installs into the PostgreSQL of MIXDNN_PG_BINDIR (as
 # test/run_tests.sh does) and runs its cluster on MIXDNN_MUTATE_PORT
@@ -18,14 +22,31 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MUTANTS=$ROOT/tools/mutants.txt
 SUITES="unit regress pgtap sim diff"
-while getopts "f:s:" opt; do
+APPLY_ONLY=0
+while getopts "f:s:n" opt; do
 	case $opt in
 		f) MUTANTS=$OPTARG ;;
 		s) SUITES=$OPTARG ;;
-		*) echo "usage: $0 [-f MUTANTS_FILE] [-s \"SUITES\"] [NAME ...]" >&2; exit 2 ;;
+		n) APPLY_ONLY=1 ;;
+		*) echo "usage: $0 [-n] [-f MUTANTS_FILE] [-s \"SUITES\"] [NAME ...]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+if [ "$APPLY_ONLY" = 1 ]; then
+	bad=0
+	n=0
+	while IFS=$'\t' read -r name file expr; do
+		case $name in ''|'#'*) continue ;; esac
+		n=$((n + 1))
+		if ! perl -0pe "$expr" "$ROOT/$file" | cmp -s - "$ROOT/$file"; then
+			continue
+		fi
+		echo "mutate: STALE $name: the substitution does not change $file" >&2
+		bad=1
+	done <"$MUTANTS"
+	[ "$bad" = 0 ] && echo "mutate: all $n mutants apply"
+	exit "$bad"
+fi
 export MIXDNN_TEST_PORT=${MIXDNN_MUTATE_PORT:-${MIXDNN_TEST_PORT:-5499}}
 
 WORK=$(mktemp -d /tmp/mixdnn-mutate.XXXXXX)
