@@ -123,7 +123,7 @@ unitcheck: $(UNIT_TESTS)
 simcheck: bin/mixdnn-sim
 	bash test/sim/run.sh bin/mixdnn-sim
 
-# Regenerates docs/evaluation.md (more than 2.5 hours on 2 cores: the 27 Gavel runs of mixdnn under log-normal estimates take about 11 minutes each; EVAL_KEEP=1 resumes a stopped run; QUICK=1: a few minutes)
+# Regenerates docs/evaluation.md (96 minutes on 2 cores shared with other work, most of it the 27 Gavel runs of mixdnn under log-normal estimates, 2-33 minutes each; EVAL_KEEP=1 resumes a stopped run; QUICK=1: a few minutes)
 # and then docs/optimizer-evaluation.md, the component ablations (not with QUICK=1).
 eval: bin/mixdnn-sim
 	bash tools/evaluate.sh
