@@ -24,8 +24,8 @@ import sys
 
 POLICIES = ["mixdnn", "k8s", "static", "backfill", "sjf", "hgreedy", "hsjf", "k8s-any"]
 BASELINES = POLICIES[1:]
-# mixdnn with one part switched off (tools/evaluate.sh ABLATIONS); never a comparator
-ABLATIONS = {"mixdnn-noglpk": "GLPK off (`--no-milp`)"}
+# mixdnn with GLPK switched off (tools/evaluate.sh ABLATIONS); never a comparator
+NOGLPK = "mixdnn-noglpk"
 SHARE_FREE = {"static", "backfill"}     # run at soft share 0 only (evaluate.sh)
 SHARES = [0, 50, 100]
 EST_NAMES = {"exact": "exact", "ln0.5": "log-normal σ=0.5", "ln1": "log-normal σ=1",
@@ -372,15 +372,14 @@ def sec_summary(R, w):
                 bits.append("%d%% soft %.3f (÷ k8s %.3f, ÷ hsjf %.3f)" % (s, g[0], k[0], h[0]))
         w("* Average JCT ÷ the best comparator per cell, geomean over workloads, %s estimates: %s."
           % (EST_NAMES.get(est, est), "; ".join(bits)))
-    for abl, label in ABLATIONS.items():
-        bits = []
-        for est in R.ests:
-            per = [geomean_vs(R, sh, est, "avg_jct_s", abl) for sh in SHARES]
-            if all(per):
-                bits.append("%s %s" % (EST_NAMES.get(est, est), " / ".join("%.3f" % g[0] for g in per)))
-        if bits:
-            w("* Average JCT ÷ itself with %s, geomean over workloads at 0 / 50 / 100 %% soft: %s "
-              "(\"Ablation\" below)." % (label, "; ".join(bits)))
+    bits = []
+    for est in R.ests:
+        per = [geomean_vs(R, sh, est, "avg_jct_s", NOGLPK) for sh in SHARES]
+        if all(per):
+            bits.append("%s %s" % (EST_NAMES.get(est, est), " / ".join("%.3f" % g[0] for g in per)))
+    if bits:
+        w("* Average JCT ÷ itself with GLPK off (`--no-milp`), geomean over workloads at 0 / 50 / "
+          "100 %% soft: %s (\"Ablation\" below)." % "; ".join(bits))
     w("")
     w("A ratio below 1 favours MixDNN. The distance between the ÷ k8s and the ÷ best figures is "
       "what the comparators of contract §6 achieve without MixDNN's utility model.")
@@ -550,7 +549,7 @@ def sec_scale(R, w):
     w("")
     w("| policy | runs | p50 (median over runs) | p95 (max over runs) | max |")
     w("|---|---:|---:|---:|---:|")
-    for p in POLICIES + list(ABLATIONS):
+    for p in POLICIES + [NOGLPK]:
         p50, p95, mx = [], [], []
         for name, _ in R.workloads:
             for est in R.ests:
@@ -586,51 +585,51 @@ def sec_scale(R, w):
 
 
 def sec_ablation(R, w):
-    """mixdnn against itself with one part switched off, cell by cell."""
-    for abl, label in ABLATIONS.items():
-        if not any(R.run(name, sd, s, est, abl) for name, _ in R.workloads for sd in R.seeds
-                   for s in SHARES for est in R.ests):
-            continue
-        w("## Ablation: %s" % label)
+    """mixdnn against itself with GLPK switched off, cell by cell."""
+    abl = NOGLPK
+    if not any(R.run(name, sd, s, est, abl) for name, _ in R.workloads for sd in R.seeds
+               for s in SHARES for est in R.ests):
+        return
+    w("## Ablation: GLPK off (`--no-milp`)")
+    w("")
+    w("`%s` is the `mixdnn` policy with `--no-milp` (the extension's `mixdnn.use_milp = off`): "
+      "the same guards and heuristic, without the configuration LP that GLPK solves in every "
+      "round (docs/model.md, \"Configuration LP\"). The ratio is mixdnn ÷ `%s`, paired per "
+      "seed like every ratio here; below 1, GLPK helps. Win / tie / loss as in \"Method\", "
+      "from GLPK's side. The other components (each guard, the LP's window and backfill) are "
+      "switched off one at a time on generated workloads in docs/optimizer-evaluation.md "
+      "(`make eval-opt`; `make eval` runs both)." % (abl, abl))
+    w("")
+    for key, mlabel in (("avg_jct_s", "Average JCT"), ("makespan_s", "Makespan")):
+        w("### %s" % mlabel)
         w("")
-        w("`%s` is the `mixdnn` policy with `--no-milp` (the extension's `mixdnn.use_milp = off`): "
-          "the same guards and heuristic, without the configuration LP that GLPK solves in every "
-          "round (docs/model.md, \"Configuration LP\"). The ratio is mixdnn ÷ `%s`, paired per "
-          "seed like every ratio here; below 1, GLPK helps. Win / tie / loss as in \"Method\", "
-          "from GLPK's side. The other components (each guard, the LP's window and backfill) are "
-          "switched off one at a time on generated workloads in docs/optimizer-evaluation.md "
-          "(`make eval-opt`; `make eval` runs both)." % (abl, abl))
+        w("| estimates | soft | mixdnn ÷ GLPK off, geomean [95 % CI across workloads] | cells won / tied / lost "
+          "| GLPK off ÷ best comparator | mixdnn ÷ best comparator |")
+        w("|---|---:|---:|---|---:|---:|")
+        lost = []
+        for est in R.ests:
+            for s in SHARES:
+                n = {"**win**": 0, "tie": 0, "**loss**": 0}
+                for name, _ in R.workloads:
+                    rc = cell_vs(R, name, s, est, key, abl)
+                    v = verdict(rc)
+                    if v in n:
+                        n[v] += 1
+                    if v == "**loss**":
+                        lost.append((name, s, est, rc))
+                g = geomean_vs(R, s, est, key, abl)
+                ga = geomean_best(R, s, est, key, pol=abl)
+                gm = geomean_best(R, s, est, key)
+                w("| %s | %d%% | %s | %d / %d / %d | %s | %s |" % (
+                    EST_NAMES.get(est, est), s, fmt_r(g), n["**win**"], n["tie"], n["**loss**"],
+                    "%.3f" % ga[0] if ga else "–", "%.3f" % gm[0] if gm else "–"))
         w("")
-        for key, mlabel in (("avg_jct_s", "Average JCT"), ("makespan_s", "Makespan")):
-            w("### %s" % mlabel)
+        if lost:
+            w("Cells where GLPK makes the %s worse (interval above 1): %s." % (
+                {"avg_jct_s": "average JCT", "makespan_s": "makespan"}[key], "; ".join(
+                "%s, %d%% soft, %s: %s" % (name, s, EST_NAMES.get(est, est), fmt_r(rc))
+                for name, s, est, rc in lost)))
             w("")
-            w("| estimates | soft | mixdnn ÷ GLPK off, geomean [95 % CI across workloads] | cells won / tied / lost "
-              "| GLPK off ÷ best comparator | mixdnn ÷ best comparator |")
-            w("|---|---:|---:|---|---:|---:|")
-            lost = []
-            for est in R.ests:
-                for s in SHARES:
-                    n = {"**win**": 0, "tie": 0, "**loss**": 0}
-                    for name, _ in R.workloads:
-                        rc = cell_vs(R, name, s, est, key, abl)
-                        v = verdict(rc)
-                        if v in n:
-                            n[v] += 1
-                        if v == "**loss**":
-                            lost.append((name, s, est, rc))
-                    g = geomean_vs(R, s, est, key, abl)
-                    ga = geomean_best(R, s, est, key, pol=abl)
-                    gm = geomean_best(R, s, est, key)
-                    w("| %s | %d%% | %s | %d / %d / %d | %s | %s |" % (
-                        EST_NAMES.get(est, est), s, fmt_r(g), n["**win**"], n["tie"], n["**loss**"],
-                        "%.3f" % ga[0] if ga else "–", "%.3f" % gm[0] if gm else "–"))
-            w("")
-            if lost:
-                w("Cells where GLPK makes the %s worse (interval above 1): %s." % (
-                    {"avg_jct_s": "average JCT", "makespan_s": "makespan"}[key], "; ".join(
-                    "%s, %d%% soft, %s: %s" % (name, s, EST_NAMES.get(est, est), fmt_r(rc))
-                    for name, s, est, rc in lost)))
-                w("")
 
 
 def sec_paper(R, w):
