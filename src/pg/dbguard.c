@@ -14,6 +14,8 @@
 
 #include <signal.h>
 
+#include "access/htup_details.h"
+#include "catalog/pg_database.h"
 #include "commands/dbcommands.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
@@ -21,6 +23,8 @@
 #include "pgstat.h"
 #include "storage/latch.h"
 #include "tcop/utility.h"
+#include "utils/acl.h"
+#include "utils/syscache.h"
 #include "utils/timestamp.h"
 
 #include "dbguard.h"
@@ -77,14 +81,44 @@ database_needed(Node *stmt, int *pause_s)
 	}
 }
 
+static bool
+is_template(Oid db)
+{
+	HeapTuple	tup = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(db));
+	bool		t;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	t = ((Form_pg_database) GETSTRUCT(tup))->datistemplate;
+	ReleaseSysCache(tup);
+	return t;
+}
+
+/*
+ * Whether the caller passes the command's own permission check on the
+ * database (dbcommands.c), so that a command about to fail with 42501
+ * stops no worker: stopping one before that check would let any role
+ * that can connect keep a database without launches.
+ */
+static bool
+may_run(Node *stmt, Oid db)
+{
+	if (IsA(stmt, CreatedbStmt))
+		return have_createdb_privilege() &&
+			(is_template(db) || pg_database_ownercheck(db, GetUserId()));
+	if (IsA(stmt, RenameStmt) && !have_createdb_privilege())
+		return false;
+	return pg_database_ownercheck(db, GetUserId());
+}
+
 static void
-stop_worker(const char *dbname, int pause_s)
+stop_worker(Node *stmt, const char *dbname, int pause_s)
 {
 	Oid			db = get_database_oid(dbname, true);
 	pid_t		pid;
 	TimestampTz deadline;
 
-	if (!OidIsValid(db))
+	if (!OidIsValid(db) || !may_run(stmt, db))
 		return;
 	pid = mx_registry_pause(db, pause_s);
 	if (pid == 0)
@@ -108,7 +142,7 @@ dbguard_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOn
 	const char *dbname = database_needed(pstmt->utilityStmt, &pause_s);
 
 	if (dbname != NULL)
-		stop_worker(dbname, pause_s);
+		stop_worker(pstmt->utilityStmt, dbname, pause_s);
 	if (prev_process_utility)
 		prev_process_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
 	else

@@ -52,6 +52,24 @@ ok $? "RESET brings the worker back, and it launches the job"
 stop_all_launchers
 wait_until 20 '[ "$(workers_in mx_ops_a)|$(workers_in mx_ops_b)" = "1|1" ]'
 is "$(workers_in mx_ops_a)|$(workers_in mx_ops_b)" "1|1" "both workers run"
+
+# ... but only for a role the command itself lets through: a refused one
+# (42501) leaves the worker running, or any role that can connect could
+# keep a database without launches, 10 s per statement.
+q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_dbguard') THEN
+	CREATE ROLE e2e_dbguard LOGIN; END IF; END \$\$" >/dev/null
+wpid() { q "SELECT pid FROM pg_stat_activity WHERE datname = 'mx_ops_a' AND backend_type = 'mixdnn launch worker'"; }
+before=$(wpid)
+refused=0
+for cmd in "DROP DATABASE mx_ops_a" "ALTER DATABASE mx_ops_a RENAME TO mx_ops_x" \
+	"ALTER DATABASE mx_ops_a SET work_mem = '8MB'" "ALTER DATABASE mx_ops_a SET TABLESPACE pg_default" \
+	"CREATE DATABASE mx_ops_copy TEMPLATE mx_ops_a"; do
+	out=$(psql -X -q -U e2e_dbguard -d postgres -v VERBOSITY=verbose -c "$cmd" 2>&1)
+	case $out in *42501*) refused=$((refused + 1)) ;; *) echo "# $cmd: $out" ;; esac
+done
+is "$refused" 5 "a role without the rights is refused each command (42501)"
+is "$(wpid)" "$before" "and the database's launch worker kept running throughout"
+q "DROP ROLE e2e_dbguard" >/dev/null
 q "ALTER DATABASE mx_ops_a RENAME TO mx_ops_a2" >/dev/null && q "ALTER DATABASE mx_ops_a2 RENAME TO mx_ops_a" >/dev/null
 ok $? "ALTER DATABASE ... RENAME while its worker runs"
 q "CREATE DATABASE mx_ops_copy TEMPLATE mx_ops_b" >/dev/null && q "DROP DATABASE mx_ops_copy" >/dev/null
