@@ -236,12 +236,19 @@ run_step(cycle_step step, long *wait_ms)
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	events_in_flight = 0;
-	/* Not at once: the locker may hold its rows a while, and its commit is an event anyway. */
+	/*
+	 * Not at once: the locker may hold its rows a while, and its commit is an
+	 * event anyway. The round's own wake-up at commit has set our latch;
+	 * left set, it would start the retry now, and again after that, as long
+	 * as a user keeps the row locked. A wake-up from another backend in
+	 * the meantime waits with it, its events kept in shared memory.
+	 */
 	retry = mx_wake_take_retry();
 	if (retry != 0)
 	{
 		mx_registry_add_events(MyDatabaseId, retry);
 		*wait_ms = Min(*wait_ms, PAST_DUE_DELAY_MS);
+		ResetLatch(MyLatch);
 	}
 	pgstat_report_activity(STATE_IDLE, NULL);
 }

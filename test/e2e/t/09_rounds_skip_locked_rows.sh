@@ -27,6 +27,7 @@ for mode in commit worker; do
 
 	# y, shorter and more urgent, moves x's planned start; its round must not
 	# wait for the locker (in commit mode: its INSERT must not).
+	r0=$(q "SELECT count(*) FROM mixdnn.rounds WHERE event LIKE '%retry%'")
 	t0=$(date +%s.%N)
 	y=$(q "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, priority, command)
 	       VALUES ('y', 'hard', 'a100', 8, '10 min', 20, 'true') RETURNING job_id")
@@ -41,6 +42,11 @@ for mode in commit worker; do
 	ok $? "$mode: the locker was still running then"
 
 	wait "$locker"
+	# About one retry round a second while the row stays locked, not a
+	# worker spinning on it (its own round's wake-up used to start the next
+	# retry at once: thousands in 4 s).
+	retries=$(( $(q "SELECT count(*) FROM mixdnn.rounds WHERE event LIKE '%retry%'") - r0 ))
+	ok "$([ "$retries" -le 12 ]; echo $?)" "$mode: $retries retry rounds while x's row was locked for 4 s (at most 12)"
 	wait_until 5 "[ \"\$(q \"SELECT x.planned_start >= y.planned_end FROM mixdnn.jobs x, mixdnn.jobs y WHERE x.job_id = $x AND y.job_id = $y\")\" = t ]"
 	ok $? "$mode: after the locker's commit a retry round moved x behind y"
 	ok "$([ "$(q "SELECT count(*) FROM mixdnn.rounds WHERE event LIKE '%retry%'")" -ge 1 ]; echo $?)" \
