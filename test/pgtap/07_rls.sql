@@ -11,12 +11,13 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(38);
+SELECT plan(47);
 
 CREATE ROLE tap07_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap07_bob NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap07_admin NOLOGIN IN ROLE mixdnn_admin;
 CREATE ROLE tap07_nobody NOLOGIN;
+CREATE ROLE tap07_super NOLOGIN SUPERUSER IN ROLE mixdnn_user;
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 8);
@@ -117,6 +118,30 @@ SELECT throws_ok($$UPDATE mixdnn.jobs SET status = 'running' WHERE name = 'a-2'$
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n2', 'v100', 4);
 :commit
 SELECT is((SELECT count(*) FROM mixdnn.gpu_nodes), 2::bigint, 'the admin registers a node');
+-- A job runs as its owner's OS account: an admin may submit for a user or
+-- hand a job to one, but not make it a superuser's, a non-user's or a
+-- role's that does not exist (an admin must not become the postgres account).
+SELECT lives_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duration) VALUES ('for-bob', 'tap07_bob', 'v100', 1, '1h')$$,
+	'the admin submits a job for bob');
+SELECT lives_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('own', 'v100', 1, '1h')$$,
+	'the admin submits a job of her own');
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duration) VALUES ('x', 'tap07_super', 'v100', 1, '1h')$$,
+	'42501', NULL, 'the admin cannot submit a job owned by a superuser (even one in mixdnn_user)');
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duration) VALUES ('x', 'tap07_nobody', 'v100', 1, '1h')$$,
+	'42501', NULL, 'the admin cannot submit a job owned by a role outside mixdnn_user');
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duration) VALUES ('x', 'tap07_ghost', 'v100', 1, '1h')$$,
+	'42704', NULL, 'the admin cannot submit a job owned by a role that does not exist');
+SELECT throws_ok($$UPDATE mixdnn.jobs SET owner = 'tap07_super' WHERE name = 'for-bob'$$,
+	'42501', NULL, 'the admin cannot hand a job to a superuser');
+SELECT lives_ok($$UPDATE mixdnn.jobs SET owner = 'tap07_alice' WHERE name = 'for-bob'$$,
+	'the admin hands bob''s job to alice');
+SELECT is((SELECT owner::text FROM mixdnn.jobs WHERE name = 'for-bob'), 'tap07_alice', '... whose it now is');
+RESET ROLE;
+INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('super-own', 'v100', 1, '1h');
+:commit
+SET LOCAL ROLE tap07_admin;
+SELECT results_eq($$UPDATE mixdnn.jobs SET priority = 5 WHERE name = 'super-own' RETURNING priority$$, $$VALUES (5)$$,
+	'the admin may still change a superuser''s job, as long as it stays the superuser''s');
 RESET ROLE;
 
 -- A role that is neither user nor admin sees nothing.

@@ -11,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(97);
+SELECT plan(103);
 
 CREATE ROLE tap08_user NOLOGIN IN ROLE mixdnn_user;
 
@@ -143,6 +143,20 @@ SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALU
 :bad
 \set label 'absurd duration (10 years)'
 SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('bad', 'v100', 1, '10 years')$$, '23514', NULL, :'label');
+:commit
+:bad
+-- Interval comparison counts a year as 360 days and a month as 30; the
+-- planner reads seconds (365.25 and 30.44 days).
+\set label 'duration negative in seconds, positive as an interval (-1 year 361 days)'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('bad', 'v100', 1, '-1 year 361 days')$$, '23514', NULL, :'label');
+:commit
+:bad
+\set label 'duration over 366 days in seconds, not as an interval (12 months 6 days)'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('bad', 'v100', 1, '12 months 6 days')$$, '23514', NULL, :'label');
+:commit
+:bad
+\set label 'duration changed to negative seconds'
+SELECT throws_ok($$UPDATE mixdnn.jobs SET duration = '-1 year 361 days' WHERE name = 'good'$$, '23514', NULL, :'label');
 :commit
 :bad
 -- NULLs where required

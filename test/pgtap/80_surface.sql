@@ -15,7 +15,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(40);
+SELECT plan(45);
 SET LOCAL mixdnn.critical_wait = 0;
 
 CREATE ROLE tap80_alice NOLOGIN IN ROLE mixdnn_user;
@@ -149,6 +149,17 @@ SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '1 h', al
 	'what_if: an empty allowed_types');
 SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '0 s')$$, '23514', NULL,
 	'what_if: a duration that is not positive');
+-- As a submission answers them (08_bad_input.sql): same SQLSTATEs and words.
+SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '-1 year 361 days')$$, '23514', NULL,
+	'what_if: a duration negative in seconds');
+SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '1 h', model => repeat('m', 64))$$, '22001',
+	'model must have at most 63 characters, as mixdnn.profiles.model, not 64', 'what_if: a model over 63 characters');
+SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '1 h', allowed_types => array_fill('v100'::text, ARRAY[65]))$$,
+	'54000', 'allowed_types must name at most 64 GPU types, not 65', 'what_if: 65 allowed_types');
+SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '1 h', allowed_types => '{v100,a100,v100}')$$,
+	'22023', 'allowed_types names "v100" more than once', 'what_if: a type named twice');
+SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '1 h', allowed_types => '{{v100},{a100}}')$$,
+	'22023', 'allowed_types must be a one-dimensional list of GPU types', 'what_if: a two-dimensional allowed_types');
 RESET ROLE;
 
 -- A set of types none of which exists is none, never all (it planned on every type).

@@ -98,13 +98,34 @@ BEGIN
 		RAISE EXCEPTION 'gpus, min_gpus and max_gpus must be between 1 and 4096'
 			USING ERRCODE = 'check_violation';
 	END IF;
-	IF what_if.duration <= interval '0' OR what_if.duration > interval '366 days' THEN
+	IF what_if.duration <= interval '0' OR what_if.duration > interval '366 days'
+	   OR pg_catalog.date_part('epoch', what_if.duration) NOT BETWEEN 1e-6 AND 366 * 86400 THEN
 		RAISE EXCEPTION 'duration must be positive and at most 366 days, not %', what_if.duration
 			USING ERRCODE = 'check_violation';
 	END IF;
 	IF what_if.priority NOT BETWEEN -100 AND 100 THEN
 		RAISE EXCEPTION 'priority must be between -100 and 100, not %', what_if.priority
 			USING ERRCODE = 'check_violation';
+	END IF;
+	-- The limits of a submission (mixdnn._job_before_write), in its words.
+	IF pg_catalog.length(what_if.model) > 63 THEN
+		RAISE EXCEPTION 'model must have at most 63 characters, as mixdnn.profiles.model, not %', pg_catalog.length(what_if.model)
+			USING ERRCODE = 'string_data_right_truncation';
+	END IF;
+	IF pg_catalog.cardinality(what_if.allowed_types) > 64 THEN
+		RAISE EXCEPTION 'allowed_types must name at most 64 GPU types, not %', pg_catalog.cardinality(what_if.allowed_types)
+			USING ERRCODE = 'program_limit_exceeded',
+				  HINT = 'mixdnn supports at most 64 gpu types; leave allowed_types NULL to allow every registered type.';
+	END IF;
+	IF pg_catalog.array_ndims(what_if.allowed_types) > 1 THEN
+		RAISE EXCEPTION 'allowed_types must be a one-dimensional list of GPU types'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	missing := (SELECT a FROM pg_catalog.unnest(what_if.allowed_types) a WHERE a IS NOT NULL
+				GROUP BY a HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 1 ORDER BY a LIMIT 1);
+	IF missing IS NOT NULL THEN
+		RAISE EXCEPTION 'allowed_types names "%" more than once', missing
+			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	missing := (SELECT t FROM pg_catalog.unnest(pg_catalog.array_append(what_if.allowed_types, what_if.gpu_type)) t
 				WHERE t IS NOT NULL AND NOT EXISTS (SELECT FROM mixdnn.gpu_types g WHERE g.gpu_type = t) LIMIT 1);

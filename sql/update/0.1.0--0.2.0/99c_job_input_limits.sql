@@ -1,7 +1,36 @@
 -- 99c_job_input_limits.sql — a submission's allowed_types names at most 64
 -- types, each once, in a one-dimensional list, and its model has at most 63
 -- characters: every round reads both of every waiting job, and unbounded
--- they let one user's rows make every round take seconds.
+-- they let one user's rows make every round take seconds. Both are checked
+-- when written, so a job stored before keeps planning. A duration must be
+-- positive in seconds too, and only a superuser may name a job owner that
+-- is no plain mixdnn user.
+
+-- Whose OS account a job may run under when someone other than a superuser
+-- names its owner (an admin submitting for a user, or handing a job over):
+-- an existing role that is a mixdnn user and no superuser.
+CREATE FUNCTION mixdnn._check_job_owner(who name) RETURNS void
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.rolname = who) THEN
+		RAISE EXCEPTION 'role "%" does not exist', who
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = who)
+	   OR NOT pg_catalog.pg_has_role(who, 'mixdnn_user', 'MEMBER') THEN
+		RAISE EXCEPTION 'a job''s owner must be a member of mixdnn_user and not a superuser, not "%"', who
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = 'A job runs as its owner''s OS account; only a superuser may make a job another role''s.';
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._check_job_owner(name) IS 'internal: refuses a job owner named by a non-superuser that is no mixdnn user or a superuser';
+
+REVOKE ALL ON FUNCTION mixdnn._check_job_owner(name) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mixdnn._check_job_owner(name) TO mixdnn_admin;
+
 CREATE OR REPLACE FUNCTION mixdnn._job_before_write() RETURNS trigger
 	LANGUAGE plpgsql
 	SET search_path = pg_catalog, pg_temp
@@ -24,7 +53,9 @@ BEGIN
 	END IF;
 	-- Every round reads the model of every waiting job; a longer one could
 	-- name no profile (mixdnn.profiles.model has at most 63 characters).
-	IF pg_catalog.length(NEW.model) > 63 THEN
+	-- Checked when it is written, not on every update: a job stored before
+	-- 0.2.0 keeps its longer model, and the scheduler must still plan it.
+	IF (TG_OP = 'INSERT' OR NEW.model IS DISTINCT FROM OLD.model) AND pg_catalog.length(NEW.model) > 63 THEN
 		RAISE EXCEPTION 'model must have at most 63 characters, as mixdnn.profiles.model, not %', pg_catalog.length(NEW.model)
 			USING ERRCODE = 'string_data_right_truncation';
 	END IF;
@@ -32,9 +63,22 @@ BEGIN
 		RAISE EXCEPTION 'model_class must be hard or soft, not "%"', NEW.model_class
 			USING ERRCODE = 'check_violation';
 	END IF;
-	IF NEW.duration <= interval '0' OR NEW.duration > interval '366 days' THEN
+	-- In seconds, as the planner reads it: interval comparison counts a year
+	-- as 360 days, so '-1 year 361 days' passes the table's CHECK while it
+	-- lasts -4.25 days.
+	IF NEW.duration <= interval '0' OR NEW.duration > interval '366 days'
+	   OR ((TG_OP = 'INSERT' OR NEW.duration IS DISTINCT FROM OLD.duration)
+		   AND pg_catalog.date_part('epoch', NEW.duration) NOT BETWEEN 1e-6 AND 366 * 86400) THEN
 		RAISE EXCEPTION 'duration must be positive and at most 366 days, not %', NEW.duration
 			USING ERRCODE = 'check_violation';
+	END IF;
+	-- Jobs run as their owner's OS account: only a superuser may make a job
+	-- another role's than a mixdnn user's who is no superuser, or an admin
+	-- could run a command as postgres (docs/design.md, "Threat model").
+	IF (TG_OP = 'INSERT' AND NEW.owner IS DISTINCT FROM current_user
+		OR TG_OP = 'UPDATE' AND NEW.owner IS DISTINCT FROM OLD.owner)
+	   AND mixdnn._caller_level() <> 'system' THEN
+		PERFORM mixdnn._check_job_owner(NEW.owner);
 	END IF;
 
 	IF TG_OP = 'INSERT' THEN
