@@ -126,7 +126,11 @@ read_shares(mx_snapshot *s, Datum owners)
 	}
 }
 
-/* Every quota row binding each owner (its own or a group's); the strictest wins. */
+/*
+ * Every quota row binding each owner (its own or a group's); the strictest
+ * wins. pg_has_role() is true of a superuser for every role, so a superuser
+ * is bound only by the rows naming it.
+ */
 static void
 read_quotas(mx_snapshot *s, Datum owners)
 {
@@ -137,7 +141,8 @@ read_quotas(mx_snapshot *s, Datum owners)
 		"FROM pg_catalog.pg_roles u "
 		"JOIN mixdnn.quotas q ON q.max_gpus IS NOT NULL "
 		"JOIN pg_catalog.pg_roles g ON g.rolname = q.role "
-		"WHERE u.rolname::text = ANY ($1) AND pg_catalog.pg_has_role(u.oid, g.oid, 'MEMBER')",
+		"WHERE u.rolname::text = ANY ($1) "
+		"  AND (u.oid = g.oid OR (NOT u.rolsuper AND pg_catalog.pg_has_role(u.oid, g.oid, 'MEMBER')))",
 		1, (Oid[]) {TEXTARRAYOID}, &owners);
 	for (i = 0; i < SPI_processed; i++)
 	{

@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(39);
+SELECT plan(40);
 DELETE FROM mixdnn.quotas;
 DELETE FROM mixdnn.shares;
 
@@ -55,6 +55,17 @@ SELECT throws_ok($$INSERT INTO mixdnn.quotas (role, gpu_type, max_gpus) VALUES (
 SELECT is((SELECT count(*) FROM mixdnn.quotas), 1::bigint, 'the refused rows changed nothing');
 INSERT INTO mixdnn.quotas (role, gpu_type, max_gpus, max_waiting_jobs) VALUES ('tap90_team', NULL, 3, 2);
 RESET ROLE;
+
+-- pg_has_role() holds of a superuser for every role: quotas of users and
+-- groups must not bind the superuser's own jobs (they did, the strictest row
+-- of the cluster).
+INSERT INTO mixdnn.quotas (role, max_gpus) VALUES ('tap90_carol', 0);
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('su', 'hard', 'v100', 4, '1h');
+:commit
+SELECT is(pg_temp.said('su'), 'planned: ', 'a superuser''s job is bound by no other role''s quota');
+UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name = 'su';
+DELETE FROM mixdnn.quotas WHERE role = 'tap90_carol';
+:commit
 
 -- A GPU quota: alice may hold 2 v100s. Her second job waits although 6 are idle.
 SELECT pg_temp.submit('tap90_alice', 'a1', 'v100', 2, '1h');

@@ -81,8 +81,9 @@ CREATE TRIGGER shares_before_write BEFORE INSERT OR UPDATE ON mixdnn.shares
 	FOR EACH ROW EXECUTE FUNCTION mixdnn._tenancy_before_write();
 
 -- The waiting-jobs limit of a role: the strictest max_waiting_jobs of the
--- rows naming it or a role it is a member of; mixdnn.max_waiting_jobs
--- when none sets one (0 = none). NULL: no limit.
+-- rows naming it or a role it is a member of (a superuser: naming it;
+-- pg_has_role() is true of a superuser for every role);
+-- mixdnn.max_waiting_jobs when none sets one (0 = none). NULL: no limit.
 CREATE FUNCTION mixdnn._waiting_limit(who name) RETURNS int
 	LANGUAGE sql STABLE
 	SET search_path = pg_catalog, pg_temp
@@ -93,7 +94,8 @@ CREATE FUNCTION mixdnn._waiting_limit(who name) RETURNS int
 			  JOIN pg_catalog.pg_roles g ON g.rolname OPERATOR(pg_catalog.=) q.role
 			  JOIN pg_catalog.pg_roles u ON u.rolname OPERATOR(pg_catalog.=) who
 		 WHERE q.max_waiting_jobs IS NOT NULL
-		   AND pg_catalog.pg_has_role(u.oid, g.oid, 'MEMBER')),
+		   AND (u.oid OPERATOR(pg_catalog.=) g.oid
+				OR (NOT u.rolsuper AND pg_catalog.pg_has_role(u.oid, g.oid, 'MEMBER')))),
 		NULLIF(pg_catalog.current_setting('mixdnn.max_waiting_jobs')::int, 0))
 	$$;
 COMMENT ON FUNCTION mixdnn._waiting_limit(name) IS 'internal: the most waiting jobs a role may have (NULL: no limit)';
