@@ -31,7 +31,8 @@ DROP ROLE mx_regress_admin;
 SELECT extname FROM pg_extension WHERE extname = 'mixdnn';
 
 -- Retention: nothing is old enough yet; then, a month later, what the
--- finished job left goes, and the running job's history stays.
+-- finished job left goes but its launch (when its part took its GPUs), and
+-- the running job's history stays.
 SELECT * FROM mixdnn.purge_history();
 SELECT * FROM mixdnn.purge_history(interval '-1 day');
 SELECT j.name, count(*) AS events FROM mixdnn.job_events e JOIN mixdnn.jobs j USING (job_id) GROUP BY 1 ORDER BY 1;

@@ -62,8 +62,12 @@ BEGIN
 	DELETE FROM mixdnn.plan_history h USING mixdnn.jobs j
 		WHERE h.job_id = j.job_id AND j.status IN ('completed', 'failed', 'cancelled') AND j.finished_at < cutoff;
 	GET DIAGNOSTICS plan_revisions = ROW_COUNT;
+	-- A launch event stays, one per attempt, as the part it began does: it is
+	-- when that part took its GPUs (mixdnn._launches, for utilization and
+	-- the Gantt chart, which would show a purged window idle).
 	DELETE FROM mixdnn.job_events e USING mixdnn.jobs j
-		WHERE e.job_id = j.job_id AND j.status IN ('completed', 'failed', 'cancelled') AND j.finished_at < cutoff;
+		WHERE e.job_id = j.job_id AND j.status IN ('completed', 'failed', 'cancelled') AND j.finished_at < cutoff
+		  AND e.new_status IS DISTINCT FROM 'launching';
 	GET DIAGNOSTICS events = ROW_COUNT;
 	-- A round some job's remaining plan revision names stays (the foreign key cascades).
 	DELETE FROM mixdnn.rounds r
@@ -72,6 +76,6 @@ BEGIN
 	RETURN NEXT;
 END
 $$;
-COMMENT ON FUNCTION mixdnn.purge_history(interval) IS 'deletes the plan revisions and status events of jobs finished more than older_than ago (NULL: mixdnn.history_retention) and the rounds older than that no revision names; returns how many of each; the launch worker runs it hourly';
+COMMENT ON FUNCTION mixdnn.purge_history(interval) IS 'deletes the plan revisions and status events (but the launches) of jobs finished more than older_than ago (NULL: mixdnn.history_retention) and the rounds older than that no revision names; returns how many of each; the launch worker runs it hourly';
 REVOKE ALL ON FUNCTION mixdnn.purge_history(interval) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION mixdnn.purge_history(interval) TO mixdnn_admin;

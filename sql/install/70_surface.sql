@@ -205,8 +205,8 @@ BEGIN
 		RAISE EXCEPTION 'mixdnn.utilization needs from_ts, to_ts and step'
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
-	IF NOT (to_ts > from_ts) OR NOT (step > interval '0') THEN
-		RAISE EXCEPTION 'mixdnn.utilization needs from_ts < to_ts and a positive step'
+	IF NOT (to_ts > from_ts) OR NOT (step > interval '0') OR NOT pg_catalog.isfinite(from_ts) OR NOT pg_catalog.isfinite(to_ts) THEN
+		RAISE EXCEPTION 'mixdnn.utilization needs finite from_ts < to_ts and a positive step'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	-- months, days and time each not negative, or a step may go back on some
@@ -426,8 +426,8 @@ BEGIN
 		RAISE EXCEPTION 'mixdnn.gantt_svg needs from_ts and to_ts'
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
-	IF NOT (to_ts > from_ts) THEN
-		RAISE EXCEPTION 'mixdnn.gantt_svg needs from_ts < to_ts'
+	IF NOT (to_ts > from_ts) OR NOT pg_catalog.isfinite(from_ts) OR NOT pg_catalog.isfinite(to_ts) THEN
+		RAISE EXCEPTION 'mixdnn.gantt_svg needs finite from_ts < to_ts'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	FOR lane IN

@@ -206,8 +206,8 @@ cap_job(tenancy_round *t, int i)
 	if (keep == 0 && types != 0)
 	{
 		snprintf(t->why + (size_t) i * MX_REASON_LEN, MX_REASON_LEN,
-				 "over quota: role %s may never hold the %d GPUs it needs on any of its GPU types",
-				 w->name, need);
+				 "over quota: role %s may never hold the %d GPU%s it needs on any of its GPU types",
+				 w->name, need, need == 1 ? "" : "s");
 		t->state[i] = T_NEVER;
 		return;
 	}

@@ -478,7 +478,7 @@ explain_hard(const mx_snapshot *s, const mx_job *j, const int *tot, const int *e
 	else if (tot[t] == 0 && exists[t] == 0)
 		snprintf(buf, len, "no node has a %s", tn);
 	else if (tot[t] == 0)
-		snprintf(buf, len, "no up node has a %s (%d %s node%s draining or down)",
+		snprintf(buf, len, "no up node has a %s (%d %s node%s draining, down or unreachable)",
 				 tn, exists[t], tn, exists[t] == 1 ? "" : "s");
 	else if (tot[t] < j->ref_gpus)
 		snprintf(buf, len, "needs %d GPUs of type %s, the cluster has %d up",
@@ -516,7 +516,8 @@ explain_soft(const mx_snapshot *s, const mx_job *j, const int *tot, char *buf, s
 				append(buf, len, i ? ", %s" : "%s", s->types[k].name);
 				i++;
 			}
-		append(buf, len, "%s", ")");
+		/* unreachable: status up, but its launcher's lease ran out (snapshot_read.c) */
+		append(buf, len, "%s", "; their nodes are draining, down or unreachable)");
 	}
 	else if (tot[best] < lo)
 		snprintf(buf, len, "needs at least %d GPUs of one type, the cluster has at most %d up (%s)",

@@ -26,6 +26,7 @@
 #include "privilege.h"
 #include "spi_cache.h"
 #include "tenancy.h"
+#include "utility.h"
 #include "writeback.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_what_if);
@@ -69,13 +70,18 @@ over_own_quota(const mx_preview *pv)
 {
 	const mx_snapshot *s = &pv->d.snap;
 	const mx_job *j = &s->jobs[pv->ji];
+	const mx_assignment *a = &pv->plan.a[pv->ji];
 	int			need = j->cls == MX_HARD ? j->ref_gpus : j->min_gpus;
+	uint64_t	types = mx_job_types(s, j);	/* a hard job's type is not in allowed */
 	int			k;
 
-	if (pv->plan.a[pv->ji].status != MX_WAITING || j->owner < 0 || j->owner >= s->nowners)
+	/* Unplannable by a quota that could never let it run (tenancy's cap_job), not by the nodes. */
+	if (a->status == MX_UNPLANNABLE && strncmp(a->reason, "over quota:", 11) != 0)
+		return false;
+	if ((a->status != MX_WAITING && a->status != MX_UNPLANNABLE) || j->owner < 0 || j->owner >= s->nowners)
 		return false;
 	for (k = 0; k < s->ntypes && k < 64; k++)
-		if ((j->allowed & (UINT64CONST(1) << k)) &&
+		if ((types & (UINT64CONST(1) << k)) &&
 			mx_tenancy_over_quota(s, &pv->plan, pv->ji, k, need, NULL, 0) == 2)
 			return true;
 	return false;

@@ -134,7 +134,8 @@ step_expire(void)
 
 	if (lost > 0)
 		ereport(LOG,
-				(errmsg("mixdnn worker found %d jobs whose launcher lease expired", lost)));
+				(errmsg_plural("mixdnn worker found %d job whose launcher lease expired",
+							   "mixdnn worker found %d jobs whose launcher lease expired", lost, lost)));
 }
 
 /* Every event committed since the last round, in one round. */

@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(20);
+SELECT plan(26);
 
 CREATE ROLE tap81_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap81_bob NOLOGIN IN ROLE mixdnn_user;
@@ -66,6 +66,10 @@ SELECT is((SELECT count(*) FROM mixdnn.utilization('2026-01-31 00:00+00', '2026-
 RESET statement_timeout;
 SELECT throws_ok($$SELECT * FROM mixdnn.utilization(NULL, pg_temp.t0(), '1 hour')$$, '22004', NULL,
 	'a NULL bound is refused');
+SELECT throws_ok($$SELECT * FROM mixdnn.utilization(pg_temp.t0(), 'infinity', '1 hour')$$, '22023',
+	'mixdnn.utilization needs finite from_ts < to_ts and a positive step', 'an infinite bound is refused, in plain words');
+SELECT throws_ok($$SELECT mixdnn.gantt_svg('-infinity', pg_temp.t0())$$, '22023',
+	'mixdnn.gantt_svg needs finite from_ts < to_ts', '... by the Gantt chart too');
 
 -- Accuracy: alice sees her job only; A ran 30 min of an estimated hour.
 SELECT results_eq($$SELECT owner::text COLLATE "default", model, start_error, estimated_run, actual_run, run_error, run_ratio
@@ -103,6 +107,17 @@ CREATE ROLE tap81_monitor NOLOGIN IN ROLE pg_monitor;
 SET LOCAL ROLE tap81_monitor;
 SELECT is((SELECT count(*) FROM mixdnn.metrics WHERE metric = 'jobs'), 7::bigint, 'a pg_monitor member reads the metrics');
 RESET ROLE;
+
+-- Retention purges A's and B's history (finished over an hour ago), not the
+-- record of their work: utilization and the Gantt chart still see them.
+SELECT is((SELECT events > 0 FROM mixdnn.purge_history('1 hour')), true, '(setup) A''s and B''s events are purged');
+SELECT is((SELECT count(*) FROM mixdnn.job_events WHERE job_id IN (pg_temp.jid('A'), pg_temp.jid('B'))
+		   AND new_status IS DISTINCT FROM 'launching'), 0::bigint, '... all but their launches');
+SELECT results_eq($$SELECT busy_gpus FROM mixdnn.utilization(pg_temp.t0(), pg_temp.t0() + interval '2 hours', '1 hour')
+					WHERE gpu_type = 'v100'$$,
+	$$VALUES (3::float8), (1::float8)$$, 'utilization of a purged window is what it was (it read 0: no launch time)');
+SELECT ok(mixdnn.gantt_svg(pg_temp.t0(), pg_temp.t0() + interval '2 hours') LIKE '%data-job="' || pg_temp.jid('A') || '"%',
+	'the Gantt chart of a purged window still draws A');
 
 SELECT * FROM finish();
 ROLLBACK;

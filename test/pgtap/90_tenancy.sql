@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(40);
+SELECT plan(43);
 DELETE FROM mixdnn.quotas;
 DELETE FROM mixdnn.shares;
 
@@ -47,6 +47,10 @@ SELECT throws_ok($$INSERT INTO mixdnn.quotas (role, max_gpus) VALUES ('tap90_ali
 	'max_gpus must be between 0 and 1000000 or NULL (no limit), not -1', 'a negative max_gpus is refused');
 SELECT throws_ok($$INSERT INTO mixdnn.quotas (role, max_waiting_jobs) VALUES ('tap90_alice', -5)$$, '23514',
 	'max_waiting_jobs must be between 0 and 10000000 or NULL (no limit), not -5', 'a negative max_waiting_jobs is refused');
+SELECT throws_ok($$INSERT INTO mixdnn.shares VALUES ('tap90_alice', NULL)$$, '23502',
+	'shares must be between 1 and 1000000, not NULL', 'NULL shares: 23502, as a NULL borrow');
+SELECT throws_ok($$INSERT INTO mixdnn.quotas (role, max_gpus) VALUES (NULL, 2)$$, '23502',
+	'role must name an existing role, not NULL', 'a quota without a role: 23502');
 SELECT throws_ok($$INSERT INTO mixdnn.shares VALUES ('tap90_alice', 0)$$, '23514',
 	'shares must be between 1 and 1000000, not 0', 'zero shares are refused');
 INSERT INTO mixdnn.quotas (role, gpu_type, max_gpus) VALUES ('tap90_alice', 'v100', 2);
@@ -84,6 +88,9 @@ SET LOCAL ROLE tap90_alice;
 SELECT is((SELECT (reason, blocked_by) FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'v100', gpus => 1, duration => '1h')),
 	('over quota: role tap90_alice holds 2 of the 2 v100 GPUs its quota allows and needs 1'::text, 'quota'::text),
 	'what_if, asked by alice, applies her quota and says it is the quota');
+SELECT is((SELECT (reason, blocked_by) FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'v100', gpus => 4, duration => '1h')),
+	('over quota: role tap90_alice may never hold the 4 GPUs it needs on any of its GPU types'::text, 'quota'::text),
+	'... and of a job her quota could never let run, too (it said cluster: a hard job''s type is not in allowed)');
 SELECT is((SELECT reason FROM mixdnn.queue WHERE job_id = pg_temp.jid('a2')),
 	'over quota: role tap90_alice holds 2 of the 2 v100 GPUs its quota allows and needs 2',
 	'alice reads the reason in mixdnn.queue');

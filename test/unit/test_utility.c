@@ -176,7 +176,7 @@ test_candidates(void)
 		CHECK(r == 1 && strcmp(why, "needs 16 GPUs of type b, the cluster has 8 up") == 0, "too big: '%s'", why);
 		j = fx_soft(&s, 5, -1, 2, 2, 4, (uint64_t) 1 << c, 500);
 		r = mx_job_explain(&s, j, A, why, sizeof(why));
-		CHECK(r == 1 && strstr(why, "no up node has an allowed GPU type (c)") != NULL, "soft, only c: '%s'", why);
+		CHECK(r == 1 && strstr(why, "no up node has an allowed GPU type (c; their nodes are draining, down or unreachable)") != NULL, "soft, only c: '%s'", why);
 		j = fx_soft(&s, 6, -1, 20, 20, 32, 0, 500);
 		r = mx_job_explain(&s, j, A, why, sizeof(why));
 		CHECK(r == 1 && strstr(why, "needs at least 20 GPUs of one type") != NULL, "soft too big: '%s'", why);

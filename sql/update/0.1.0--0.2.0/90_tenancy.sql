@@ -31,13 +31,21 @@ CREATE FUNCTION mixdnn._tenancy_before_write() RETURNS trigger
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 BEGIN
-	IF NEW.role IS NULL OR NOT EXISTS (SELECT FROM pg_catalog.pg_roles r
-									   WHERE r.rolname OPERATOR(pg_catalog.=) NEW.role) THEN
-		RAISE EXCEPTION 'role must name an existing role, not "%"', coalesce(NEW.role::text, 'NULL')
+	-- A NULL where a value is required: 23502, as the borrow column's.
+	IF NEW.role IS NULL THEN
+		RAISE EXCEPTION 'role must name an existing role, not NULL'
+			USING ERRCODE = 'not_null_violation';
+	END IF;
+	IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.rolname OPERATOR(pg_catalog.=) NEW.role) THEN
+		RAISE EXCEPTION 'role must name an existing role, not "%"', NEW.role
 			USING ERRCODE = 'undefined_object';
 	END IF;
 	IF TG_TABLE_NAME = 'shares' THEN
-		IF NEW.shares IS NULL OR NEW.shares NOT BETWEEN 1 AND 1000000 THEN
+		IF NEW.shares IS NULL THEN
+			RAISE EXCEPTION 'shares must be between 1 and 1000000, not NULL'
+				USING ERRCODE = 'not_null_violation';
+		END IF;
+		IF NEW.shares NOT BETWEEN 1 AND 1000000 THEN
 			RAISE EXCEPTION 'shares must be between 1 and 1000000, not %', coalesce(NEW.shares::text, 'NULL')
 				USING ERRCODE = 'check_violation';
 		END IF;
