@@ -492,7 +492,7 @@ explain_hard(const mx_snapshot *s, const mx_job *j, const int *tot, const int *e
 
 /* Why a soft-model job cannot run: its allowed types and range against the up nodes. */
 static void
-explain_soft(const mx_snapshot *s, const mx_job *j, const int *tot, char *buf, size_t len)
+explain_soft(const mx_snapshot *s, const mx_job *j, const int *tot, const int *exists, char *buf, size_t len)
 {
 	uint64_t	m = mx_job_types(s, j);
 	int			k,
@@ -509,15 +509,19 @@ explain_soft(const mx_snapshot *s, const mx_job *j, const int *tot, char *buf, s
 		snprintf(buf, len, "none of the allowed GPU types is registered");
 	else if (tot[best] == 0)
 	{
+		int			nodes = 0;
+
 		snprintf(buf, len, "no up node has an allowed GPU type (");
 		for (k = 0; k < s->ntypes; k++)
 			if (m & ((uint64_t) 1 << k))
 			{
 				append(buf, len, i ? ", %s" : "%s", s->types[k].name);
+				nodes += exists[k];
 				i++;
 			}
 		/* unreachable: status up, but its launcher's lease ran out (snapshot_read.c) */
-		append(buf, len, "%s", "; their nodes are draining, down or unreachable)");
+		append(buf, len, "%s", nodes == 0 ? "; no node has any of them)"
+			   : "; their nodes are draining, down or unreachable)");
 	}
 	else if (tot[best] < lo)
 		snprintf(buf, len, "needs at least %d GPUs of one type, the cluster has at most %d up (%s)",
@@ -588,6 +592,6 @@ mx_job_explain(const mx_snapshot *s, const mx_job *j, double alpha, char *buf, s
 	if (j->cls == MX_HARD)
 		explain_hard(s, j, tot, exists, buf, len);
 	else
-		explain_soft(s, j, tot, buf, len);
+		explain_soft(s, j, tot, exists, buf, len);
 	return 1;
 }

@@ -18,6 +18,7 @@
 #include "catalog/pg_database.h"
 #include "commands/dbcommands.h"
 #include "commands/defrem.h"
+#include "commands/tablespace.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "pgstat.h"
@@ -103,12 +104,40 @@ is_template(Oid db)
 static bool
 may_run(Node *stmt, Oid db)
 {
+	ListCell   *lc;
+	List	   *options = NIL;
+
 	if (IsA(stmt, CreatedbStmt))
-		return have_createdb_privilege() &&
-			(is_template(db) || pg_database_ownercheck(db, GetUserId()));
-	if (IsA(stmt, RenameStmt) && !have_createdb_privilege())
+	{
+		if (!have_createdb_privilege() || !(is_template(db) || pg_database_ownercheck(db, GetUserId())))
+			return false;
+		options = ((CreatedbStmt *) stmt)->options;
+	}
+	else if (IsA(stmt, RenameStmt) && !have_createdb_privilege())
 		return false;
-	return pg_database_ownercheck(db, GetUserId());
+	else if (!pg_database_ownercheck(db, GetUserId()))
+		return false;
+	else if (IsA(stmt, AlterDatabaseStmt))
+		options = ((AlterDatabaseStmt *) stmt)->options;
+	/* the options the command checks next: a new owner, a tablespace to create in */
+	foreach(lc, options)
+	{
+		DefElem    *opt = lfirst_node(DefElem, lc);
+
+		if (opt->arg == NULL)
+			continue;
+		if (strcmp(opt->defname, "owner") == 0 && !superuser() &&
+			!is_member_of_role(GetUserId(), get_role_oid(defGetString(opt), true)))
+			return false;
+		if (strcmp(opt->defname, "tablespace") == 0)
+		{
+			Oid			spc = get_tablespace_oid(defGetString(opt), true);
+
+			if (!OidIsValid(spc) || pg_tablespace_aclcheck(spc, GetUserId(), ACL_CREATE) != ACLCHECK_OK)
+				return false;
+		}
+	}
+	return true;
 }
 
 static void

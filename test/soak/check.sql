@@ -94,7 +94,8 @@ SELECT 'history kept past retention: job ' || j.job_id || ' finished ' || j.fini
 FROM mixdnn.jobs j
 WHERE j.finished_at < now() - make_interval(secs => :retention_s)
   AND (EXISTS (SELECT FROM mixdnn.plan_history h WHERE h.job_id = j.job_id)
-       OR EXISTS (SELECT FROM mixdnn.job_events e WHERE e.job_id = j.job_id))
+       OR EXISTS (SELECT FROM mixdnn.job_events e WHERE e.job_id = j.job_id
+                  AND e.new_status IS DISTINCT FROM 'launching'))
 UNION ALL
 SELECT 'work conservation: job ' || i.job_id || ' waits while GPUs it fits are idle for '
        || round(extract(epoch FROM clock_timestamp() - i.plain_since)) || ' s (reason: ' || coalesce(j.reason, '') || ')'

@@ -180,6 +180,11 @@ test_candidates(void)
 		j = fx_soft(&s, 6, -1, 20, 20, 32, 0, 500);
 		r = mx_job_explain(&s, j, A, why, sizeof(why));
 		CHECK(r == 1 && strstr(why, "needs at least 20 GPUs of one type") != NULL, "soft too big: '%s'", why);
+		/* a type without nodes is not one whose nodes are down */
+		j = fx_soft(&s, 7, -1, 2, 2, 4, (uint64_t) 1 << fx_type(&s, "d", 1.0), 500);
+		r = mx_job_explain(&s, j, A, why, sizeof(why));
+		CHECK(r == 1 && strstr(why, "no up node has an allowed GPU type (d; no node has any of them)") != NULL,
+			  "soft, only d (no nodes): '%s'", why);
 	}
 	mx_snapshot_free(&s);
 }

@@ -69,6 +69,18 @@ for cmd in "DROP DATABASE mx_ops_a" "ALTER DATABASE mx_ops_a RENAME TO mx_ops_x"
 done
 is "$refused" 5 "a role without the rights is refused each command (42501)"
 is "$(wpid)" "$before" "and the database's launch worker kept running throughout"
+# The database's owner passes the ownership check but not the one after it:
+# a tablespace it may not create in, an owner it is not a member of.
+q "ALTER ROLE e2e_dbguard CREATEDB" >/dev/null && q "ALTER DATABASE mx_ops_a OWNER TO e2e_dbguard" >/dev/null
+refused=0
+for cmd in "ALTER DATABASE mx_ops_a SET TABLESPACE pg_default" \
+	"CREATE DATABASE mx_ops_copy TEMPLATE mx_ops_a OWNER postgres"; do
+	out=$(psql -X -q -U e2e_dbguard -d postgres -v VERBOSITY=verbose -c "$cmd" 2>&1)
+	case $out in *42501*) refused=$((refused + 1)) ;; *) echo "# $cmd: $out" ;; esac
+done
+is "$refused" 2 "its owner is refused a tablespace and an owner it has no right to (42501)"
+is "$(wpid)" "$before" "and the launch worker kept running"
+q "ALTER DATABASE mx_ops_a OWNER TO postgres" >/dev/null
 q "DROP ROLE e2e_dbguard" >/dev/null
 q "ALTER DATABASE mx_ops_a RENAME TO mx_ops_a2" >/dev/null && q "ALTER DATABASE mx_ops_a2 RENAME TO mx_ops_a" >/dev/null
 ok $? "ALTER DATABASE ... RENAME while its worker runs"
