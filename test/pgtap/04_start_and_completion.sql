@@ -11,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(36);
+SELECT plan(38);
 
 CREATE ROLE tap04_admin NOLOGIN IN ROLE mixdnn_admin;
 
@@ -126,6 +126,14 @@ SELECT throws_ok($$UPDATE mixdnn.jobs SET status = 'running' WHERE name = 'j1'$$
 SELECT throws_ok($$UPDATE mixdnn.jobs SET status = 'planned' WHERE name = 'j2'$$, '55000', NULL,
 	'failed -> planned is refused');
 SELECT is((SELECT count(*) FROM mixdnn.gpu_holds), 6::bigint, 'only j3''s 6 GPUs are held at the end');
+
+-- A waiting job says why it waits; cancelled, it no longer does.
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('w', 'hard', 'v100', 8, '1h');
+:commit
+SELECT ok((SELECT reason FROM mixdnn.jobs WHERE name = 'w') LIKE 'waiting for %', '(setup) w waits, with a reason');
+UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name = 'w';
+:commit
+SELECT is((SELECT reason FROM mixdnn.jobs WHERE name = 'w'), NULL, 'a cancelled job keeps no stale reason to wait');
 
 SELECT * FROM finish();
 ROLLBACK;

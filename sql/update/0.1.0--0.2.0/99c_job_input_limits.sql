@@ -126,6 +126,10 @@ BEGIN
 			IF NEW.status IN ('completed', 'failed', 'cancelled') THEN
 				NEW.finished_at := coalesce(NEW.finished_at, mixdnn.now());
 			END IF;
+			-- Why it waited is no reason of a cancelled job (an admin may give one).
+			IF NEW.status = 'cancelled' AND NEW.reason IS NOT DISTINCT FROM OLD.reason THEN
+				NEW.reason := NULL;
+			END IF;
 		END IF;
 		-- A launched job keeps the shape it was launched with.
 		IF OLD.status NOT IN ('pending', 'planned')
