@@ -27,7 +27,7 @@ mx_options_default(mx_options *o)
 	o->starve_factor = 16.0;
 	o->critical_margin = 0.05;
 	o->critical_wait = 0.05;
-	o->critical_trade = 0.1;
+	o->critical_trade = 3;
 	o->drain_margin = -1.0;
 	o->reserve_all = 0;
 	o->fair_share = 0;

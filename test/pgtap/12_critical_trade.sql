@@ -6,7 +6,7 @@
 -- all free; wide (8 GPUs, 1000 s, submitted 100 s ago) sets the makespan
 -- bound alone and is critical; ten tiny jobs (1 GPU, 10 s) want the same
 -- GPUs. Served first, wide holds all ten back for 1000 s and the last job
--- ends at +1020 s either way: not worth it at the default λ = 0.1.
+-- ends at +1020 s either way: not worth it at the default λ = 3.
 \set ON_ERROR_STOP 1
 \pset format unaligned
 \pset tuples_only on
@@ -23,7 +23,7 @@ INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration)
 SELECT 'tiny-' || i, 'hard', 'v100', 1, '10 s' FROM generate_series(1, 10) i;
 :commit
 
-SELECT is(current_setting('mixdnn.critical_trade'), '0.1', 'critical_trade defaults to 0.1');
+SELECT is(current_setting('mixdnn.critical_trade'), '3', 'critical_trade defaults to 3');
 SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'wide'), pg_temp.t0() + interval '20 s',
 	'default: wide yields to the tiny jobs and is planned after them');
 SELECT is((SELECT count(*)::int FROM mixdnn.jobs WHERE name LIKE 'tiny-%' AND planned_start = pg_temp.t0()), 8,

@@ -207,7 +207,7 @@ test_guard_critical(void)
 }
 
 /*
- * critical_trade (lambda, default 0.1): a critical job is served first only
+ * critical_trade (lambda, default 3): a critical job is served first only
  * when that gains more makespan than it costs the other jobs in
  * completion time (both as shares of the round's forecast). Job 20 (8
  * GPUs, 1000 s, waited 100 s) sets T alone and is critical; ten 10 s jobs
@@ -226,7 +226,7 @@ test_guard_critical_trade(void)
 	unsigned char g[11];
 	int			a;
 
-	CHECK(o.critical_trade == 0.1, "critical_trade defaults to 0.1 (%g)", o.critical_trade);
+	CHECK(o.critical_trade == 3, "critical_trade defaults to 3 (%g)", o.critical_trade);
 	fx_init(&s, NOW);
 	a = fx_type(&s, "a", 1.0);
 	fx_node(&s, "a0", a, 8, MX_NODE_UP);
@@ -237,7 +237,7 @@ test_guard_critical_trade(void)
 		  "job 20 is critical, the short jobs are not (%d %d)", g[10], g[0]);
 	plan_all(&s, &o, &p);
 	CHECK(p.a[10].start == NOW + 20 && p.a[0].start == NOW && p.a[9].start == NOW + 10,
-		  "lambda 0.1: the short jobs first, job 20 after them (+%.0f; +%.0f, +%.0f)",
+		  "lambda 3: the short jobs first, job 20 after them (+%.0f; +%.0f, +%.0f)",
 		  p.a[10].start - NOW, p.a[0].start - NOW, p.a[9].start - NOW);
 	mx_plan_free(&p);
 	o.critical_trade = 0;
