@@ -119,7 +119,7 @@ unitcheck: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do $$t; done
 	@bash tools/mutate.sh -n
 
-.PHONY: simcheck eval eval-opt
+.PHONY: simcheck eval eval-opt eval-fresh
 simcheck: bin/mixdnn-sim
 	bash test/sim/run.sh bin/mixdnn-sim
 
@@ -132,3 +132,9 @@ eval: bin/mixdnn-sim
 # Regenerates docs/optimizer-evaluation.md, the optimizer's ablations (about 10 minutes on 2 cores).
 eval-opt: bin/mixdnn-sim
 	sh tools/opt_report.sh
+
+# The out-of-sample workloads (tools/fresh_workloads.py): each comparator,
+# mixdnn and mixdnn --no-milp on 24 workloads x 3 seeds, about 15 minutes
+# on two cores; prints the tables of docs/model.md, table R2.
+eval-fresh: bin/mixdnn-sim
+	sh tools/fresh_bench.sh
