@@ -61,7 +61,8 @@ BEGIN
 			USING ERRCODE = 'undefined_object';
 	END IF;
 	IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = who)
-	   OR NOT pg_catalog.pg_has_role(who, 'mixdnn_user', 'MEMBER') THEN
+	   OR NOT pg_catalog.pg_has_role(who, 'mixdnn_user', 'MEMBER')
+	   OR who IN ('mixdnn_user', 'mixdnn_admin', 'mixdnn_launcher') THEN
 		RAISE EXCEPTION 'a job''s owner must be a member of mixdnn_user and not a superuser, not "%"', who
 			USING ERRCODE = 'insufficient_privilege',
 				  DETAIL = 'A job runs as its owner''s OS account; only a superuser may make a job another role''s.';

@@ -11,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(47);
+SELECT plan(48);
 
 CREATE ROLE tap07_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap07_bob NOLOGIN IN ROLE mixdnn_user;
@@ -129,6 +129,8 @@ SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duratio
 	'42501', NULL, 'the admin cannot submit a job owned by a superuser (even one in mixdnn_user)');
 SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duration) VALUES ('x', 'tap07_nobody', 'v100', 1, '1h')$$,
 	'42501', NULL, 'the admin cannot submit a job owned by a role outside mixdnn_user');
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duration) VALUES ('x', 'mixdnn_admin', 'v100', 1, '1h')$$,
+	'42501', NULL, 'the admin cannot make a job the extension''s group role''s (no one''s account)');
 SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duration) VALUES ('x', 'tap07_ghost', 'v100', 1, '1h')$$,
 	'42704', NULL, 'the admin cannot submit a job owned by a role that does not exist');
 SELECT throws_ok($$UPDATE mixdnn.jobs SET owner = 'tap07_super' WHERE name = 'for-bob'$$,
