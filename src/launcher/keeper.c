@@ -351,9 +351,11 @@ check_part(keeper *k)
 
 	if (k->term_at > 0 && !k->killing && now >= k->term_at + k->args->grace_s)
 		kill_part(k);
-	if (k->orphan_until > 0 && now >= k->orphan_until && !k->killing)
+	/* No launcher came back: end the part (if it still runs) and leave. */
+	if (k->orphan_until > 0 && now >= k->orphan_until)
 	{
-		kill_part(k);
+		if (!k->killing)
+			kill_part(k);
 		k->leaving = true;
 	}
 	/* Whatever the command left behind must not hold the GPUs. */

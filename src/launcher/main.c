@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -53,6 +54,7 @@ static struct
 	bool		stopping;
 	double		stop_deadline;
 	bool		started;		/* connected and checked once: errors are no longer fatal */
+	int			dir_lock_fd;	/* the state directory, flock()ed by connect_db; -1 before */
 	char		installation[128];
 	char		prefix[256];	/* of output files and cgroups: database and installation */
 } st;
@@ -187,6 +189,21 @@ connect_db(void)
 	if (rc != LX_OK)
 		goto retry;
 	free(parts);
+	/*
+	 * One launcher per state directory, for its whole life: the database's
+	 * node lock is its session's, so when that session drops a second
+	 * launcher of the node could take it and adopt the first one's keepers
+	 * (which then lost their launcher and killed their parts). Held on a
+	 * descriptor of the directory (cfg.state_fd is O_PATH), which keepers
+	 * close, and released at exit.
+	 */
+	if (st.dir_lock_fd < 0)
+		st.dir_lock_fd = openat(cfg.state_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (st.dir_lock_fd < 0 || flock(st.dir_lock_fd, LOCK_EX | LOCK_NB) != 0)
+	{
+		lx_log("another launcher uses state directory %s (%s)", cfg.state_dir, strerror(errno));
+		goto retry;
+	}
 	if (lx_db_lock_node(st.conn, cfg.node) != LX_OK || lx_db_listen(st.conn) != LX_OK)
 		goto retry;
 
@@ -544,6 +561,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	st.backoff = BACKOFF_MIN_S;
+	st.dir_lock_fd = -1;
 	lx_log("starting (poll every %.2f s, kill grace %.2f s, state in %s)", cfg.poll_s, cfg.grace_s, cfg.state_dir);
 
 	for (;;)

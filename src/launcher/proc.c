@@ -102,10 +102,11 @@ unix_socket(const char *name, struct sockaddr_un *addr)
 }
 
 /*
- * The keeper's socket name, connected: -1 when no one listens, -2 when the
- * process listening is not of this launcher's account (a keeper is a fork
- * of the launcher; anyone else's would report exit codes and cgroups of
- * its choosing).
+ * The keeper's socket name, connected: -1 when no one listens (errno
+ * ECONNREFUSED or ENOENT: its keeper is gone), -2 when the process
+ * listening is not of this launcher's account (a keeper is a fork of the
+ * launcher; anyone else's would report exit codes and cgroups of its
+ * choosing), -3 when no socket could be made.
  */
 static int
 connect_keeper(const char *name)
@@ -113,11 +114,16 @@ connect_keeper(const char *name)
 	struct sockaddr_un addr;
 	struct ucred cr;
 	socklen_t	len = sizeof(cr);
-	int			fd = unix_socket(name, &addr);
+	int			fd = unix_socket(name, &addr),
+				err;
 
-	if (fd >= 0 && connect(fd, (struct sockaddr *) &addr, sizeof(addr)) != 0)
+	if (fd < 0)
+		return -3;
+	if (connect(fd, (struct sockaddr *) &addr, sizeof(addr)) != 0)
 	{
+		err = errno;
 		close(fd);
+		errno = err;
 		return -1;
 	}
 	if (fd >= 0 && (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.uid != geteuid()))
@@ -165,6 +171,32 @@ become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const lx_account *acct
 	a.lease_until = ctx->lease_until;
 	a.listen_fd = listen_fd;
 	lx_keeper_main(&a);
+}
+
+/* A part whose keeper is gone: kill and remove its cgroup, if it has one. */
+static void
+kill_orphaned_cgroup(long long job_id, int attempt)
+{
+	char		name[512];
+	lx_tree		t;
+	int			i;
+
+	if (part_cgroup_base[0] == '\0')
+		return;
+	memset(&t, 0, sizeof(t));
+	part_name(name, sizeof(name), job_id, attempt);
+	snprintf(t.cgroup, sizeof(t.cgroup), "%s/%s", part_cgroup_base, name);
+	if (lx_tree_empty(&t))
+	{
+		lx_tree_remove(&t);
+		return;
+	}
+	lx_tree_signal(&t, SIGKILL);
+	for (i = 0; i < 100 && !lx_tree_empty(&t); i++)
+		usleep(20000);
+	lx_tree_remove(&t);
+	lx_log("job %lld attempt %d: its keeper was gone; killed what its cgroup %s still ran",
+		   job_id, attempt, t.cgroup);
 }
 
 /* The live part (other than self) holding one of these GPUs, if any. */
@@ -316,9 +348,18 @@ lx_adopt(const lx_spawn_ctx *ctx)
 		if (fd == -2)
 			lx_log("job %lld attempt %d: the process behind %s is not this launcher's: not adopted",
 				   job_id, attempt, e->d_name);
+		if (fd == -3)
+			continue;			/* no socket to ask with (out of descriptors): next time */
 		if (fd < 0)
 		{
-			/* Its keeper is gone (it unlinks its socket unless killed). */
+			/*
+			 * Its keeper is gone (it unlinks its socket unless killed). A
+			 * keeper killed while no launcher was connected leaves its part
+			 * running in its cgroup: end it before reconcile gives the part
+			 * up, or its next attempt would share the GPUs with it.
+			 */
+			if (fd == -1 && (errno == ECONNREFUSED || errno == ENOENT))
+				kill_orphaned_cgroup(job_id, attempt);
 			unlink(e->d_name);
 			continue;
 		}

@@ -480,6 +480,8 @@ lx_tree_empty(const lx_tree *t)
 					populated = line[10] != '0';
 			fclose(f);
 		}
+		else if (errno == ENOENT)
+			populated = false;	/* removed: a cgroup with processes cannot be */
 		if (populated)
 			return false;
 	}

@@ -58,16 +58,49 @@ wait_until 10 "! alive $cpid"
 ok $? "the next launcher stops it"
 stop_launcher n1
 
+# A keeper killed while no launcher runs (cgroup mode): the next launcher
+# finds its socket dead and kills what the part's cgroup still runs before
+# giving the part up; before, the part ran on beside its next attempt.
+if grep -q 'each job part gets a cgroup' "$T/launcher-n1.log"; then
+	start_launcher n1
+	kk=$(submit keeperless hard a100 1 "$(job_cmd 60)" '1 min')
+	wait_until 10 "[ -f '$T/out/$kk-1-0.env' ]"
+	kpid=$(env_of "$kk" 1 0 PID)
+	usr2_launcher n1
+	keeper=$(sed -n "s/.*: job $kk attempt 1 started: keeper \([0-9]*\),.*/\1/p" "$T/launcher-n1.log" | tail -1)
+	ok "$([ -n "$keeper" ] && [ "$keeper" -gt 1 ] && alive "$keeper"; echo $?)" "the part's keeper is found ($keeper)"
+	[ -n "$keeper" ] && [ "$keeper" -gt 1 ] && kill -KILL "$keeper"
+	sleep 0.5
+	alive "$kpid"
+	ok $? "with its keeper killed, the part runs on"
+	start_launcher n1
+	wait_until 10 "! alive $kpid"
+	ok $? "the next launcher kills it through its cgroup"
+	wait_until 10 "grep -q 'job $kk attempt 1: its keeper was gone; killed what its cgroup' '$T/launcher-n1.log'"
+	ok $? "and says so"
+	q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $kk" >/dev/null
+	stop_launcher n1
+else
+	skip 4 "no cgroups for the launcher here"
+fi
+
 # Nobody comes back: the part ends before its lease (lease 6 s: at 4 s).
 set_setting mixdnn.lease_timeout 6s
 start_launcher n1
 orphan=$(submit orphan hard a100 1 "$(job_cmd 60)" '1 min')
 wait_until 10 "[ -f '$T/out/$orphan-1-0.env' ]"
 opid=$(env_of "$orphan" 1 0 PID)
-sleep 2.5
+ended=$(submit ended hard a100 1 "$(job_cmd 3)" '3 s')
+wait_until 10 "[ -f '$T/out/$ended-1-0.env' ]"
+ekeeper=$(sed -n "s/.*: job $ended attempt 1 started: keeper \([0-9]*\),.*/\1/p" "$T/launcher-n1.log" | tail -1)
+sleep 1
 usr2_launcher n1
 wait_until 10 "! alive $opid"
 ok $? "an orphaned part ends when no launcher adopts it"
+# A part that ended while no launcher ran: its keeper leaves too (it waited
+# for a launcher for ever, once its command had ended).
+wait_until 15 "[ -n \"$ekeeper\" ] && ! alive $ekeeper"
+ok $? "the keeper of a part that ended leaves when no launcher comes ($ekeeper)"
 wait_until 15 "[ \"\$(status_of $orphan)\" = planned ] || [ \"\$(status_of $orphan)\" = failed ]"
 gone=$(q "SELECT finished_at FROM mixdnn.job_parts WHERE job_id = $orphan AND attempt = 1")
 ok "$([ -n "$gone" ]; echo $?)" "its lease expired and the job was re-queued ($(status_of "$orphan"))"
