@@ -32,6 +32,15 @@
 
 #define BACKOFF_MIN_S 0.25
 #define BACKOFF_MAX_S 5.0
+
+/*
+ * Claims a notification asks for come at most this often: anyone who can
+ * connect may NOTIFY mixdnn_launch (PostgreSQL has no privilege on
+ * channels), and each claim takes the scheduler lock and writes the node's
+ * row. A review's flood of bare notifications made two launchers claim
+ * thousands of times a second.
+ */
+#define CLAIM_MIN_GAP_S 0.05
 #define HEARTBEAT_MAX_S 10.0
 #define MAX_REPORT_ERRORS 3
 
@@ -50,6 +59,7 @@ static struct
 	double		lease_s;
 	bool		warned_interval;
 	bool		want_claim;
+	double		last_claim;		/* when the last claim() ran (CLAIM_MIN_GAP_S) */
 	bool		want_reconcile;
 	bool		stopping;
 	double		stop_deadline;
@@ -473,8 +483,10 @@ next_timeout_ms(void)
 			next = st.next_heartbeat;
 		if (!st.stopping && st.next_poll < next)
 			next = st.next_poll;
-		if (st.want_claim || st.want_reconcile)
+		if (st.want_reconcile)
 			next = now;
+		if (st.want_claim && !st.stopping && st.last_claim + CLAIM_MIN_GAP_S < next)
+			next = st.last_claim + CLAIM_MIN_GAP_S;
 		for (int i = 0; i < lx_nchildren(); i++)
 			if (lx_child_at(i)->exited && lx_child_at(i)->report_after < next)
 				next = lx_child_at(i)->report_after;	/* a result to report again */
@@ -590,10 +602,12 @@ main(int argc, char **argv)
 		/* Before claiming: a part's keeper learns the lease it must not outlive. */
 		if (st.conn && lx_now() >= st.next_heartbeat)
 			heartbeat();
-		if (st.conn && !st.stopping && st.lease_s > 0 && (st.want_claim || lx_now() >= st.next_poll))
+		if (st.conn && !st.stopping && st.lease_s > 0 &&
+			((st.want_claim && lx_now() >= st.last_claim + CLAIM_MIN_GAP_S) || lx_now() >= st.next_poll))
 		{
 			claim();
-			st.next_poll = lx_now() + cfg.poll_s;
+			st.last_claim = lx_now();
+			st.next_poll = st.last_claim + cfg.poll_s;
 		}
 		/* after the heartbeat: a renewed lease lets a waiting part start now */
 		if (st.installation[0] != '\0')

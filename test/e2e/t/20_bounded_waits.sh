@@ -195,6 +195,24 @@ ok $? "a second launcher of n3 is still refused"
 kill "$second" 2>/dev/null
 wait "$second" 2>/dev/null
 release
+
+# 6b. An outsider's flood of NOTIFY mixdnn_launch (no privilege guards a
+# channel) makes a launcher claim at most 20 times a second, not at every
+# batch of notifications it reads: each claim takes the scheduler lock and
+# writes the node's row (n_tup_upd; a backend reports its counts a second
+# or more after it wrote them).
+upd() {
+	sleep 4
+	q "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relid = 'mixdnn.gpu_nodes'::regclass" | tail -1
+}
+u0=$(upd)
+t0=$(date +%s.%N)
+for i in $(seq 3000); do echo "NOTIFY mixdnn_launch;"; done | PGUSER=e2e_outsider psql -X -q >/dev/null
+t1=$(date +%s.%N)
+u1=$(upd)
+bound=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 20 + 15 }')
+ok "$([ $((u1 - u0)) -le "$bound" ]; echo $?)" \
+	"3000 notifications from an outsider: $((u1 - u0)) node writes (at most $bound)"
 stop_launcher n3
 
 # 8. A user who fires the round trigger before commit (SET CONSTRAINTS ALL
