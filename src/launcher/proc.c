@@ -126,14 +126,13 @@ connect_keeper(const char *name)
 		errno = err;
 		return -1;
 	}
-	if (fd >= 0 && (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.uid != geteuid()))
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 || cr.uid != geteuid())
 	{
 		close(fd);
 		errno = EPERM;
 		return -2;
 	}
-	if (fd >= 0)
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	return fd;
 }
 
@@ -173,30 +172,42 @@ become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const lx_account *acct
 	lx_keeper_main(&a);
 }
 
-/* A part whose keeper is gone: kill and remove its cgroup, if it has one. */
-static void
-kill_orphaned_cgroup(long long job_id, int attempt)
+/*
+ * A part whose keeper is gone: kill what its cgroup runs, wait for it to
+ * empty (2 s at most) and remove it. Whether it held anything.
+ */
+static bool
+kill_part_cgroup(const char *cgroup)
 {
-	char		name[512];
 	lx_tree		t;
+	bool		held;
 	int			i;
 
-	if (part_cgroup_base[0] == '\0')
-		return;
 	memset(&t, 0, sizeof(t));
-	part_name(name, sizeof(name), job_id, attempt);
-	snprintf(t.cgroup, sizeof(t.cgroup), "%s/%s", part_cgroup_base, name);
-	if (lx_tree_empty(&t))
-	{
-		lx_tree_remove(&t);
-		return;
-	}
-	lx_tree_signal(&t, SIGKILL);
+	snprintf(t.cgroup, sizeof(t.cgroup), "%s", cgroup);
+	held = !lx_tree_empty(&t);
+	if (held)
+		lx_tree_signal(&t, SIGKILL);
 	for (i = 0; i < 100 && !lx_tree_empty(&t); i++)
 		usleep(20000);
 	lx_tree_remove(&t);
-	lx_log("job %lld attempt %d: its keeper was gone; killed what its cgroup %s still ran",
-		   job_id, attempt, t.cgroup);
+	return held;
+}
+
+/* A part whose keeper was killed while no launcher ran: its cgroup, if it has one. */
+static void
+kill_orphaned_cgroup(long long job_id, int attempt)
+{
+	char		name[512],
+				path[PATH_MAX + 512];
+
+	if (part_cgroup_base[0] == '\0')
+		return;
+	part_name(name, sizeof(name), job_id, attempt);
+	snprintf(path, sizeof(path), "%s/%s", part_cgroup_base, name);
+	if (kill_part_cgroup(path))
+		lx_log("job %lld attempt %d: its keeper was gone; killed what its cgroup %s still ran",
+			   job_id, attempt, path);
 }
 
 /* The live part (other than self) holding one of these GPUs, if any. */
@@ -390,19 +401,8 @@ lx_learn_gpus(lx_child *c, const char *gpus)
 static void
 keeper_lost(lx_child *c)
 {
-	lx_tree		t;
-
-	memset(&t, 0, sizeof(t));
-	snprintf(t.cgroup, sizeof(t.cgroup), "%s", c->cgroup);
 	if (c->cgroup[0] != '\0')
-	{
-		int			i;
-
-		lx_tree_signal(&t, SIGKILL);
-		for (i = 0; i < 100 && !lx_tree_empty(&t); i++)
-			usleep(20000);
-		lx_tree_remove(&t);
-	}
+		(void) kill_part_cgroup(c->cgroup);
 	else
 		lx_log("job %lld attempt %d: its keeper died and it had no cgroup: processes it left cannot be found",
 			   c->job_id, c->attempt);
