@@ -71,13 +71,136 @@ END
 $$;
 COMMENT ON FUNCTION mixdnn._check_job_owner(name) IS 'internal: refuses a job owner named by a non-superuser that is no mixdnn user or a superuser';
 
+-- The terms of a request that a submission and mixdnn.what_if both check,
+-- in the same words and SQLSTATEs. A NULL argument is not checked: the
+-- trigger passes only what is written (a job stored before 0.2.0 keeps a
+-- model over 63 characters, and the scheduler must still plan it).
+CREATE FUNCTION mixdnn._check_job_terms(priority int, duration interval, model text) RETURNS void
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF priority NOT BETWEEN -100 AND 100 THEN
+		RAISE EXCEPTION 'priority must be between -100 and 100, not %', priority
+			USING ERRCODE = 'check_violation';
+	END IF;
+	-- In seconds, as the planner reads it: interval comparison counts a year
+	-- as 360 days, so '-1 year 361 days' passes the table's CHECK while it
+	-- lasts -4.25 days.
+	IF duration <= interval '0' OR duration > interval '366 days'
+	   OR pg_catalog.date_part('epoch', duration) NOT BETWEEN 1e-6 AND 366 * 86400 THEN
+		RAISE EXCEPTION 'duration must be positive and at most 366 days, not %', duration
+			USING ERRCODE = 'check_violation';
+	END IF;
+	-- Every round reads the model of every waiting job; a longer one could
+	-- name no profile (mixdnn.profiles.model has at most 63 characters).
+	IF pg_catalog.length(model) > 63 THEN
+		RAISE EXCEPTION 'model must have at most 63 characters, as mixdnn.profiles.model, not %', pg_catalog.length(model)
+			USING ERRCODE = 'string_data_right_truncation';
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._check_job_terms(int, interval, text) IS 'internal: a request''s priority, duration and model, checked as a submission and mixdnn.what_if check them';
+
+-- The GPUs a request asks for, checked as a submission and mixdnn.what_if
+-- check them (plain words for the table's CHECK constraints, same
+-- SQLSTATEs, then what no cluster could satisfy), and min_gpus and
+-- max_gpus completed with the submission defaults (mixdnn.jobs' comments).
+CREATE FUNCTION mixdnn._check_job_shape(model_class text, gpu_type text, gpus int, min_gpus int, max_gpus int,
+										allowed_types text[], OUT lo int, OUT hi int)
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	bad_type	text;
+BEGIN
+	IF model_class IS NULL OR gpus IS NULL THEN
+		RAISE EXCEPTION 'a job needs a %', CASE WHEN model_class IS NULL THEN 'model_class' ELSE 'number of gpus' END
+			USING ERRCODE = 'not_null_violation';
+	END IF;
+	IF model_class NOT IN ('hard', 'soft') THEN
+		RAISE EXCEPTION 'model_class must be hard or soft, not "%"', model_class
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF gpus NOT BETWEEN 1 AND 4096 THEN
+		RAISE EXCEPTION 'gpus must be between 1 and 4096, not %', gpus
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF min_gpus NOT BETWEEN 1 AND 4096 OR max_gpus NOT BETWEEN 1 AND 4096 THEN
+		RAISE EXCEPTION 'min_gpus and max_gpus must be between 1 and 4096'
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF gpu_type IS NOT NULL AND NOT EXISTS (SELECT FROM mixdnn.gpu_types t WHERE t.gpu_type = _check_job_shape.gpu_type) THEN
+		RAISE EXCEPTION 'unknown gpu type "%"', gpu_type
+			USING ERRCODE = 'foreign_key_violation',
+				  HINT = 'Registered types are listed in mixdnn.gpu_types.';
+	END IF;
+	IF model_class = 'hard' THEN
+		IF gpu_type IS NULL THEN
+			RAISE EXCEPTION 'a hard-model job needs a gpu_type'
+				USING ERRCODE = 'not_null_violation',
+					  DETAIL = 'Hard-model jobs run exactly on (gpu_type, gpus).';
+		END IF;
+		IF allowed_types IS NOT NULL THEN
+			RAISE EXCEPTION 'allowed_types is for soft-model jobs only'
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF coalesce(min_gpus, gpus) <> gpus OR coalesce(max_gpus, gpus) <> gpus THEN
+			RAISE EXCEPTION 'a hard-model job runs on exactly gpus = % GPUs', gpus
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = 'Leave min_gpus and max_gpus unset, or submit it as a soft-model job.';
+		END IF;
+		lo := gpus;
+		hi := gpus;
+		RETURN;
+	END IF;
+	hi := coalesce(max_gpus, greatest(gpus, min_gpus));
+	lo := coalesce(min_gpus, least(greatest(1, gpus / 2), hi));
+	IF lo > hi THEN
+		RAISE EXCEPTION 'min_gpus (%) is greater than max_gpus (%)', lo, hi
+			USING ERRCODE = 'check_violation';
+	END IF;
+	IF allowed_types IS NULL THEN
+		RETURN;
+	END IF;
+	-- Every round reads the list of every waiting job: bounded by the 64
+	-- types there can be, each named once.
+	IF pg_catalog.cardinality(allowed_types) > 64 THEN
+		RAISE EXCEPTION 'allowed_types must name at most 64 GPU types, not %', pg_catalog.cardinality(allowed_types)
+			USING ERRCODE = 'program_limit_exceeded',
+				  HINT = 'mixdnn supports at most 64 gpu types; leave allowed_types NULL to allow every registered type.';
+	END IF;
+	IF pg_catalog.array_ndims(allowed_types) > 1 THEN
+		RAISE EXCEPTION 'allowed_types must be a one-dimensional list of GPU types'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF pg_catalog.cardinality(allowed_types) = 0 OR pg_catalog.array_position(allowed_types, NULL) IS NOT NULL THEN
+		RAISE EXCEPTION 'allowed_types must name at least one GPU type and no NULL'
+			USING ERRCODE = 'invalid_parameter_value',
+				  HINT = 'Leave allowed_types NULL to allow every registered type.';
+	END IF;
+	SELECT a INTO bad_type FROM pg_catalog.unnest(allowed_types) a GROUP BY a HAVING pg_catalog.count(*) > 1 ORDER BY a LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'allowed_types names "%" more than once', bad_type
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	SELECT a INTO bad_type FROM pg_catalog.unnest(allowed_types) a
+		WHERE NOT EXISTS (SELECT FROM mixdnn.gpu_types t WHERE t.gpu_type = a) LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'unknown gpu type "%" in allowed_types', bad_type
+			USING ERRCODE = 'foreign_key_violation',
+				  HINT = 'Registered types are listed in mixdnn.gpu_types.';
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._check_job_shape(text, text, int, int, int, text[]) IS 'internal: a request''s GPUs checked as a submission and mixdnn.what_if check them, with min_gpus and max_gpus defaulted';
+
 CREATE FUNCTION mixdnn._job_before_write() RETURNS trigger
 	LANGUAGE plpgsql
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
 	cap_total	bigint;
-	bad_type	text;
 	rule_level	text;
 	caller		text;
 BEGIN
@@ -87,31 +210,10 @@ BEGIN
 		RAISE EXCEPTION 'name must have 1 to 200 characters, not %', pg_catalog.length(NEW.name)
 			USING ERRCODE = 'check_violation';
 	END IF;
-	IF NEW.priority NOT BETWEEN -100 AND 100 THEN
-		RAISE EXCEPTION 'priority must be between -100 and 100, not %', NEW.priority
-			USING ERRCODE = 'check_violation';
-	END IF;
-	-- Every round reads the model of every waiting job; a longer one could
-	-- name no profile (mixdnn.profiles.model has at most 63 characters).
-	-- Checked when it is written, not on every update: a job stored before
-	-- 0.2.0 keeps its longer model, and the scheduler must still plan it.
-	IF (TG_OP = 'INSERT' OR NEW.model IS DISTINCT FROM OLD.model) AND pg_catalog.length(NEW.model) > 63 THEN
-		RAISE EXCEPTION 'model must have at most 63 characters, as mixdnn.profiles.model, not %', pg_catalog.length(NEW.model)
-			USING ERRCODE = 'string_data_right_truncation';
-	END IF;
-	IF NEW.model_class NOT IN ('hard', 'soft') THEN
-		RAISE EXCEPTION 'model_class must be hard or soft, not "%"', NEW.model_class
-			USING ERRCODE = 'check_violation';
-	END IF;
-	-- In seconds, as the planner reads it: interval comparison counts a year
-	-- as 360 days, so '-1 year 361 days' passes the table's CHECK while it
-	-- lasts -4.25 days.
-	IF NEW.duration <= interval '0' OR NEW.duration > interval '366 days'
-	   OR ((TG_OP = 'INSERT' OR NEW.duration IS DISTINCT FROM OLD.duration)
-		   AND pg_catalog.date_part('epoch', NEW.duration) NOT BETWEEN 1e-6 AND 366 * 86400) THEN
-		RAISE EXCEPTION 'duration must be positive and at most 366 days, not %', NEW.duration
-			USING ERRCODE = 'check_violation';
-	END IF;
+	-- A model or duration stored before 0.2.0 keeps planning: checked when written.
+	PERFORM mixdnn._check_job_terms(NEW.priority,
+		CASE WHEN TG_OP = 'INSERT' OR NEW.duration IS DISTINCT FROM OLD.duration THEN NEW.duration END,
+		CASE WHEN TG_OP = 'INSERT' OR NEW.model IS DISTINCT FROM OLD.model THEN NEW.model END);
 	-- Jobs run as their owner's OS account: only a superuser may make a job
 	-- another role's than a mixdnn user's who is no superuser, or an admin
 	-- could run a command as postgres (docs/design.md, "Threat model").
@@ -186,78 +288,9 @@ BEGIN
 		END IF;
 	END IF;
 
-	-- Plain-words versions of the table's CHECK constraints (same SQLSTATEs).
-	IF NEW.gpus IS NOT NULL AND NEW.gpus NOT BETWEEN 1 AND 4096 THEN
-		RAISE EXCEPTION 'gpus must be between 1 and 4096, not %', NEW.gpus
-			USING ERRCODE = 'check_violation';
-	END IF;
-	IF NEW.min_gpus IS NOT NULL AND NEW.min_gpus NOT BETWEEN 1 AND 4096
-	   OR NEW.max_gpus IS NOT NULL AND NEW.max_gpus NOT BETWEEN 1 AND 4096 THEN
-		RAISE EXCEPTION 'min_gpus and max_gpus must be between 1 and 4096'
-			USING ERRCODE = 'check_violation';
-	END IF;
-	IF NEW.gpu_type IS NOT NULL AND NOT EXISTS (SELECT FROM mixdnn.gpu_types t WHERE t.gpu_type = NEW.gpu_type) THEN
-		RAISE EXCEPTION 'unknown gpu type "%"', NEW.gpu_type
-			USING ERRCODE = 'foreign_key_violation',
-				  HINT = 'Registered types are listed in mixdnn.gpu_types.';
-	END IF;
-
-	-- The request's shape: defaults, then what no cluster could satisfy.
-	IF NEW.model_class = 'hard' THEN
-		IF NEW.gpu_type IS NULL THEN
-			RAISE EXCEPTION 'a hard-model job needs a gpu_type'
-				USING ERRCODE = 'not_null_violation',
-					  DETAIL = 'Hard-model jobs run exactly on (gpu_type, gpus).';
-		END IF;
-		IF NEW.allowed_types IS NOT NULL THEN
-			RAISE EXCEPTION 'allowed_types is for soft-model jobs only'
-				USING ERRCODE = 'invalid_parameter_value';
-		END IF;
-		IF coalesce(NEW.min_gpus, NEW.gpus) <> NEW.gpus OR coalesce(NEW.max_gpus, NEW.gpus) <> NEW.gpus THEN
-			RAISE EXCEPTION 'a hard-model job runs on exactly gpus = % GPUs', NEW.gpus
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = 'Leave min_gpus and max_gpus unset, or submit it as a soft-model job.';
-		END IF;
-		NEW.min_gpus := NEW.gpus;
-		NEW.max_gpus := NEW.gpus;
-	ELSIF NEW.model_class = 'soft' AND NEW.gpus IS NOT NULL THEN
-		NEW.max_gpus := coalesce(NEW.max_gpus, greatest(NEW.gpus, NEW.min_gpus));
-		NEW.min_gpus := coalesce(NEW.min_gpus, least(greatest(1, NEW.gpus / 2), NEW.max_gpus));
-		IF NEW.min_gpus > NEW.max_gpus THEN
-			RAISE EXCEPTION 'min_gpus (%) is greater than max_gpus (%)', NEW.min_gpus, NEW.max_gpus
-				USING ERRCODE = 'check_violation';
-		END IF;
-		IF NEW.allowed_types IS NOT NULL THEN
-			-- Every round reads the list of every waiting job: bounded by the
-			-- 64 types there can be, each named once.
-			IF cardinality(NEW.allowed_types) > 64 THEN
-				RAISE EXCEPTION 'allowed_types must name at most 64 GPU types, not %', cardinality(NEW.allowed_types)
-					USING ERRCODE = 'program_limit_exceeded',
-						  HINT = 'mixdnn supports at most 64 gpu types; leave allowed_types NULL to allow every registered type.';
-			END IF;
-			IF array_ndims(NEW.allowed_types) > 1 THEN
-				RAISE EXCEPTION 'allowed_types must be a one-dimensional list of GPU types'
-					USING ERRCODE = 'invalid_parameter_value';
-			END IF;
-			IF cardinality(NEW.allowed_types) = 0 OR array_position(NEW.allowed_types, NULL) IS NOT NULL THEN
-				RAISE EXCEPTION 'allowed_types must name at least one GPU type and no NULL'
-					USING ERRCODE = 'invalid_parameter_value',
-						  HINT = 'Leave allowed_types NULL to allow every registered type.';
-			END IF;
-			SELECT a INTO bad_type FROM unnest(NEW.allowed_types) a GROUP BY a HAVING count(*) > 1 ORDER BY a LIMIT 1;
-			IF FOUND THEN
-				RAISE EXCEPTION 'allowed_types names "%" more than once', bad_type
-					USING ERRCODE = 'invalid_parameter_value';
-			END IF;
-			SELECT a INTO bad_type FROM unnest(NEW.allowed_types) a
-				WHERE NOT EXISTS (SELECT FROM mixdnn.gpu_types t WHERE t.gpu_type = a) LIMIT 1;
-			IF FOUND THEN
-				RAISE EXCEPTION 'unknown gpu type "%" in allowed_types', bad_type
-					USING ERRCODE = 'foreign_key_violation',
-						  HINT = 'Registered types are listed in mixdnn.gpu_types.';
-			END IF;
-		END IF;
-	END IF;
+	SELECT c.lo, c.hi INTO NEW.min_gpus, NEW.max_gpus
+		FROM mixdnn._check_job_shape(NEW.model_class, NEW.gpu_type, NEW.gpus, NEW.min_gpus, NEW.max_gpus,
+									 NEW.allowed_types) c;
 
 	-- "Ever": every registered node counts, whatever its status.
 	IF NEW.model_class = 'hard' THEN

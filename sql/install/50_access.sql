@@ -61,4 +61,6 @@ GRANT SELECT ON mixdnn.gpu_nodes TO mixdnn_launcher;
 -- Functions that triggers call as the invoker. (Trigger functions
 -- themselves need no EXECUTE grant.)
 GRANT EXECUTE ON FUNCTION mixdnn.now(), mixdnn._caller_level(),
-	mixdnn._job_can_run(text, text, int, int, int, text[], text) TO mixdnn_user, mixdnn_admin, mixdnn_launcher;
+	mixdnn._job_can_run(text, text, int, int, int, text[], text),
+	mixdnn._check_job_terms(int, interval, text),
+	mixdnn._check_job_shape(text, text, int, int, int, text[]) TO mixdnn_user, mixdnn_admin, mixdnn_launcher;

@@ -85,8 +85,8 @@ CREATE FUNCTION mixdnn.what_if(model_class text DEFAULT 'soft', gpu_type text DE
 	AS $$
 DECLARE
 	hard		boolean := what_if.model_class = 'hard';
-	lo			int := what_if.min_gpus;
-	hi			int := what_if.max_gpus;
+	lo			int;
+	hi			int;
 	missing		text;
 BEGIN
 	missing := CASE WHEN what_if.model_class IS NULL THEN 'model_class' WHEN what_if.gpus IS NULL THEN 'gpus'
@@ -95,70 +95,11 @@ BEGIN
 		RAISE EXCEPTION 'mixdnn.what_if needs a value for %', missing
 			USING ERRCODE = 'not_null_violation';
 	END IF;
-	IF what_if.model_class NOT IN ('hard', 'soft') THEN
-		RAISE EXCEPTION 'model_class must be hard or soft, not %', what_if.model_class
-			USING ERRCODE = 'check_violation';
-	END IF;
-	IF what_if.gpus NOT BETWEEN 1 AND 4096 OR lo NOT BETWEEN 1 AND 4096 OR hi NOT BETWEEN 1 AND 4096 THEN
-		RAISE EXCEPTION 'gpus, min_gpus and max_gpus must be between 1 and 4096'
-			USING ERRCODE = 'check_violation';
-	END IF;
-	IF what_if.duration <= interval '0' OR what_if.duration > interval '366 days'
-	   OR pg_catalog.date_part('epoch', what_if.duration) NOT BETWEEN 1e-6 AND 366 * 86400 THEN
-		RAISE EXCEPTION 'duration must be positive and at most 366 days, not %', what_if.duration
-			USING ERRCODE = 'check_violation';
-	END IF;
-	IF what_if.priority NOT BETWEEN -100 AND 100 THEN
-		RAISE EXCEPTION 'priority must be between -100 and 100, not %', what_if.priority
-			USING ERRCODE = 'check_violation';
-	END IF;
-	-- The limits of a submission (mixdnn._job_before_write), in its words.
-	IF pg_catalog.length(what_if.model) > 63 THEN
-		RAISE EXCEPTION 'model must have at most 63 characters, as mixdnn.profiles.model, not %', pg_catalog.length(what_if.model)
-			USING ERRCODE = 'string_data_right_truncation';
-	END IF;
-	IF pg_catalog.cardinality(what_if.allowed_types) > 64 THEN
-		RAISE EXCEPTION 'allowed_types must name at most 64 GPU types, not %', pg_catalog.cardinality(what_if.allowed_types)
-			USING ERRCODE = 'program_limit_exceeded',
-				  HINT = 'mixdnn supports at most 64 gpu types; leave allowed_types NULL to allow every registered type.';
-	END IF;
-	IF pg_catalog.array_ndims(what_if.allowed_types) > 1 THEN
-		RAISE EXCEPTION 'allowed_types must be a one-dimensional list of GPU types'
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	missing := (SELECT a FROM pg_catalog.unnest(what_if.allowed_types) a WHERE a IS NOT NULL
-				GROUP BY a HAVING pg_catalog.count(*) OPERATOR(pg_catalog.>) 1 ORDER BY a LIMIT 1);
-	IF missing IS NOT NULL THEN
-		RAISE EXCEPTION 'allowed_types names "%" more than once', missing
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	missing := (SELECT t FROM pg_catalog.unnest(pg_catalog.array_append(what_if.allowed_types, what_if.gpu_type)) t
-				WHERE t IS NOT NULL AND NOT EXISTS (SELECT FROM mixdnn.gpu_types g WHERE g.gpu_type = t) LIMIT 1);
-	IF missing IS NOT NULL THEN
-		RAISE EXCEPTION 'unknown gpu type "%"', missing
-			USING ERRCODE = 'foreign_key_violation',
-				  HINT = 'Registered types are listed in mixdnn.gpu_types.';
-	END IF;
-	IF hard AND (what_if.gpu_type IS NULL OR what_if.allowed_types IS NOT NULL
-				 OR coalesce(lo, what_if.gpus) <> what_if.gpus
-				 OR coalesce(hi, what_if.gpus) <> what_if.gpus) THEN
-		RAISE EXCEPTION 'a hard-model job needs a gpu_type and runs on exactly gpus GPUs'
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = 'Leave min_gpus, max_gpus and allowed_types unset for a hard-model job.';
-	END IF;
-	IF NOT hard AND (pg_catalog.cardinality(what_if.allowed_types) = 0
-					 OR pg_catalog.array_position(what_if.allowed_types, NULL) IS NOT NULL) THEN
-		RAISE EXCEPTION 'allowed_types must name at least one GPU type and no NULL'
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Leave allowed_types NULL to allow every registered type.';
-	END IF;
-	-- The submission defaults (mixdnn.jobs' column comments).
-	hi := coalesce(hi, greatest(what_if.gpus, lo));
-	lo := coalesce(lo, least(greatest(1, what_if.gpus / 2), hi));
-	IF lo > hi THEN
-		RAISE EXCEPTION 'min_gpus (%) is greater than max_gpus (%)', lo, hi
-			USING ERRCODE = 'check_violation';
-	END IF;
+	-- Refused as a submission is, in its words (mixdnn._job_before_write).
+	PERFORM mixdnn._check_job_terms(what_if.priority, what_if.duration, what_if.model);
+	SELECT c.lo, c.hi INTO lo, hi
+		FROM mixdnn._check_job_shape(what_if.model_class, what_if.gpu_type, what_if.gpus, what_if.min_gpus,
+									 what_if.max_gpus, what_if.allowed_types) c;
 	RETURN QUERY SELECT * FROM mixdnn._what_if(hard, what_if.gpu_type, what_if.gpus, lo, hi,
 		what_if.allowed_types, pg_catalog.date_part('epoch', what_if.duration)::float8,
 		what_if.priority, what_if.model);

@@ -15,7 +15,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(45);
+SELECT plan(46);
 SET LOCAL mixdnn.critical_wait = 0;
 
 CREATE ROLE tap80_alice NOLOGIN IN ROLE mixdnn_user;
@@ -139,8 +139,8 @@ SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpu_type => 'v100', gpus => 1)$$
 	'mixdnn.what_if needs a value for duration', 'what_if: duration is required');
 SELECT throws_ok($$SELECT * FROM mixdnn.what_if(model_class => 'medium', gpus => 1, duration => '1 h')$$, '23514', NULL,
 	'what_if: model_class hard or soft');
-SELECT throws_ok($$SELECT * FROM mixdnn.what_if(model_class => 'hard', gpus => 1, duration => '1 h')$$, '22023', NULL,
-	'what_if: a hard job needs a gpu_type');
+SELECT throws_ok($$SELECT * FROM mixdnn.what_if(model_class => 'hard', gpus => 1, duration => '1 h')$$, '23502',
+	'a hard-model job needs a gpu_type', 'what_if: a hard job needs a gpu_type');
 SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 4, min_gpus => 3, max_gpus => 2, duration => '1 h')$$, '23514', NULL,
 	'what_if: min_gpus > max_gpus');
 SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '1 h', priority => 500)$$, '23514',
@@ -160,6 +160,38 @@ SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '1 h', al
 	'22023', 'allowed_types names "v100" more than once', 'what_if: a type named twice');
 SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpus => 1, duration => '1 h', allowed_types => '{{v100},{a100}}')$$,
 	'22023', 'allowed_types must be a one-dimensional list of GPU types', 'what_if: a two-dimensional allowed_types');
+
+-- what_if refuses every request a submission refuses, with its SQLSTATE
+-- and words: both call the same checks, and this keeps them so.
+CREATE FUNCTION pg_temp.refusal(q text) RETURNS text LANGUAGE plpgsql AS $f$
+BEGIN
+	EXECUTE q;
+	RETURN 'accepted';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ' ' || SQLERRM;
+END $f$;
+SELECT is_empty($$
+	WITH bad (model_class, gpu_type, gpus, min_gpus, max_gpus, allowed_types, duration, priority, model) AS (VALUES
+		('hard', NULL, 1, NULL, NULL, NULL, '1 h', 0, NULL), ('hard', 'v100', 2, 1, NULL, NULL, '1 h', 0, NULL),
+		('hard', 'v100', 1, NULL, NULL, '{v100}', '1 h', 0, NULL), ('soft', NULL, 0, NULL, NULL, NULL, '1 h', 0, NULL),
+		('soft', NULL, 4, 3, 2, NULL, '1 h', 0, NULL), ('soft', NULL, 2, 5000, NULL, NULL, '1 h', 0, NULL),
+		('soft', 'h100', 1, NULL, NULL, NULL, '1 h', 0, NULL), ('soft', NULL, 1, NULL, NULL, '{v100,h100}', '1 h', 0, NULL),
+		('soft', NULL, 1, NULL, NULL, '{}', '1 h', 0, NULL), ('soft', NULL, 1, NULL, NULL, '{v100,NULL}', '1 h', 0, NULL),
+		('soft', NULL, 1, NULL, NULL, '{v100,a100,v100}', '1 h', 0, NULL),
+		('soft', NULL, 1, NULL, NULL, '{{v100},{a100}}', '1 h', 0, NULL),
+		('soft', NULL, 1, NULL, NULL, array_fill('v100'::text, ARRAY[65])::text, '1 h', 0, NULL),
+		('soft', NULL, 1, NULL, NULL, NULL, '0 s', 0, NULL), ('soft', NULL, 1, NULL, NULL, NULL, '-1 year 361 days', 0, NULL),
+		('soft', NULL, 1, NULL, NULL, NULL, '367 days', 0, NULL), ('soft', NULL, 1, NULL, NULL, NULL, '1 h', 101, NULL),
+		('soft', NULL, 1, NULL, NULL, NULL, '1 h', 0, repeat('m', 64)), ('medium', NULL, 1, NULL, NULL, NULL, '1 h', 0, NULL))
+	SELECT b.*, s.refusal AS submission, w.refusal AS what_if FROM bad b,
+		LATERAL pg_temp.refusal(format('INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, min_gpus, max_gpus, allowed_types, duration, priority, model) VALUES (%L, %L, %L, %s, %s, %s, %L, %L, %s, %L)',
+			'x', b.model_class, b.gpu_type, b.gpus, coalesce(b.min_gpus::text, 'NULL'), coalesce(b.max_gpus::text, 'NULL'),
+			b.allowed_types, b.duration, b.priority, b.model)) AS s(refusal),
+		LATERAL pg_temp.refusal(format('SELECT * FROM mixdnn.what_if(%L, %L, %s, %s, %s, %L, %L, %s, %L)',
+			b.model_class, b.gpu_type, b.gpus, coalesce(b.min_gpus::text, 'NULL'), coalesce(b.max_gpus::text, 'NULL'),
+			b.allowed_types, b.duration, b.priority, b.model)) AS w(refusal)
+	WHERE s.refusal IS DISTINCT FROM w.refusal OR s.refusal = 'accepted'$$,
+	'what_if refuses each of 19 bad requests as a submission does (SQLSTATE and message)');
 RESET ROLE;
 
 -- A set of types none of which exists is none, never all (it planned on every type).
