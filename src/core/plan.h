@@ -5,6 +5,7 @@
 #ifndef MIXDNN_PLAN_H
 #define MIXDNN_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,7 @@ typedef struct mx_assignment
 	double		start;
 	double		end;
 	double		utility;		/* relative throughput of (type, gpus) */
+	bool		by_quota;		/* MX_UNPLANNABLE because its owner's quotas could never let it run */
 	char		reason[MX_REASON_LEN];	/* why it waits or cannot run; "" when it starts now */
 } mx_assignment;
 

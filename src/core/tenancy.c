@@ -571,6 +571,9 @@ mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out
 			a->start = a->end = NAN;
 			mx_plan_set_reason(a, t.why + (size_t) i * MX_REASON_LEN);
 		}
+	/* what_if tells a quota that never lets a job run from a cluster that cannot */
+	for (i = 0; i < s->njobs; i++)
+		out->a[i].by_quota = t.state[i] == T_NEVER && out->a[i].status == MX_UNPLANNABLE;
 	/* mixdnn's waiting jobs must not be told of GPUs planned for plans just dropped. */
 	if (unplanned > 0 && o->policy == MX_POLICY_MIXDNN)
 		(void) mx_plan_reasons(&t.sub, o, NULL, out);

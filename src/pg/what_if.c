@@ -61,9 +61,10 @@ put_row(ReturnSetInfo *rsinfo, const mx_preview *pv, int64 position, const char 
 }
 
 /*
- * The job waits, unplanned, because a quota that lends nothing binds its
- * owner (the caller) on every type it may run on: the round would refuse
- * its start (tenancy.c), not the up nodes.
+ * The job waits, unplanned, because of its owner's (the caller's) quotas,
+ * not the up nodes: they could never let it run (tenancy.c marks the
+ * assignment), or a quota that lends nothing binds the owner now on every
+ * type it may run on, so the round would refuse its start.
  */
 static bool
 over_own_quota(const mx_preview *pv)
@@ -75,10 +76,9 @@ over_own_quota(const mx_preview *pv)
 	uint64_t	types = mx_job_types(s, j);	/* a hard job's type is not in allowed */
 	int			k;
 
-	/* Unplannable by a quota that could never let it run (tenancy's cap_job), not by the nodes. */
-	if (a->status == MX_UNPLANNABLE && strncmp(a->reason, "over quota:", 11) != 0)
-		return false;
-	if ((a->status != MX_WAITING && a->status != MX_UNPLANNABLE) || j->owner < 0 || j->owner >= s->nowners)
+	if (a->status == MX_UNPLANNABLE)
+		return a->by_quota;
+	if (a->status != MX_WAITING || j->owner < 0 || j->owner >= s->nowners)
 		return false;
 	for (k = 0; k < s->ntypes && k < 64; k++)
 		if ((types & (UINT64CONST(1) << k)) &&
