@@ -122,7 +122,7 @@ in_root_group(const struct passwd *pw)
 }
 
 int
-lx_account_for(const char *owner, bool allow_root, lx_account *a, char *why, size_t why_size)
+lx_account_for(const char *owner, const lx_account_rules *rules, lx_account *a, char *why, size_t why_size)
 {
 	struct passwd *pw;
 	const char *user;
@@ -149,16 +149,29 @@ lx_account_for(const char *owner, bool allow_root, lx_account *a, char *why, siz
 			snprintf(why, why_size, "role \"%s\" is mapped to OS user \"%s\", which does not exist on this node", owner, user);
 		return -1;
 	}
-	if (pw->pw_uid == 0 && !allow_root)
+	if (pw->pw_uid == 0 && !rules->allow_root)
 	{
 		snprintf(why, why_size, "role \"%s\" maps to OS user \"%s\" (uid 0): jobs do not run as root without --allow-root-jobs",
 				 owner, user);
 		return -1;
 	}
-	if (!allow_root && in_root_group(pw))
+	if (!rules->allow_root && in_root_group(pw))
 	{
 		snprintf(why, why_size, "role \"%s\" maps to OS user \"%s\", which is in group 0 (root): "
 				 "jobs do not run with root's group without --allow-root-jobs", owner, user);
+		return -1;
+	}
+	/*
+	 * A system account owns a service's files (postgres owns the database's
+	 * data directory): a job as that account is that service. The database
+	 * refuses such owners from non-superusers; this holds even if that rule
+	 * were bypassed, or a role were named after one.
+	 */
+	if (pw->pw_uid != 0 && pw->pw_uid < rules->min_uid)
+	{
+		snprintf(why, why_size, "role \"%s\" maps to OS user \"%s\" (uid %ld), a system account: "
+				 "jobs run only as accounts from uid %ld on (--min-uid)",
+				 owner, user, (long) pw->pw_uid, (long) rules->min_uid);
 		return -1;
 	}
 	copy_account(pw, a);

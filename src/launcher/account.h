@@ -3,9 +3,10 @@
  *
  * A launcher running as root runs each job as the OS user mapped from the
  * job's owner role: the same name, unless the optional mapping file
- * (--user-map) says otherwise. A role without an OS account, or one mapped
- * to uid 0 without --allow-root-jobs, runs nothing. A launcher that is not
- * root runs every job as itself.
+ * (--user-map) says otherwise. A role without an OS account, one mapped
+ * to uid 0 or root's group without --allow-root-jobs, or one mapped to a
+ * system account (uid below --min-uid: postgres, www-data, daemon, ...)
+ * runs nothing. A launcher that is not root runs every job as itself.
  */
 #ifndef LX_ACCOUNT_H
 #define LX_ACCOUNT_H
@@ -13,6 +14,13 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <sys/types.h>
+
+/* Which accounts a root launcher may run jobs as (--allow-root-jobs, --min-uid). */
+typedef struct lx_account_rules
+{
+	bool		allow_root;		/* uid 0 and root's group too */
+	uid_t		min_uid;		/* no other account below this uid */
+} lx_account_rules;
 
 typedef struct lx_account
 {
@@ -27,7 +35,8 @@ typedef struct lx_account
 int			lx_usermap_load(const char *path, char *why, size_t why_size);
 
 /* 0 and the account the owner's jobs run as, or -1 and why (for the job's reason). */
-int			lx_account_for(const char *owner, bool allow_root, lx_account *a, char *why, size_t why_size);
+int			lx_account_for(const char *owner, const lx_account_rules *rules, lx_account *a,
+						   char *why, size_t why_size);
 
 /* In the command's process: groups as a login sets them, then gid and uid. 0 or -1 and why. */
 int			lx_account_become(const lx_account *a, char *why, size_t why_size);

@@ -46,7 +46,7 @@
 
 #define MAX_KEEPERS 1024
 
-static lx_config cfg = {.poll_s = 5.0, .grace_s = 10.0};
+static lx_config cfg = {.poll_s = 5.0, .grace_s = 10.0, .min_uid = LX_DEFAULT_MIN_UID};
 
 static struct
 {
@@ -343,7 +343,7 @@ spawn_ctx(void)
 	ctx.output_dir = cfg.output_dir;
 	ctx.output_prefix = st.prefix;
 	ctx.node = cfg.node;
-	ctx.allow_root = cfg.allow_root_jobs;
+	ctx.accounts = (lx_account_rules) {cfg.allow_root_jobs, (uid_t) cfg.min_uid};
 	ctx.grace_s = cfg.grace_s;
 	/* A detached part dies before its lease ends if no launcher adopts it. */
 	ctx.adopt_s = (st.lease_s > 0 ? st.lease_s : 60) * 2 / 3;

@@ -46,6 +46,8 @@ usage(FILE *out)
 			"  --user-map FILE           lines \"ROLE OS_USER\": the OS account of a role's jobs\n"
 			"                            (default: the account named like the role)\n"
 			"  --allow-root-jobs         run jobs whose role maps to uid 0 (refused by default)\n"
+			"  --min-uid N               run no job as an account below uid N, uid 0 aside:\n"
+			"                            system accounts such as postgres (1000)\n"
 			"  --allow-same-user         not root: run jobs as the launcher's own account,\n"
 			"                            accepting that they can read its credentials\n"
 			"  --no-cgroups              track job processes as a child subreaper only, even\n"
@@ -80,6 +82,19 @@ seconds_arg(const char *name, const char *value, double min)
 	return v;
 }
 
+static long
+uid_arg(const char *name, const char *value)
+{
+	char	   *end;
+	long		v;
+
+	errno = 0;
+	v = strtol(value, &end, 10);
+	if (end == value || *end != '\0' || errno != 0 || v < 0 || v > INT_MAX)
+		config_error("invalid %s \"%s\": a uid between 0 and %d expected", name, value, INT_MAX);
+	return v;
+}
+
 static void
 parse_args(lx_config *cfg, int argc, char **argv, const char **pwfile)
 {
@@ -89,6 +104,7 @@ parse_args(lx_config *cfg, int argc, char **argv, const char **pwfile)
 		{"kill-grace", required_argument, NULL, 'g'}, {"output-dir", required_argument, NULL, 'o'},
 		{"state-dir", required_argument, NULL, 's'}, {"password-file", required_argument, NULL, 'w'},
 		{"user-map", required_argument, NULL, 'u'}, {"allow-root-jobs", no_argument, NULL, 'r'},
+		{"min-uid", required_argument, NULL, 'm'},
 		{"allow-same-user", no_argument, NULL, 'S'}, {"no-cgroups", no_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
@@ -109,6 +125,7 @@ parse_args(lx_config *cfg, int argc, char **argv, const char **pwfile)
 			case 'w': *pwfile = optarg; break;
 			case 'u': cfg->user_map = optarg; break;
 			case 'r': cfg->allow_root_jobs = true; break;
+			case 'm': cfg->min_uid = uid_arg("--min-uid", optarg); break;
 			case 'S': cfg->allow_same_user = true; break;
 			case 'C': cfg->no_cgroups = true; break;
 			case 'h': usage(stdout); exit(0);
@@ -235,8 +252,8 @@ check_accounts(lx_config *cfg)
 		config_error("%s", why);
 	if (geteuid() == 0)
 	{
-		lx_log("running as root: each job runs as its owner's OS account%s",
-			   cfg->allow_root_jobs ? " (root allowed: --allow-root-jobs)" : ", never as root");
+		lx_log("running as root: each job runs as its owner's OS account, never one below uid %ld%s",
+			   cfg->min_uid, cfg->allow_root_jobs ? " but root (--allow-root-jobs)" : " nor root");
 		return;
 	}
 	if (!cfg->allow_same_user)

@@ -9,6 +9,9 @@
 #include <limits.h>
 #include <stdbool.h>
 
+/* Debian's first uid of a person's account (UID_MIN of /etc/login.defs). */
+#define LX_DEFAULT_MIN_UID 1000
+
 typedef struct lx_config
 {
 	const char *node;
@@ -22,6 +25,7 @@ typedef struct lx_config
 	double		heartbeat_s;	/* 0: a third of mixdnn.lease_timeout */
 	double		grace_s;
 	bool		allow_root_jobs;
+	long		min_uid;		/* a root launcher runs no job as a lower uid but 0 */
 	bool		allow_same_user;
 	bool		no_cgroups;
 	char		cgroup_base[PATH_MAX];	/* "" = subreaper keepers only */

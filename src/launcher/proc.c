@@ -297,7 +297,7 @@ start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 		exited_now(c, 127, "the job has no command");
 		return;
 	}
-	if (lx_account_for(job->owner ? job->owner : "", ctx->allow_root, &acct, why, sizeof(why)) != 0)
+	if (lx_account_for(job->owner ? job->owner : "", &ctx->accounts, &acct, why, sizeof(why)) != 0)
 	{
 		lx_log("job %lld attempt %d: %s; reporting exit code 126", job->job_id, job->attempt, why);
 		exited_now(c, 126, why);

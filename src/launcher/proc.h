@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "account.h"
 #include "job.h"
 
 typedef struct lx_spawn_ctx
@@ -20,7 +21,7 @@ typedef struct lx_spawn_ctx
 	const char *output_dir;		/* NULL: parts' output into the log (relay.h) */
 	const char *output_prefix;	/* file name prefix: database and installation */
 	const char *node;
-	bool		allow_root;
+	lx_account_rules accounts;	/* whom jobs may run as */
 	double		grace_s;
 	double		adopt_s;		/* how long a detached keeper waits for a launcher */
 	double		lease_until;	/* the parts' lease as a CLOCK_BOOTTIME deadline (keeper.h) */

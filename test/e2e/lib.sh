@@ -154,11 +154,15 @@ status_of() {
 
 # ---------- launchers ----------
 
+# The tests' jobs are mostly the superuser's, run as the postgres OS account
+# (uid 101 on Debian) by a root launcher: below the default --min-uid, so the
+# tests lower it; 11_accounts empties this to check the default.
+E2E_MIN_UID=(--min-uid 1)
 start_launcher() {	# start_launcher NODE [OPTIONS...]
 	local node=$1
 	shift
 	PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node "$node" --poll-interval 2 --kill-grace 2 \
-		--state-dir "$T/state-$node" "$@" \
+		--state-dir "$T/state-$node" "${E2E_MIN_UID[@]}" "$@" \
 		>>"$T/launcher-$node.log" 2>&1 &
 	echo $! >"$T/launcher-$node.pid"
 }

@@ -9,7 +9,8 @@ launcher_pid() {
 }
 
 start_launcher() {	# start_launcher NODE
-	PGUSER=$SOAK_LAUNCHER_ROLE "$SOAK_ROOT/bin/mixdnn-launcher" --node "$1" --poll-interval 1 --kill-grace 1 \
+	# the soak's jobs are the superuser's: the postgres OS account, below the default --min-uid
+	PGUSER=$SOAK_LAUNCHER_ROLE "$SOAK_ROOT/bin/mixdnn-launcher" --node "$1" --poll-interval 1 --kill-grace 1 --min-uid 1 \
 		--state-dir "$SOAK_WORK/state-$1" >>"$SOAK_LOG/launcher-$1.log" 2>&1 &
 	echo $! >"$SOAK_WORK/launcher-$1.pid"
 	disown $!	# its SIGKILLs are the injector's: no "Killed" notices

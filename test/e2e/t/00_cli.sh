@@ -10,6 +10,10 @@ is "$?" 2 "without --node it exits with 2"
 err=$("$MIXDNN_LAUNCHER" --node n1 --poll-interval soon 2>&1)
 is "$?" 2 "a bad --poll-interval exits with 2"
 ok "$(grep -q 'invalid --poll-interval "soon"' <<<"$err"; echo $?)" "and says why"
+for bad in -1 1e3 abc 4294967296; do
+	err=$("$MIXDNN_LAUNCHER" --node n1 --min-uid "$bad" 2>&1)
+	is "$?,$(grep -c "invalid --min-uid \"$bad\"" <<<"$err")" 2,1 "--min-uid $bad exits with 2 and says why"
+done
 "$MIXDNN_LAUNCHER" --node n1 --no-such-option >/dev/null 2>&1
 is "$?" 2 "an unknown option exits with 2"
 

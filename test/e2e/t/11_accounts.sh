@@ -8,6 +8,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root to create OS users and run a root launcher"
+E2E_MIN_UID=()	# the launcher's default --min-uid (1000)
 reset_cluster
 for u in mxe2e_alice mxe2e_bob; do
 	id -u "$u" >/dev/null 2>&1 || useradd -m -s /bin/sh "$u"
@@ -18,13 +19,13 @@ done
 id -u mxe2e_gid0 >/dev/null 2>&1 || useradd -M -s /bin/sh -g 0 mxe2e_gid0
 id -u mxe2e_sup0 >/dev/null 2>&1 || useradd -M -s /bin/sh -G 0 mxe2e_sup0
 q "DO \$\$ DECLARE r text; BEGIN
-	FOREACH r IN ARRAY ARRAY['mxe2e_alice', 'mxe2e_bob', 'mxe2e_ghost', 'mxe2e_rooty', 'mxe2e_nohome', 'mxe2e_gid0', 'mxe2e_sup0'] LOOP
+	FOREACH r IN ARRAY ARRAY['mxe2e_alice', 'mxe2e_bob', 'mxe2e_ghost', 'mxe2e_rooty', 'mxe2e_nohome', 'mxe2e_gid0', 'mxe2e_sup0', 'mxe2e_sys'] LOOP
 		IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = r) THEN EXECUTE format('CREATE ROLE %I', r); END IF;
 		EXECUTE format('GRANT mixdnn_user TO %I', r);
 	END LOOP; END \$\$" >/dev/null
 id -u mxe2e_ghost >/dev/null 2>&1 && userdel mxe2e_ghost
 
-printf '# role  os user\nmxe2e_rooty root\nmxe2e_nohome nobody\n' >"$T/usermap"
+printf '# role  os user\nmxe2e_rooty root\nmxe2e_nohome nobody\nmxe2e_sys postgres\n' >"$T/usermap"
 echo "e2e-launcher-secret-$$" >"$T/pw"
 chmod 600 "$T/pw"
 mkdir -p "$T/joblogs"
@@ -87,6 +88,16 @@ for u in mxe2e_gid0 mxe2e_sup0; do
 		"with the reason ($(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $j"))"
 	ok "$([ ! -e "$T/out/$u-ran" ]; echo $?)" "and nothing ran with root's group"
 done
+
+# A system account (postgres owns the database's files) runs nothing, even
+# when a role is mapped to it: it is below the default --min-uid of 1000.
+j=$(as_role mxe2e_sys "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('sys', 'hard', 'a100', 1, '1 s', 'touch $T/out/sys-ran') RETURNING job_id")
+wait_until 20 "[ \"\$(status_of $j)\" = failed ]"
+ok $? "a role mapped to postgres (uid $(id -u postgres)): the job fails"
+ok "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $j" | grep -q 'OS user "postgres" (uid [0-9]*), a system account.*--min-uid'; echo $?)" \
+	"with the reason ($(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $j"))"
+ok "$([ ! -e "$T/out/sys-ran" ]; echo $?)" "and nothing ran as postgres"
 
 # An account whose home directory does not exist starts in /, as at login.
 n=$(as_role mxe2e_nohome "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)

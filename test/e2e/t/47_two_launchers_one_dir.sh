@@ -20,7 +20,7 @@ pid=$(sed -n 's/^PID=//p' "$out/$job-1-0.env")
 
 # A second launcher of n1 with the same state directory.
 PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --poll-interval 2 --kill-grace 2 \
-	--state-dir "$T/state-n1" >"$T/second-n1.log" 2>&1 &
+	--state-dir "$T/state-n1" "${E2E_MIN_UID[@]}" >"$T/second-n1.log" 2>&1 &
 second=$!
 wait_until 10 "grep -q 'another launcher uses state directory' '$T/second-n1.log'"
 ok $? "the second launcher waits for the state directory's lock"
