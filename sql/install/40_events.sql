@@ -51,7 +51,7 @@ BEGIN
 					 THEN NULL ELSE NEW.reason END);
 	IF OLD.status IN ('launching', 'running') AND NEW.status NOT IN ('launching', 'running') THEN
 		IF NEW.status = 'cancelled' THEN
-			PERFORM pg_catalog.pg_notify('mixdnn_cancel',
+			PERFORM mixdnn._queue_notice('mixdnn_cancel',
 					json_build_object('job_id', p.job_id, 'node', p.node)::text)
 				FROM mixdnn.job_parts p
 				WHERE p.job_id = OLD.job_id AND p.attempt = OLD.attempt AND p.state IN ('launching', 'running');

@@ -62,7 +62,7 @@ BEGIN
 
 	-- The bookkeeping trigger only notifies for a cancel; here the nodes
 	-- still running the job must hear it as well.
-	PERFORM pg_catalog.pg_notify('mixdnn_cancel',
+	PERFORM mixdnn._queue_notice('mixdnn_cancel',
 			pg_catalog.format('{"job_id": %s, "node": %s}', p.job_id, pg_catalog.to_json(p.node)))
 		FROM mixdnn.job_parts p
 		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state IN ('launching', 'running');
@@ -282,7 +282,7 @@ BEGIN
 
 	IF finish.exit_code <> 0 THEN
 		-- One failed part fails the gang: the other nodes stop theirs.
-		PERFORM pg_catalog.pg_notify('mixdnn_cancel',
+		PERFORM mixdnn._queue_notice('mixdnn_cancel',
 				pg_catalog.format('{"job_id": %s, "node": %s}', p.job_id, pg_catalog.to_json(p.node)))
 			FROM mixdnn.job_parts p
 			WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state IN ('launching', 'running');

@@ -66,7 +66,9 @@ notify_launchers(void)
 	if (SPI_execute("SELECT pg_catalog.pg_notify('mixdnn_cancel', "
 					"pg_catalog.json_build_object('job_id', p.job_id, 'node', p.node)::text) "
 					"FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt "
-					"WHERE p.state IN ('launching', 'running') AND j.status IN ('launching', 'running')",
+					"WHERE p.state IN ('launching', 'running') AND j.status IN ('launching', 'running') "
+					/* a full queue would fail the DROP; the launchers' heartbeats find out anyway */
+					"AND pg_catalog.pg_notification_queue_usage() < 0.5",
 					false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "mixdnn: could not notify the launchers");
 }

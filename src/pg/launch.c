@@ -22,6 +22,7 @@
 #include "launch.h"
 #include "launch_quota.h"
 #include "lock.h"
+#include "notices.h"
 #include "placement.h"
 #include "privilege.h"
 #include "snapshot_read.h"
@@ -42,6 +43,16 @@ typedef struct launch_batch
 				hold_index,
 				hold_job;
 } launch_batch;
+
+/* The payloads read by write_batch, in launch order. */
+static void
+send_launch_notices(SPITupleTable *tt, uint64 n)
+{
+	uint64		i;
+
+	for (i = 0; i < n; i++)
+		mx_notice_send("mixdnn_launch", SPI_getvalue(tt->vals[i], tt->tupdesc, 1));
+}
 
 static void
 write_batch(launch_batch *b, TimestampTz now)
@@ -76,14 +87,15 @@ write_batch(launch_batch *b, TimestampTz now)
 	/*
 	 * One notice per node part, in launch order, its payload built by
 	 * PostgreSQL's JSON functions (names quoted and escaped by the server).
-	 * Delivered at commit, and only then: a rolled-back launch notifies
-	 * nobody.
+	 * Queued with the launch and sent after its commit (notices.c), never
+	 * while this transaction holds the scheduler lock: a rolled-back launch
+	 * notifies nobody.
 	 */
-	mx_spi_run("SELECT pg_catalog.pg_notify('mixdnn_launch', "
-			   "       pg_catalog.json_build_object('job_id', u.job_id, 'node', u.node)::pg_catalog.text) "
+	mx_spi_run("SELECT pg_catalog.json_build_object('job_id', u.job_id, 'node', u.node)::pg_catalog.text "
 			   "FROM unnest($1, $2) WITH ORDINALITY AS u(job_id, node, ord) ORDER BY u.ord",
 			   2, (Oid[]) {INT8ARRAYOID, TEXTARRAYOID}, (Datum[]) {partvals[0], partvals[2]},
 			   SPI_OK_SELECT, "launch notice");
+	send_launch_notices(SPI_tuptable, SPI_processed);
 
 	holdvals[0] = mx_column_array(&b->hold_node, TEXTOID);
 	holdvals[1] = mx_column_array(&b->hold_index, INT4OID);

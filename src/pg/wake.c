@@ -126,6 +126,12 @@ mx_wake_in_worker(void)
 	in_worker = true;
 }
 
+bool
+mx_wake_is_worker(void)
+{
+	return in_worker;
+}
+
 uint32
 mx_wake_take_retry(void)
 {

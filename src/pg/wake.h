@@ -41,6 +41,9 @@ const char *mx_worker_missing(void);
 /* In the worker process: it is the worker (retries are kept for it). */
 void		mx_wake_in_worker(void);
 
+/* Whether this process is the worker. */
+bool		mx_wake_is_worker(void);
+
 /* In the worker process: the retry events its step asked for, cleared. */
 uint32		mx_wake_take_retry(void);
 

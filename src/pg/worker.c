@@ -42,6 +42,7 @@
 
 #include "clock.h"
 #include "guc.h"
+#include "notices.h"
 #include "events.h"
 #include "due.h"
 #include "registry.h"
@@ -105,10 +106,11 @@ typedef enum cycle_step
 	STEP_EXPIRE,
 	STEP_PLAN,
 	STEP_LAUNCH,
+	STEP_NOTIFY,
 	STEP_PURGE
 } cycle_step;
 
-static const char *const step_names[] = {"repair", "lease expiry", "plan", "launch", "purge"};
+static const char *const step_names[] = {"repair", "lease expiry", "plan", "launch", "notify", "purge"};
 
 /* How often the worker purges history older than mixdnn.history_retention. */
 #define PURGE_INTERVAL_MS (3600 * 1000)
@@ -226,6 +228,9 @@ run_step(cycle_step step, long *wait_ms)
 				break;
 			case STEP_LAUNCH:
 				step_launch(wait_ms);
+				break;
+			case STEP_NOTIFY:
+				(void) mx_notices_deliver();
 				break;
 			case STEP_PURGE:
 				step_purge();
@@ -352,6 +357,8 @@ run_cycle(bool *repaired, bool *loading, long *wait_ms, MemoryContext cxt)
 		(void) run_step_protected(STEP_EXPIRE, wait_ms, cxt);
 		(void) run_step_protected(STEP_PLAN, wait_ms, cxt);
 		(void) run_step_protected(STEP_LAUNCH, wait_ms, cxt);
+		/* In a transaction of its own: the launchers' notices (notices.c) */
+		(void) run_step_protected(STEP_NOTIFY, wait_ms, cxt);
 		if (TimestampDifferenceExceeds(last_purge, GetCurrentTimestamp(), PURGE_INTERVAL_MS))
 		{
 			(void) run_step_protected(STEP_PURGE, wait_ms, cxt);

@@ -10,15 +10,20 @@ fresh_db() {	# fresh_db NAME: an empty database (a plain DROP: its worker steps 
 }
 
 # Every table of schema mixdnn and its sequences, as sorted text.
+# Every table and sequence but those a dump leaves out on purpose: the
+# submitters' lock rows (made again at a role's next submission) and the
+# launchers' notices (sent, or for launchers that poll anyway).
 table_rows() {	# table_rows DB
 	local t
 	for t in $(qd "$1" "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-	                    WHERE n.nspname = 'mixdnn' AND c.relkind = 'r' ORDER BY 1"); do
+	                    WHERE n.nspname = 'mixdnn' AND c.relkind = 'r'
+	                      AND c.relname NOT IN ('submitters', 'notices') ORDER BY 1"); do
 		echo "== $t"
 		qd "$1" "SELECT x::text FROM mixdnn.$t x ORDER BY 1"
 	done
 	echo "== sequences"
-	qd "$1" "SELECT sequencename, last_value FROM pg_sequences WHERE schemaname = 'mixdnn' ORDER BY 1"
+	qd "$1" "SELECT sequencename, last_value FROM pg_sequences
+	         WHERE schemaname = 'mixdnn' AND sequencename <> 'notices_notice_id_seq' ORDER BY 1"
 }
 
 # The launch workers connected to database DB.
