@@ -56,6 +56,8 @@ END
 $$;
 COMMENT ON FUNCTION mixdnn._jobs_waiting_limit() IS 'internal trigger: at most the role''s waiting-jobs limit (mixdnn.quotas, else mixdnn.max_waiting_jobs)';
 
+-- A restore loads the jobs as they were, before the quotas that allowed them
+-- and under the restoring session's own mixdnn.max_waiting_jobs.
 CREATE TRIGGER jobs_waiting_limit AFTER INSERT ON mixdnn.jobs
 	REFERENCING NEW TABLE AS new_jobs
-	FOR EACH STATEMENT EXECUTE FUNCTION mixdnn._jobs_waiting_limit();
+	FOR EACH STATEMENT WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._jobs_waiting_limit();

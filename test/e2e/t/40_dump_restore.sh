@@ -10,6 +10,8 @@ W=$T
 SRC=mx_ops_dump
 
 fresh_db $SRC
+q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'mx_ops_waiter') THEN
+	CREATE ROLE mx_ops_waiter; END IF; END \$\$" >/dev/null
 psql -X -q -v ON_ERROR_STOP=1 -d $SRC >/dev/null <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION mixdnn;
@@ -43,6 +45,12 @@ SELECT mixdnn.finish(job_id, 0, 'n3') FROM mixdnn.jobs WHERE name = 'done';
 UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name = 'cancel';
 UPDATE mixdnn.gpu_nodes SET status = 'down' WHERE node = 'n4';
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command) VALUES ('pends', 'hard', 'k80', 2, '1 hour', 'true');
+-- A user whose quota allows more waiting jobs than the restoring session's
+-- mixdnn.max_waiting_jobs (2, below): the restore must load them all.
+GRANT mixdnn_user TO mx_ops_waiter;
+INSERT INTO mixdnn.quotas (role, max_waiting_jobs) VALUES ('mx_ops_waiter', 10);
+INSERT INTO mixdnn.jobs (name, owner, model_class, gpu_type, gpus, duration, command)
+	SELECT 'waiter-' || i, 'mx_ops_waiter', 'hard', 'k80', 2, '1 hour', 'true' FROM generate_series(1, 3) i;
 -- A row that fails today's launch checks, as an upgraded 0.1.0 database may hold
 -- (commands had no bound there; the relative workdir stands for any other value).
 ALTER TABLE mixdnn.jobs DISABLE TRIGGER jobs_check_env;
@@ -67,10 +75,13 @@ for db in mx_ops_plain mx_ops_custom; do
 	fresh_db $db
 	qd postgres "ALTER DATABASE $db SET mixdnn.launch_worker = off" >/dev/null
 done
+export PGOPTIONS="-c mixdnn.max_waiting_jobs=2"
 psql -X -q -v ON_ERROR_STOP=1 -d mx_ops_plain -f "$W/plain.sql" >"$W/plain.log" 2>&1
-ok $? "psql -f restores the plain dump" || sed 's/^/# /' "$W/plain.log"
-pg_restore -d mx_ops_custom "$W/custom.dump" >"$W/custom.log" 2>&1
+ok $? "psql -f restores the plain dump (a user's 3 waiting jobs above the session's limit of 2)" ||
+	sed 's/^/# /' "$W/plain.log"
+pg_restore -e -d mx_ops_custom "$W/custom.dump" >"$W/custom.log" 2>&1
 ok $? "pg_restore restores the custom dump" || sed 's/^/# /' "$W/custom.log"
+unset PGOPTIONS
 
 table_rows $SRC >"$W/src.txt"
 for db in mx_ops_plain mx_ops_custom; do
