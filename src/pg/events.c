@@ -7,7 +7,7 @@
 
 static const char *const event_names[] = {
 	"arrival", "completion", "cancel", "requeue", "update", "delete", "node", "profile", "retry", "restore",
-	"quota"
+	"quota", "start"
 };
 
 void

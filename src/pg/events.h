@@ -20,7 +20,8 @@ typedef enum mx_event
 	MX_EV_PROFILE = 1 << 7,
 	MX_EV_RETRY = 1 << 8,		/* rows a worker round skipped (locked by a user) */
 	MX_EV_RESTORE = 1 << 9,		/* a data load (pg_restore) ended; its jobs need plans */
-	MX_EV_QUOTA = 1 << 10		/* mixdnn.quotas or mixdnn.shares changed */
+	MX_EV_QUOTA = 1 << 10,		/* mixdnn.quotas or mixdnn.shares changed */
+	MX_EV_START = 1 << 11		/* the worker started: what committed before a stop or crash may wait for a round */
 } mx_event;
 
 /* "arrival,cancel" for MX_EV_ARRIVAL | MX_EV_CANCEL. */

@@ -394,6 +394,12 @@ mixdnn_worker_main(Datum main_arg)
 	ereport(LOG,
 			(errmsg("mixdnn launch worker started for database \"%s\"", database_name)));
 
+	/*
+	 * The events handed to the worker live in shared memory only: those of
+	 * transactions that committed just before a server stop or crash (jobs
+	 * left pending for the worker) are gone. The first cycle plans anyway.
+	 */
+	mx_registry_add_events(MyDatabaseId, MX_EV_START);
 	for (;;)
 	{
 		long		wait_ms = (long) worker_poll_interval_s * 1000;
