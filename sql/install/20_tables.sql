@@ -207,6 +207,9 @@ CREATE TABLE mixdnn.plan_history (
 	PRIMARY KEY (job_id, round_id)
 );
 COMMENT ON TABLE mixdnn.plan_history IS 'each round''s plan for a job, written only when it differs from the job''s previous plan';
+-- Deleting a round (mixdnn.purge_history) looks up its revisions through the
+-- foreign key: without it each deleted round read the whole table.
+CREATE INDEX plan_history_round_idx ON mixdnn.plan_history (round_id);
 
 -- Every status change, with the scheduler clock's time.
 CREATE TABLE mixdnn.job_events (
