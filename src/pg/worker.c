@@ -183,8 +183,13 @@ step_launch(long *wait_ms)
 static void
 step_purge(void)
 {
-	int			purged = spi_int("SELECT (rounds + plan_revisions + events)::int "
-								 "FROM mixdnn.purge_history()", "purge");
+	int			purged;
+
+	/* A database still at 0.1.0 (not yet updated) has none: nothing to purge. */
+	if (spi_int("SELECT (pg_catalog.to_regprocedure('mixdnn.purge_history(interval)') IS NOT NULL)::int",
+				"purge") == 0)
+		return;
+	purged = spi_int("SELECT (rounds + plan_revisions + events)::int FROM mixdnn.purge_history()", "purge");
 
 	if (purged > 0)
 		ereport(LOG,
