@@ -103,6 +103,7 @@ typedef struct sim_result
 	int			finished;
 	int			rejected;
 	int			unfinished;
+	int			unfinished_running;	/* of those, running when the simulation stopped (--max-rounds) */
 	int			rounds;			/* rounds with at least one waiting job (mx_plan_round calls) */
 	int			events;			/* distinct event times */
 	double		avg_jct;

@@ -400,5 +400,7 @@ sim_world_free(sim_world *w)
 {
 	mx_snapshot_free(&w->cluster);
 	free(w->jobs);
+	free(w->owners);
+	free(w->max_waiting);
 	memset(w, 0, sizeof(*w));
 }

@@ -612,6 +612,7 @@ collect_jobs(sim_world *w, sim_result *r, job_stats *js)
 
 		if (j->state == SJ_WAITING || j->state == SJ_FUTURE || j->state == SJ_RUNNING)
 		{
+			r->unfinished_running += j->state == SJ_RUNNING;
 			j->state = SJ_UNFINISHED;
 			r->unfinished++;
 			continue;
@@ -752,7 +753,8 @@ sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t err
 	}
 	else if (r->unfinished > 0)
 	{
-		snprintf(err, errlen, "simulation stalled at t=%.3f s: %d jobs never started", st.now, r->unfinished);
+		snprintf(err, errlen, "simulation stopped at t=%.3f s with %d jobs unfinished: %d running, %d never started",
+				 st.now, r->unfinished, r->unfinished_running, r->unfinished - r->unfinished_running);
 		rc = 1;
 	}
 	if (rc >= 0)

@@ -78,6 +78,7 @@ refused(void)
 	j = fx_soft(&s, 1, -1, 1, 1, 1, 0, 3600.0);
 	j->refuse = "none of its allowed GPU types exists any more (a100)";
 	fx_hard(&s, 2, 0, 1, 3600.0);
+	j = &s.jobs[0];				/* adding a job may move the array */
 	mx_options_default(&o);
 	CHECK(mx_job_configs_max(&s, j) > 0 && !mx_job_fits_ever(&s, j, o.scaling_alpha),
 		  "a refused job has no configuration, though its (empty) type set reads as every type");
