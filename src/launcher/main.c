@@ -152,7 +152,11 @@ output_prefix(char *buf, size_t size)
  * The node's keepers live in a directory per installation of the
  * extension, so that a job id of a dropped and re-created one is never
  * taken for another's. Keepers of an installation that is gone end with
- * their lease.
+ * their lease. Checked at connect and before every claim: the extension
+ * can be dropped and created again while the launcher stays connected,
+ * and a part claimed from the new one must not start among the old one's
+ * keepers (the next launcher, entering the new directory, would not find
+ * it, give it up and start the next attempt beside it).
  */
 static bool
 enter_installation(void)
@@ -163,11 +167,14 @@ enter_installation(void)
 	fatal_if_new(rc);
 	if (rc != LX_OK)
 		return false;
-	if (st.installation[0] != '\0' && strcmp(id, st.installation) != 0)
+	if (strcmp(id, st.installation) == 0)
+		return true;
+	if (st.installation[0] != '\0')
 	{
 		lx_log("the extension was re-installed (%s, was %s): stopping the jobs of the old one",
 			   id, st.installation);
 		lx_kill_all();
+		lx_new_installation();
 	}
 	/* the descriptor checked at start, never the name: no one can have swapped it since */
 	if (fchdir(cfg.state_fd) != 0 || (mkdir(id, 0700) != 0 && errno != EEXIST) || chdir(id) != 0)
@@ -252,6 +259,14 @@ report_results(void)
 
 		if (!c->exited || lx_now() < c->report_after)
 			continue;
+		if (lx_old_installation(c))
+		{
+			/* its job id may be a new job's now */
+			lx_log("job %lld attempt %d of the extension's earlier installation ended; not reported",
+				   c->job_id, c->attempt);
+			lx_forget(c);
+			continue;
+		}
 		if (c->lease_lost)
 		{
 			/* not a result of the job's: reconcile gives the part up if the database still lists it */
@@ -361,6 +376,8 @@ claim(void)
 	lx_spawn_ctx ctx;
 
 	st.want_claim = false;
+	if (!enter_installation())
+		return;
 	rc = lx_db_claim(st.conn, cfg.node, &jobs, &njobs, &st.lease_s);
 	if (!still_connected(rc) || rc != LX_OK)
 		return;

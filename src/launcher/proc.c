@@ -25,6 +25,7 @@
 static lx_child *children = NULL;
 static int	nchildren = 0;
 static int	cap = 0;
+static int	installation = 0;
 
 static lx_child *
 new_slot(long long job_id, int attempt)
@@ -50,7 +51,20 @@ new_slot(long long job_id, int attempt)
 	c->attempt = attempt;
 	c->fd = -1;
 	c->started = lx_now();
+	c->installation = installation;
 	return c;
+}
+
+void
+lx_new_installation(void)
+{
+	installation++;
+}
+
+bool
+lx_old_installation(const lx_child *c)
+{
+	return c->installation != installation;
 }
 
 static void
@@ -628,8 +642,10 @@ lx_find(long long job_id, int attempt)
 {
 	int			i;
 
+	/* an earlier installation's part with the same ids is another job's */
 	for (i = 0; i < nchildren; i++)
-		if (children[i].job_id == job_id && children[i].attempt == attempt)
+		if (children[i].job_id == job_id && children[i].attempt == attempt &&
+			children[i].installation == installation)
 			return &children[i];
 	return NULL;
 }

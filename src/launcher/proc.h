@@ -40,6 +40,7 @@ typedef struct lx_child
 	bool		kill_sent;
 	bool		exited;			/* no process of the part is alive */
 	bool		lease_lost;		/* its keeper killed it when its lease ran out */
+	int			installation;	/* lx_new_installation()'s count when it was started or adopted */
 	int			code;			/* exit code to report, once exited */
 	char		why[512];		/* why it failed, when the launcher knows */
 	char		cgroup[PATH_MAX];	/* the part's cgroup, from the hello */
@@ -75,6 +76,14 @@ int			lx_keeper_fds(struct pollfd *fds, int max);
 
 void		lx_stop(lx_child *c, const char *why);
 void		lx_kill_all(void);
+
+/*
+ * The extension was dropped and created again: the parts known so far are
+ * the old one's, whose job ids the new one reuses; lx_old_installation()
+ * tells them apart, so that none is reported as a new job's.
+ */
+void		lx_new_installation(void);
+bool		lx_old_installation(const lx_child *c);
 /* c's lease now runs until 'until' (CLOCK_BOOTTIME): its keeper is told, or told at its start. */
 void		lx_renew(lx_child *c, double until);
 /* Tells every keeper the launcher leaves on purpose (SIGUSR2). */
@@ -84,7 +93,7 @@ void		lx_forget(lx_child *c);
 
 int			lx_nchildren(void);
 lx_child   *lx_child_at(int i);
-lx_child   *lx_find(long long job_id, int attempt);
+lx_child   *lx_find(long long job_id, int attempt);	/* of the current installation */
 int			lx_nlive(void);
 
 #endif
