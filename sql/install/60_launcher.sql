@@ -450,6 +450,20 @@ DECLARE
 BEGIN
 	PERFORM mixdnn._lock_scheduler_now();
 
+	-- Every node has its GPUs 0 .. gpus - 1: a data load (a restore, or a
+	-- superuser's COPY with row_security off) skips the node trigger that
+	-- keeps them, and one node's missing GPU failed every launch.
+	INSERT INTO mixdnn.gpus (node, gpu_index)
+		SELECT n.node, i FROM mixdnn.gpu_nodes n, pg_catalog.generate_series(0, n.gpus - 1) i
+		ON CONFLICT DO NOTHING;
+	GET DIAGNOSTICS k = ROW_COUNT;
+	fixed := fixed + k;
+	DELETE FROM mixdnn.gpus g USING mixdnn.gpu_nodes n
+		WHERE g.node = n.node AND g.gpu_index >= n.gpus
+		  AND NOT EXISTS (SELECT FROM mixdnn.gpu_holds h WHERE h.node = g.node AND h.gpu_index = g.gpu_index);
+	GET DIAGNOSTICS k = ROW_COUNT;
+	fixed := fixed + k;
+
 	DELETE FROM mixdnn.gpu_holds h
 		WHERE NOT EXISTS (SELECT FROM mixdnn.jobs j
 						  WHERE j.job_id = h.job_id AND j.status IN ('launching', 'running'));

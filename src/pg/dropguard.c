@@ -1,5 +1,6 @@
 /*
- * dropguard.c — DROP EXTENSION mixdnn (or DROP SCHEMA mixdnn CASCADE) with
+ * dropguard.c — DROP EXTENSION mixdnn (or DROP SCHEMA mixdnn CASCADE, or
+ * DROP OWNED BY the role that owns them) with
  * jobs launching or running would leave their processes running on the
  * nodes with nobody to report to. The event trigger mixdnn._guard_drop()
  * refuses such a drop; a superuser forces it with SET mixdnn.force_drop =
@@ -15,6 +16,9 @@
 #include "fmgr.h"
 #include "nodes/parsenodes.h"
 #include "nodes/value.h"
+#include "catalog/pg_type.h"
+#include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
@@ -38,6 +42,38 @@ drops_mixdnn(DropStmt *stmt)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Whether DROP OWNED BY names the role that owns the extension or its
+ * schema: it drops them, and the jobs' history, as DROP EXTENSION does.
+ * Connected to SPI.
+ */
+static bool
+drop_owned_takes_mixdnn(DropOwnedStmt *stmt)
+{
+	ListCell   *lc;
+	Datum	   *roles = palloc(sizeof(Datum) * (list_length(stmt->roles) + 1));
+	int			n = 0;
+
+	foreach(lc, stmt->roles)
+	{
+		Oid			role = get_rolespec_oid(lfirst_node(RoleSpec, lc), true);
+
+		if (OidIsValid(role))
+			roles[n++] = ObjectIdGetDatum(role);
+	}
+	if (n == 0)
+		return false;
+	if (SPI_execute_with_args("SELECT EXISTS (SELECT FROM pg_catalog.pg_extension e "
+							  "  WHERE e.extname = 'mixdnn' AND e.extowner = ANY ($1)) "
+							  "OR EXISTS (SELECT FROM pg_catalog.pg_namespace s "
+							  "  WHERE s.nspname = 'mixdnn' AND s.nspowner = ANY ($1))",
+							  1, (Oid[]) {OIDARRAYOID},
+							  (Datum[]) {PointerGetDatum(construct_array(roles, n, OIDOID, sizeof(Oid), true, TYPALIGN_INT))},
+							  NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "mixdnn: could not read the extension's owner");
+	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &(bool) {false}));
 }
 
 /* The active jobs, as "3, 5, 8" (NULL when none); count in *n. */
@@ -86,8 +122,9 @@ mixdnn_guard_drop(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("mixdnn._guard_drop() must be called as an event trigger")));
 	trig = (EventTriggerData *) fcinfo->context;
-	if (trig->parsetree == NULL || !IsA(trig->parsetree, DropStmt)
-		|| !drops_mixdnn((DropStmt *) trig->parsetree))
+	if (trig->parsetree == NULL
+		|| !(IsA(trig->parsetree, DropOwnedStmt)
+			 || (IsA(trig->parsetree, DropStmt) && drops_mixdnn((DropStmt *) trig->parsetree))))
 		PG_RETURN_NULL();
 
 	/* The queries below run with the dropper's rights: resolve names in pg_catalog only. */
@@ -97,7 +134,8 @@ mixdnn_guard_drop(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "mixdnn: SPI_connect failed");
 	/* The schema is gone already when only the extension's entry is left. */
-	if (SPI_execute("SELECT FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace s ON s.oid = c.relnamespace "
+	if ((IsA(trig->parsetree, DropOwnedStmt) && !drop_owned_takes_mixdnn((DropOwnedStmt *) trig->parsetree))
+		|| SPI_execute("SELECT FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace s ON s.oid = c.relnamespace "
 					"WHERE s.nspname = 'mixdnn' AND c.relname = 'jobs'", true, 1) != SPI_OK_SELECT
 		|| SPI_processed == 0)
 	{

@@ -297,6 +297,19 @@ mx_registry_take_events(Oid db)
 	return s != NULL ? pg_atomic_exchange_u32(&s->events, 0) : 0;
 }
 
+uint32
+mx_registry_peek_events(Oid db)
+{
+	mx_db_slot *s;
+
+	if (reg == NULL)
+		return 0;
+	SpinLockAcquire(&reg->mutex);
+	s = find_slot(db, false);
+	SpinLockRelease(&reg->mutex);
+	return s != NULL ? pg_atomic_read_u32(&s->events) : 0;
+}
+
 /* ---------- the supervisor ---------- */
 
 static void

@@ -56,6 +56,7 @@ void		mx_registry_attach(Oid db);
 void		mx_registry_set_idle(Oid db, bool opted_out);
 bool		mx_registry_paused(Oid db);
 uint32		mx_registry_take_events(Oid db);
+uint32		mx_registry_peek_events(Oid db);	/* without taking them */
 
 /* The supervisor. */
 void		mx_registry_attach_supervisor(void);

@@ -33,6 +33,8 @@
 #include "utils/portal.h"
 #include "utils/rls.h"
 
+#include "events.h"
+#include "registry.h"
 #include "restore.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_loading);
@@ -74,6 +76,8 @@ mx_restore_loading(void)
 		load_tag(&tag);
 		(void) LockAcquire(&tag, ShareLock, true, false);
 		holds_load_lock = true;
+		/* for the worker, even if the load ends between two of its cycles: repair, then plan */
+		mx_registry_add_events(MyDatabaseId, MX_EV_RESTORE);
 	}
 	return true;
 }

@@ -89,6 +89,9 @@ scan_databases(supervisor_state *st)
 	TableScanDesc scan;
 	HeapTuple	tup;
 
+	static TimestampTz last_warning = 0;
+	int			skipped = 0;
+
 	st->ndbs = 0;
 	StartTransactionCommand();
 	(void) GetTransactionSnapshot();
@@ -98,12 +101,27 @@ scan_databases(supervisor_state *st)
 	{
 		Form_pg_database d = (Form_pg_database) GETSTRUCT(tup);
 
-		if (d->datallowconn && !d->datistemplate && st->ndbs < MX_MAX_DATABASES)
+		if (!d->datallowconn || d->datistemplate)
+			continue;
+		if (st->ndbs < MX_MAX_DATABASES)
 			st->dbs[st->ndbs++] = d->oid;
+		else
+			skipped++;
 	}
 	table_endscan(scan);
 	table_close(rel, AccessShareLock);
 	CommitTransactionCommand();
+	/* Said at most once an hour: the databases past the limit get no worker. */
+	if (skipped > 0 && TimestampDifferenceExceeds(last_warning, GetCurrentTimestamp(), 3600 * 1000))
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("mixdnn supervisor looks at only the first %d databases that accept connections; %d more get no launch worker",
+						MX_MAX_DATABASES, skipped),
+				 errhint("Databases with mixdnn beyond the first %d are not served: their jobs are launched only by mixdnn.launch_due().",
+						 MX_MAX_DATABASES)));
+		last_warning = GetCurrentTimestamp();
+	}
 }
 
 static started_worker *

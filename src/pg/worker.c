@@ -355,6 +355,9 @@ run_cycle(bool *repaired, bool *loading, long *wait_ms, MemoryContext cxt)
 	if (*loading)
 		mx_registry_add_events(MyDatabaseId, MX_EV_RESTORE);
 	*loading = false;
+	/* A load repairs, also one that ended between two cycles (restore.c adds the event). */
+	if (mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE)
+		*repaired = false;
 	if (!*repaired)
 		*repaired = run_step_protected(STEP_REPAIR, wait_ms, cxt);
 	if (*repaired)

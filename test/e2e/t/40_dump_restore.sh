@@ -133,6 +133,16 @@ out=$(printf 'y\t1\t1 hour\tcompleted\n' | psql -X -q -d mx_ops_plain \
 	-c "SET row_security = off" -c "INSERT INTO mixdnn.jobs (name, gpus, duration, status) VALUES ('y', 1, '1 hour', 'completed')" 2>&1)
 like "$out" "a new job must have status pending" "a superuser's INSERT with row_security off is validated"
 
+# A superuser's COPY with row_security off is a load too: the node trigger
+# that keeps mixdnn.gpus does not run. The worker's repair after the load
+# gives the node its GPUs (before, none: every launch of the database then
+# failed on the missing GPU's foreign key).
+printf 'n9\th100\t2\n' | psql -X -q -d mx_ops_plain -c "SET row_security = off" \
+	-c "COPY mixdnn.gpu_nodes (node, gpu_type, gpus) FROM STDIN" >/dev/null 2>&1
+ok $? "a superuser's COPY of node n9 with row_security off"
+wait_until 40 "[ \"\$(qd mx_ops_plain \"SELECT string_agg(gpu_index::text, ',' ORDER BY gpu_index) FROM mixdnn.gpus WHERE node = 'n9'\")\" = '0,1' ]"
+ok $? "once the load ends the worker's repair gives n9 its GPUs 0 and 1"
+
 # A plain DROP DATABASE needs the database to itself; its worker steps aside.
 wait_until 20 '[ "$(workers_in mx_ops_plain)" = 1 ]'
 is "$(workers_in mx_ops_plain)" 1 \
