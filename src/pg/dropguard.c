@@ -1,6 +1,7 @@
 /*
- * dropguard.c — DROP EXTENSION mixdnn (or DROP SCHEMA mixdnn CASCADE, or
- * DROP OWNED BY the role that owns them) with
+ * dropguard.c — DROP EXTENSION mixdnn (or DROP SCHEMA mixdnn CASCADE,
+ * DROP OWNED BY the role that owns them, or a DROP EXTENSION or DROP
+ * LANGUAGE ... CASCADE that reaches one of its members) with
  * jobs launching or running would leave their processes running on the
  * nodes with nobody to report to. The event trigger mixdnn._guard_drop()
  * refuses such a drop; a superuser forces it with SET mixdnn.force_drop =
@@ -76,6 +77,50 @@ drop_owned_takes_mixdnn(DropOwnedStmt *stmt)
 	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &(bool) {false}));
 }
 
+/*
+ * Whether DROP EXTENSION or DROP LANGUAGE ... CASCADE reaches mixdnn: one
+ * of its members depends on what is dropped (DROP EXTENSION plpgsql
+ * CASCADE takes every function written in it, and so the extension, as
+ * "drop cascades to extension mixdnn"). Connected to SPI.
+ */
+static bool
+cascade_reaches_mixdnn(DropStmt *stmt)
+{
+	ListCell   *lc;
+	Datum	   *names;
+	int			n = 0;
+
+	if (stmt->behavior != DROP_CASCADE ||
+		(stmt->removeType != OBJECT_EXTENSION && stmt->removeType != OBJECT_LANGUAGE))
+		return false;
+	names = palloc(sizeof(Datum) * (list_length(stmt->objects) + 1));
+	foreach(lc, stmt->objects)
+		if (IsA(lfirst(lc), String))
+			names[n++] = CStringGetTextDatum(strVal(lfirst(lc)));
+	if (n == 0)
+		return false;
+	if (SPI_execute_with_args("WITH dropped AS ("
+							  "  SELECT 'pg_catalog.pg_language'::pg_catalog.regclass AS classid, l.oid AS objid "
+							  "  FROM pg_catalog.pg_language l WHERE $2 AND l.lanname = ANY ($1) "
+							  "  UNION ALL SELECT 'pg_catalog.pg_extension'::pg_catalog.regclass, e.oid "
+							  "  FROM pg_catalog.pg_extension e WHERE NOT $2 AND e.extname = ANY ($1) "
+							  "  UNION ALL SELECT x.classid, x.objid FROM pg_catalog.pg_depend x "
+							  "  JOIN pg_catalog.pg_extension e ON x.refobjid = e.oid "
+							  "  WHERE NOT $2 AND e.extname = ANY ($1) AND x.deptype = 'e' "
+							  "    AND x.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass) "
+							  "SELECT EXISTS (SELECT FROM pg_catalog.pg_depend m "
+							  "  JOIN pg_catalog.pg_extension me ON me.oid = m.refobjid AND me.extname = 'mixdnn' "
+							  "  JOIN pg_catalog.pg_depend d ON d.classid = m.classid AND d.objid = m.objid "
+							  "  JOIN dropped ON dropped.classid = d.refclassid AND dropped.objid = d.refobjid "
+							  "  WHERE m.deptype = 'e' AND m.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass)",
+							  2, (Oid[]) {TEXTARRAYOID, BOOLOID},
+							  (Datum[]) {PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT)),
+										 BoolGetDatum(stmt->removeType == OBJECT_LANGUAGE)},
+							  NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "mixdnn: could not read what the drop cascades to");
+	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &(bool) {false}));
+}
+
 /* The active jobs, as "3, 5, 8" (NULL when none); count in *n. */
 static char *
 active_jobs(int *n)
@@ -122,9 +167,11 @@ mixdnn_guard_drop(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("mixdnn._guard_drop() must be called as an event trigger")));
 	trig = (EventTriggerData *) fcinfo->context;
-	if (trig->parsetree == NULL
-		|| !(IsA(trig->parsetree, DropOwnedStmt)
-			 || (IsA(trig->parsetree, DropStmt) && drops_mixdnn((DropStmt *) trig->parsetree))))
+	if (trig->parsetree == NULL || !(IsA(trig->parsetree, DropOwnedStmt) || IsA(trig->parsetree, DropStmt)))
+		PG_RETURN_NULL();
+	/* the common drops of other objects leave at once, before any query */
+	if (IsA(trig->parsetree, DropStmt) && !drops_mixdnn((DropStmt *) trig->parsetree)
+		&& ((DropStmt *) trig->parsetree)->behavior != DROP_CASCADE)
 		PG_RETURN_NULL();
 
 	/* The queries below run with the dropper's rights: resolve names in pg_catalog only. */
@@ -135,6 +182,8 @@ mixdnn_guard_drop(PG_FUNCTION_ARGS)
 		elog(ERROR, "mixdnn: SPI_connect failed");
 	/* The schema is gone already when only the extension's entry is left. */
 	if ((IsA(trig->parsetree, DropOwnedStmt) && !drop_owned_takes_mixdnn((DropOwnedStmt *) trig->parsetree))
+		|| (IsA(trig->parsetree, DropStmt) && !drops_mixdnn((DropStmt *) trig->parsetree)
+			&& !cascade_reaches_mixdnn((DropStmt *) trig->parsetree))
 		|| SPI_execute("SELECT FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace s ON s.oid = c.relnamespace "
 					"WHERE s.nspname = 'mixdnn' AND c.relname = 'jobs'", true, 1) != SPI_OK_SELECT
 		|| SPI_processed == 0)

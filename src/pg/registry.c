@@ -125,7 +125,8 @@ mx_registry_serves(Oid db)
 		return false;
 	SpinLockAcquire(&reg->mutex);
 	s = find_slot(db, false);
-	serves = s != NULL && (s->state == MX_DB_STARTING || s->state == MX_DB_RUNNING);
+	/* not a database that opted out, whose worker only starts to exit again */
+	serves = s != NULL && (s->state == MX_DB_STARTING || s->state == MX_DB_RUNNING) && !s->opted_out;
 	SpinLockRelease(&reg->mutex);
 	return serves;
 }
@@ -246,7 +247,7 @@ mx_registry_attach(Oid db)
 		s->latch = MyLatch;
 		if (s->state != MX_DB_PAUSED)
 			s->state = MX_DB_RUNNING;
-		s->opted_out = false;
+		/* opted_out stays until the worker has read the setting (mx_registry_served) */
 		s->since = GetCurrentTimestamp();
 	}
 	SpinLockRelease(&reg->mutex);
@@ -255,6 +256,18 @@ mx_registry_attach(Oid db)
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("mixdnn serves at most %d databases", MX_MAX_DATABASES)));
 	on_shmem_exit(detach, ObjectIdGetDatum(db));
+}
+
+void
+mx_registry_served(Oid db)
+{
+	mx_db_slot *s;
+
+	SpinLockAcquire(&reg->mutex);
+	s = find_slot(db, false);
+	if (s != NULL)
+		s->opted_out = false;
+	SpinLockRelease(&reg->mutex);
 }
 
 void

@@ -27,6 +27,7 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
+#include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
@@ -90,11 +91,14 @@ scan_databases(supervisor_state *st)
 	HeapTuple	tup;
 
 	static TimestampTz last_warning = 0;
-	int			skipped = 0;
+	Oid		   *all;
+	int			nall = 0,
+				cap = MX_MAX_DATABASES,
+				skipped;
 
-	st->ndbs = 0;
 	StartTransactionCommand();
 	(void) GetTransactionSnapshot();
+	all = palloc(sizeof(Oid) * cap);
 	rel = table_open(DatabaseRelationId, AccessShareLock);
 	scan = table_beginscan_catalog(rel, 0, NULL);
 	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
@@ -103,22 +107,26 @@ scan_databases(supervisor_state *st)
 
 		if (!d->datallowconn || d->datistemplate)
 			continue;
-		if (st->ndbs < MX_MAX_DATABASES)
-			st->dbs[st->ndbs++] = d->oid;
-		else
-			skipped++;
+		if (nall == cap)
+			all = repalloc(all, sizeof(Oid) * (cap *= 2));
+		all[nall++] = d->oid;
 	}
 	table_endscan(scan);
 	table_close(rel, AccessShareLock);
+	/* The oldest first: an ALTER DATABASE moves a row in the scan's order, not its oid. */
+	qsort(all, nall, sizeof(Oid), oid_cmp);
+	st->ndbs = Min(nall, MX_MAX_DATABASES);
+	memcpy(st->dbs, all, sizeof(Oid) * st->ndbs);
+	skipped = nall - st->ndbs;
 	CommitTransactionCommand();
 	/* Said at most once an hour: the databases past the limit get no worker. */
 	if (skipped > 0 && TimestampDifferenceExceeds(last_warning, GetCurrentTimestamp(), 3600 * 1000))
 	{
 		ereport(WARNING,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("mixdnn supervisor looks at only the first %d databases that accept connections; %d more get no launch worker",
+				 errmsg("mixdnn supervisor looks at only the %d oldest databases that accept connections; %d more get no launch worker",
 						MX_MAX_DATABASES, skipped),
-				 errhint("Databases with mixdnn beyond the first %d are not served: their jobs are launched only by mixdnn.launch_due().",
+				 errhint("Databases with mixdnn beyond the %d oldest are not served: their jobs are launched only by mixdnn.launch_due().",
 						 MX_MAX_DATABASES)));
 		last_warning = GetCurrentTimestamp();
 	}

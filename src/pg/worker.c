@@ -395,7 +395,18 @@ mixdnn_worker_main(Datum main_arg)
 	mx_wake_in_worker();
 	pgstat_report_appname("mixdnn launch worker");
 	if (!database_served(&opted_out))
+	{
+		long		ms = 0;
+
+		/*
+		 * Notices a backend queued while this worker started (the database
+		 * counted as served for that moment): sent now, not left behind.
+		 */
+		if (opted_out)
+			(void) run_step_protected(STEP_NOTIFY, &ms, CurrentMemoryContext);
 		exit_idle(opted_out);
+	}
+	mx_registry_served(MyDatabaseId);
 
 	cxt = AllocSetContextCreate(TopMemoryContext, "mixdnn worker", ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(cxt);

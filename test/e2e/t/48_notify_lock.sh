@@ -68,6 +68,15 @@ wait_until 30 "! kill -0 $pid 2>/dev/null"
 ok $? "the launcher stops its process (it learns of the cancel at its heartbeat)"
 n=$(q "SELECT count(*) FROM mixdnn.notices")
 ok "$([ "$n" -ge 1 ]; echo $?)" "the notices (launch, cancel) wait for the outsider ($n)"
+# The worker's own attempts to send them wait at most mixdnn.lock_timeout
+# each: it goes on launching meanwhile.
+k=$(alice "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('second', 'hard', 'a100', 1, '1 s', \$c\$$(job_cmd 1)\$c\$) RETURNING job_id" | tail -1)
+wait_until 30 "[ \"\$(status_of $k)\" = completed ]"
+ok $? "a second job launches, runs and completes while the outsider still holds on ($(status_of "$k"))"
+log=$(dirname "$MIXDNN_E2E_PGDATA")/server.log
+wait_until 20 "grep -q 'notify step failed: canceling statement due to lock timeout' '$log'"
+ok $? "the worker's notice delivery gives up at the lock timeout, and says so"
 
 release_outsider
 trap - EXIT
