@@ -27,7 +27,7 @@ COMMENT ON FUNCTION mixdnn._guard_drop() IS 'internal event trigger: refuses DRO
 REVOKE ALL ON FUNCTION mixdnn._guard_drop() FROM PUBLIC;
 
 CREATE EVENT TRIGGER mixdnn_guard_drop ON ddl_command_start
-	WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED', 'DROP LANGUAGE')
+	WHEN TAG IN ('DROP EXTENSION', 'DROP SCHEMA', 'DROP OWNED')
 	EXECUTE FUNCTION mixdnn._guard_drop();
 COMMENT ON EVENT TRIGGER mixdnn_guard_drop IS 'refuses to drop mixdnn while jobs are launching or running';
 

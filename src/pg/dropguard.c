@@ -1,7 +1,7 @@
 /*
  * dropguard.c — DROP EXTENSION mixdnn (or DROP SCHEMA mixdnn CASCADE,
- * DROP OWNED BY the role that owns them, or a DROP EXTENSION or DROP
- * LANGUAGE ... CASCADE that reaches one of its members) with
+ * DROP OWNED BY the role that owns them, or a DROP EXTENSION ... CASCADE
+ * that reaches one of its members) with
  * jobs launching or running would leave their processes running on the
  * nodes with nobody to report to. The event trigger mixdnn._guard_drop()
  * refuses such a drop; a superuser forces it with SET mixdnn.force_drop =
@@ -78,10 +78,13 @@ drop_owned_takes_mixdnn(DropOwnedStmt *stmt)
 }
 
 /*
- * Whether DROP EXTENSION or DROP LANGUAGE ... CASCADE reaches mixdnn: one
- * of its members depends on what is dropped (DROP EXTENSION plpgsql
- * CASCADE takes every function written in it, and so the extension, as
- * "drop cascades to extension mixdnn"). Connected to SPI.
+ * Whether DROP EXTENSION ... CASCADE reaches mixdnn: one of its members
+ * depends on the extension or one of its members (DROP EXTENSION plpgsql
+ * CASCADE takes the language, every function written in it, and so the
+ * extension: "drop cascades to extension mixdnn"). One step of pg_depend:
+ * a longer chain, or DROP OWNED BY the owner of such an object, is not
+ * seen. (DROP LANGUAGE plpgsql is refused by PostgreSQL: the extension
+ * plpgsql requires it.) Connected to SPI.
  */
 static bool
 cascade_reaches_mixdnn(DropStmt *stmt)
@@ -90,8 +93,7 @@ cascade_reaches_mixdnn(DropStmt *stmt)
 	Datum	   *names;
 	int			n = 0;
 
-	if (stmt->behavior != DROP_CASCADE ||
-		(stmt->removeType != OBJECT_EXTENSION && stmt->removeType != OBJECT_LANGUAGE))
+	if (stmt->behavior != DROP_CASCADE || stmt->removeType != OBJECT_EXTENSION)
 		return false;
 	names = palloc(sizeof(Datum) * (list_length(stmt->objects) + 1));
 	foreach(lc, stmt->objects)
@@ -100,22 +102,19 @@ cascade_reaches_mixdnn(DropStmt *stmt)
 	if (n == 0)
 		return false;
 	if (SPI_execute_with_args("WITH dropped AS ("
-							  "  SELECT 'pg_catalog.pg_language'::pg_catalog.regclass AS classid, l.oid AS objid "
-							  "  FROM pg_catalog.pg_language l WHERE $2 AND l.lanname = ANY ($1) "
-							  "  UNION ALL SELECT 'pg_catalog.pg_extension'::pg_catalog.regclass, e.oid "
-							  "  FROM pg_catalog.pg_extension e WHERE NOT $2 AND e.extname = ANY ($1) "
+							  "  SELECT 'pg_catalog.pg_extension'::pg_catalog.regclass AS classid, e.oid AS objid "
+							  "  FROM pg_catalog.pg_extension e WHERE e.extname = ANY ($1) "
 							  "  UNION ALL SELECT x.classid, x.objid FROM pg_catalog.pg_depend x "
 							  "  JOIN pg_catalog.pg_extension e ON x.refobjid = e.oid "
-							  "  WHERE NOT $2 AND e.extname = ANY ($1) AND x.deptype = 'e' "
+							  "  WHERE e.extname = ANY ($1) AND x.deptype = 'e' "
 							  "    AND x.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass) "
 							  "SELECT EXISTS (SELECT FROM pg_catalog.pg_depend m "
 							  "  JOIN pg_catalog.pg_extension me ON me.oid = m.refobjid AND me.extname = 'mixdnn' "
 							  "  JOIN pg_catalog.pg_depend d ON d.classid = m.classid AND d.objid = m.objid "
 							  "  JOIN dropped ON dropped.classid = d.refclassid AND dropped.objid = d.refobjid "
 							  "  WHERE m.deptype = 'e' AND m.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass)",
-							  2, (Oid[]) {TEXTARRAYOID, BOOLOID},
-							  (Datum[]) {PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT)),
-										 BoolGetDatum(stmt->removeType == OBJECT_LANGUAGE)},
+							  1, (Oid[]) {TEXTARRAYOID},
+							  (Datum[]) {PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT))},
 							  NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "mixdnn: could not read what the drop cascades to");
 	return DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &(bool) {false}));

@@ -341,6 +341,7 @@ static void
 run_cycle(bool *repaired, bool *loading, long *wait_ms, MemoryContext cxt)
 {
 	static TimestampTz last_purge = 0;
+	static bool restore_repaired = false;	/* the pending restore event's repair is done */
 
 	if (!mx_restore_begin_cycle())
 	{
@@ -355,15 +356,23 @@ run_cycle(bool *repaired, bool *loading, long *wait_ms, MemoryContext cxt)
 	if (*loading)
 		mx_registry_add_events(MyDatabaseId, MX_EV_RESTORE);
 	*loading = false;
-	/* A load repairs, also one that ended between two cycles (restore.c adds the event). */
-	if (mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE)
+	/*
+	 * A load repairs, also one that ended between two cycles (restore.c
+	 * adds the event); once: a failed round keeps the event for its retry,
+	 * and repairing again each cycle would renew every part's lease.
+	 */
+	if ((mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE) && !restore_repaired)
 		*repaired = false;
 	if (!*repaired)
+	{
 		*repaired = run_step_protected(STEP_REPAIR, wait_ms, cxt);
+		restore_repaired = *repaired && (mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE);
+	}
 	if (*repaired)
 	{
 		(void) run_step_protected(STEP_EXPIRE, wait_ms, cxt);
-		(void) run_step_protected(STEP_PLAN, wait_ms, cxt);
+		if (run_step_protected(STEP_PLAN, wait_ms, cxt))
+			restore_repaired = false;
 		(void) run_step_protected(STEP_LAUNCH, wait_ms, cxt);
 		/* In a transaction of its own: the launchers' notices (notices.c) */
 		(void) run_step_protected(STEP_NOTIFY, wait_ms, cxt);
@@ -399,12 +408,17 @@ mixdnn_worker_main(Datum main_arg)
 		long		ms = 0;
 
 		/*
-		 * Notices a backend queued while this worker started (the database
-		 * counted as served for that moment): sent now, not left behind.
+		 * The database counted as served while this worker started: marked
+		 * not served first, then what backends handed it meanwhile (events
+		 * to plan, notices to send) is done, not left behind.
 		 */
+		mx_registry_set_idle(MyDatabaseId, opted_out);
 		if (opted_out)
+		{
+			(void) run_step_protected(STEP_PLAN, &ms, CurrentMemoryContext);
 			(void) run_step_protected(STEP_NOTIFY, &ms, CurrentMemoryContext);
-		exit_idle(opted_out);
+		}
+		proc_exit(0);
 	}
 	mx_registry_served(MyDatabaseId);
 
