@@ -37,8 +37,8 @@
  * Claims a notification asks for come at most this often: anyone who can
  * connect may NOTIFY mixdnn_launch (PostgreSQL has no privilege on
  * channels), and each claim takes the scheduler lock and writes the node's
- * row. A review's flood of bare notifications made two launchers claim
- * thousands of times a second.
+ * row: a flood of bare notifications would make a launcher claim thousands
+ * of times a second.
  */
 #define CLAIM_MIN_GAP_S 0.05
 #define HEARTBEAT_MAX_S 10.0

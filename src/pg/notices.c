@@ -92,7 +92,7 @@ mixdnn_queue_notice(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-int
+void
 mx_notices_deliver(void)
 {
 	char		ms[32];
@@ -100,19 +100,18 @@ mx_notices_deliver(void)
 	bool		room;
 
 	if (!notices_table_exists())
-		return 0;
+		return;
 	/* The unlocked look first: most cycles have nothing to send. */
 	if (SPI_execute("SELECT FROM mixdnn.notices LIMIT 1", true, 1) != SPI_OK_SELECT || SPI_processed == 0)
-		return 0;
+		return;
 	/* Bounds the wait for the NOTIFY lock at this transaction's commit. */
 	snprintf(ms, sizeof(ms), "%d", mx_guc_lock_timeout_ms);
 	(void) set_config_option("lock_timeout", ms, PGC_SUSET, PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
 	mx_spi_run("WITH sent AS (DELETE FROM mixdnn.notices n WHERE n.notice_id IN "
-			   "    (SELECT m.notice_id FROM mixdnn.notices m ORDER BY m.notice_id LIMIT 10000) "
+			   "    (SELECT m.notice_id FROM mixdnn.notices m ORDER BY m.notice_id LIMIT $1) "
 			   "  RETURNING n.notice_id, n.channel, n.payload) "
 			   "SELECT s.channel, s.payload FROM sent s ORDER BY s.notice_id",
-			   0, NULL, NULL, SPI_OK_SELECT, "notice delivery");
-	StaticAssertStmt(DELIVER_BATCH == 10000, "the query's LIMIT");
+			   1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(DELIVER_BATCH)}, SPI_OK_SELECT, "notice delivery");
 	room = queue_has_room();
 	for (i = 0; room && i < SPI_processed; i++)
 		Async_Notify(SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1),
@@ -122,5 +121,4 @@ mx_notices_deliver(void)
 				(errmsg("mixdnn worker dropped %d launcher notices: PostgreSQL's NOTIFY queue is more than half full",
 						(int) SPI_processed),
 				 errdetail("The launchers find their work at their next poll.")));
-	return room ? (int) SPI_processed : 0;
 }

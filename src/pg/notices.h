@@ -19,8 +19,8 @@ void		mx_notice_send(const char *channel, const char *payload);
  * In the worker, in a transaction of its own connected to SPI: sends the
  * notices of mixdnn.notices committed so far and deletes them. Waits at
  * most mixdnn.lock_timeout for PostgreSQL's NOTIFY lock (an error then:
- * they are sent at the next cycle). Returns how many were sent.
+ * they are sent at the next cycle).
  */
-int			mx_notices_deliver(void);
+void		mx_notices_deliver(void);
 
 #endif

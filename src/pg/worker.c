@@ -235,7 +235,7 @@ run_step(cycle_step step, long *wait_ms)
 				step_launch(wait_ms);
 				break;
 			case STEP_NOTIFY:
-				(void) mx_notices_deliver();
+				mx_notices_deliver();
 				break;
 			case STEP_PURGE:
 				step_purge();
