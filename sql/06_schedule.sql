@@ -42,9 +42,10 @@ SELECT j.name, h.status, h.planned_gpu_type, h.planned_gpus, h.planned_start
 FROM mixdnn.plan_history h JOIN mixdnn.jobs j USING (job_id) ORDER BY j.name, h.round_id;
 SELECT name, requested_gpu_type, planned_gpu_type, first_planned_start, wait, revisions FROM mixdnn.schedule ORDER BY name;
 
--- At 00:40 bert has run past its expected end (00:30) and still holds its
--- GPUs: a new job for them is planned for now + mixdnn.overrun_grace
--- (1 min), not for now, and launch_due does not start it.
+-- At 00:40 bert has run 10 min past its expected end (00:30) and still
+-- holds its GPUs: a new job for them is planned for now + 10 min (as long
+-- again as bert has overrun, mixdnn.overrun_factor 1; at least
+-- mixdnn.overrun_grace), not for now, and launch_due does not start it.
 SET mixdnn.virtual_now = '2026-01-01 00:40+00';
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('vit', 'hard', 'a100', 2, '10 min');
 SELECT name, status, planned_start, reason FROM mixdnn.jobs WHERE name = 'vit';

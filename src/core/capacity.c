@@ -3,7 +3,7 @@
  * (capacity.h).
  *
  * Only MX_NODE_UP nodes give capacity. GPUs of running parts on up nodes are
- * busy until the part's expected end (now + overrun_s when that has passed).
+ * busy until the part's expected end (past it, the overrun rule of overrun.h).
  * Busy bits of a node that no running part explains are treated like a part
  * that ends at now + overrun_s. Steps are kept sorted by time, so lookups
  * are binary searches; a reservation splits at most two steps.
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "capacity.h"
+#include "overrun.h"
 
 typedef struct cap_event
 {
@@ -71,6 +72,7 @@ typedef struct cap_build
 	const mx_snapshot *s;
 	double		now;
 	double		overrun_s;
+	double		overrun_factor;
 	int		   *busy0;			/* busy GPUs of each type at now */
 	cap_event  *ev;				/* decreases of busy, the type in delta's high bits */
 	int			nev;
@@ -139,12 +141,10 @@ node_releases(cap_build *b, int i)
 	for (p = b->first[i]; p >= 0; p = b->next[p])
 	{
 		const mx_running_part *rp = &b->s->parts[p];
-		double		end = rp->expected_end;
+		double		end = mx_overrun_end(rp->expected_end, b->now, b->overrun_s, b->overrun_factor);
 
 		if (rp->gpus <= 0)
 			continue;
-		if (!(end > b->now) || isnan(end))
-			end = b->now + b->overrun_s;
 		b->local[nl].t = end;
 		b->local[nl].delta = rp->gpus;
 		held += rp->gpus;
@@ -229,7 +229,7 @@ build_steps(mx_capacity *c, cap_build *b)
 }
 
 int
-mx_capacity_init(mx_capacity *c, const mx_snapshot *s, double overrun_s)
+mx_capacity_init(mx_capacity *c, const mx_snapshot *s, double overrun_s, double overrun_factor)
 {
 	cap_build	b;
 	int			i,
@@ -241,6 +241,7 @@ mx_capacity_init(mx_capacity *c, const mx_snapshot *s, double overrun_s)
 	b.s = s;
 	b.now = s->now;
 	b.overrun_s = overrun_s < 0 || !isfinite(overrun_s) ? 0 : overrun_s;
+	b.overrun_factor = overrun_factor > 0 && isfinite(overrun_factor) ? overrun_factor : 0;
 	c->ntypes = s->ntypes;
 	n = s->ntypes > 0 ? s->ntypes : 1;
 	c->nsteps = calloc(n, sizeof(int));

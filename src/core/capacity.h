@@ -25,7 +25,8 @@ typedef struct mx_capacity
 	int		   *total;			/* GPUs of each type on up nodes */
 } mx_capacity;
 
-int			mx_capacity_init(mx_capacity *c, const mx_snapshot *s, double overrun_s);
+int			mx_capacity_init(mx_capacity *c, const mx_snapshot *s, double overrun_s,
+							 double overrun_factor);
 void		mx_capacity_free(mx_capacity *c);
 int			mx_capacity_copy(mx_capacity *dst, const mx_capacity *src);
 

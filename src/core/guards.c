@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "guards.h"
+#include "overrun.h"
 #include "tolerance.h"
 #include "utility.h"
 
@@ -34,7 +35,7 @@ bound_from_parts(const mx_snapshot *s, const mx_options *o, guard_bound *g)
 	for (int i = 0; i < s->nparts; i++)
 	{
 		const mx_running_part *r = &s->parts[i];
-		double		e = r->expected_end > s->now ? r->expected_end : s->now + o->overrun_s;
+		double		e = mx_overrun_end(r->expected_end, s->now, o->overrun_s, o->overrun_factor);
 
 		if (r->node < 0 || r->node >= s->nnodes || s->nodes[r->node].status != MX_NODE_UP ||
 			!(r->gpus > 0))
@@ -120,7 +121,7 @@ guard_of(const mx_job *j, const mx_options *o, double now, double T, double r)
  * makespan of the work the round knows, the largest of
  *
  *   - the latest expected end of a running part on an up node (an overdue
- *     part: now + overrun_s);
+ *     part: the overrun rule, overrun.h);
  *   - now + the best run time of every waiting job;
  *   - now + (busy GPU-seconds of the running parts + the least GPU-seconds
  *     of every waiting job) / the up GPUs (all work on all GPUs);

@@ -22,6 +22,7 @@ mx_options_default(mx_options *o)
 	o->grid_points = 24;
 	o->scaling_alpha = MX_FITTED_ALPHA;
 	o->overrun_s = 60.0;
+	o->overrun_factor = 1.0;
 	o->aging_s = 3600.0;
 	o->value_horizon_s = 0.0;
 	o->starve_factor = 16.0;
@@ -109,7 +110,9 @@ const mx_option_spec mx_option_specs[] = {
 	"mixdnn: weigh each job by its owner's fair-share factor (docs/model.md)"},
 	{"fair-share-half-life-s", MX_OPT_REAL, OFF(fair_share_half_life_s), 60, 1e9, "S",
 	"half-life of the owners' usage history (default 86400)"},
-	{"overrun-s", MX_OPT_REAL, OFF(overrun_s), 0, 1e12, "S", "assumed extra time of a job past its expected end"},
+	{"overrun-s", MX_OPT_REAL, OFF(overrun_s), 0, 1e12, "S", "least assumed extra time of a job past its expected end (default 60)"},
+	{"overrun-factor", MX_OPT_REAL, OFF(overrun_factor), 0, 1000, "F",
+	"a job d seconds past its expected end is assumed to need at least F x d more (default 1; 0: the least time alone)"},
 };
 
 const int	mx_noption_specs = (int) (sizeof(mx_option_specs) / sizeof(mx_option_specs[0]));

@@ -49,7 +49,8 @@ typedef struct mx_options
 	int			window_jobs;	/* waiting jobs inside the MILP; the rest by the heuristic */
 	int			grid_points;	/* start-time points of the MILP's non-uniform grid */
 	double		scaling_alpha;	/* throughput ~ n^alpha without a profile */
-	double		overrun_s;		/* a job past its expected end is assumed to need this much longer */
+	double		overrun_s;		/* a job past its expected end is assumed to need at least this much longer */
+	double		overrun_factor;	/* rho: ... and at least rho x the time it is past it (overrun.h) */
 	double		aging_s;		/* a job's weight grows by its base weight every aging_s seconds of waiting */
 	/*
 	 * Guards of the heuristic's list scheduling (docs/model.md, "Who holds

@@ -21,6 +21,7 @@
 
 #include "tenancy.h"
 #include "fairshare.h"
+#include "overrun.h"
 #include "heuristic.h"
 #include "reasons.h"
 #include "utility.h"
@@ -255,8 +256,8 @@ cmp_start_key(const void *x, const void *y)
 
 /*
  * GPUs owner ow holds at instant at, per type and in all ([ntypes]): its
- * running parts until their expected end (past it, until now + overrun_s,
- * the planner's rule) and the planned jobs accepted so far.
+ * running parts until their expected end (past it, the planner's overrun
+ * rule, overrun.h) and the planned jobs accepted so far.
  */
 static void
 usage_at(const tenancy_round *t, const mx_plan *p, const int *acc, int nacc, int ow, double at, int *u)
@@ -268,7 +269,7 @@ usage_at(const tenancy_round *t, const mx_plan *p, const int *acc, int nacc, int
 	for (i = 0; i < s->nparts; i++)
 	{
 		const mx_running_part *rp = &s->parts[i];
-		double		end = rp->expected_end > s->now ? rp->expected_end : s->now + t->o->overrun_s;
+		double		end = mx_overrun_end(rp->expected_end, s->now, t->o->overrun_s, t->o->overrun_factor);
 		int			k;
 
 		if (owner_of(s, rp->owner) != ow || rp->node < 0 || rp->node >= s->nnodes || !(end > at + START_EPS))

@@ -25,6 +25,7 @@ int			mx_guc_window_jobs;
 int			mx_guc_grid_points;
 double		mx_guc_scaling_alpha;
 int			mx_guc_overrun_s;
+double		mx_guc_overrun_factor;
 int			mx_guc_aging_s;
 double		mx_guc_starve_factor;
 double		mx_guc_critical_margin;
@@ -233,9 +234,15 @@ define_model_gucs(const mx_options *d)
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("mixdnn.overrun_grace",
-							"A job past its planned end is assumed to hold its GPUs this much longer.",
+							"A job past its planned end is assumed to hold its GPUs at least this much longer.",
 							NULL, &mx_guc_overrun_s, (int) d->overrun_s, 1, 86400,
 							PGC_SUSET, GUC_UNIT_S, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("mixdnn.overrun_factor",
+							 "A job d seconds past its planned end is assumed to hold its GPUs at least this times d longer.",
+							 "0 assumes mixdnn.overrun_grace alone.",
+							 &mx_guc_overrun_factor, d->overrun_factor, 0.0, 1000.0,
+							 PGC_SUSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("mixdnn.aging",
 							"A waiting job's weight grows by its own weight every this many seconds of waiting.",
@@ -346,6 +353,7 @@ mx_guc_options(mx_options *o)
 	o->grid_points = mx_guc_grid_points;
 	o->scaling_alpha = mx_guc_scaling_alpha;
 	o->overrun_s = mx_guc_overrun_s;
+	o->overrun_factor = mx_guc_overrun_factor;
 	o->aging_s = mx_guc_aging_s;
 	o->starve_factor = mx_guc_starve_factor;
 	o->critical_margin = mx_guc_critical_margin;

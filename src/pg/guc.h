@@ -27,6 +27,7 @@ extern int	mx_guc_window_jobs;
 extern int	mx_guc_grid_points;
 extern double mx_guc_scaling_alpha;
 extern int	mx_guc_overrun_s;
+extern double mx_guc_overrun_factor;
 extern int	mx_guc_aging_s;
 extern double mx_guc_starve_factor;
 extern double mx_guc_critical_margin;

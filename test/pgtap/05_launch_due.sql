@@ -1,6 +1,8 @@
 -- 05_launch_due.sql — mixdnn.launch_due(): gang allocation, never a GPU
 -- booked twice (gpu_holds primary key), and a due job whose GPUs are still
--- held by an overrunning job is re-planned, not started.
+-- held by an overrunning job is re-planned, not started: for
+-- mixdnn.overrun_grace when it has just overrun, for as long again as it
+-- has overrun once that is longer (mixdnn.overrun_factor = 1).
 --
 -- Mode: deferred round triggers; ":commit" (lib/fixture.sql) after each
 -- write runs the round COMMIT would run. mixdnn.launch_due() is called by
@@ -10,7 +12,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(32);
+SELECT plan(36);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4);
@@ -39,6 +41,19 @@ SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'b'),
 SELECT is((SELECT event FROM mixdnn.rounds WHERE round_id > (SELECT last FROM r0)), 'due',
 	'launch_due ran a round (event due) for the job it could not start');
 SELECT ok((SELECT reason IS NOT NULL FROM mixdnn.jobs WHERE name = 'b'), 'b says why it waits');
+
+-- 4 minutes past its end a still runs: b, due again, is re-planned 4 minutes on.
+SELECT pg_temp.set_now(pg_temp.t0() + interval '1 hour 4 minutes');
+SELECT is(mixdnn.launch_due(), 0, 'a 4 min overdue: launch_due starts nothing');
+SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'b'),
+	pg_temp.t0() + interval '1 hour 8 minutes',
+	'... b is re-planned to now + 4 min: as long again as a has overrun (mixdnn.overrun_factor 1)');
+SET LOCAL mixdnn.overrun_factor = 0.5;
+SELECT lives_ok('SELECT mixdnn.run_round()', '... mixdnn.run_round() with mixdnn.overrun_factor 0.5');
+SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'b'),
+	pg_temp.t0() + interval '1 hour 6 minutes',
+	'... with mixdnn.overrun_factor 0.5, a round plans b for now + 2 min');
+RESET mixdnn.overrun_factor;
 
 -- a finally completes; b launches.
 SELECT pg_temp.set_now(pg_temp.t0() + interval '1 hour 5 minutes');

@@ -254,13 +254,14 @@ fx_random(mx_snapshot *s, uint64_t seed, int nnodes, int njobs)
 /*
  * Independent check of the capacity invariant over time: for every type and
  * every instant at which something starts, the GPUs of running parts on up
- * nodes (held until their end, or now + overrun when past) plus those of the
+ * nodes (held until their end; past it, now + the larger of overrun and
+ * factor x the time past it, written out here apart from overrun.c) plus those of the
  * planned jobs active then never exceed the type's GPUs on up nodes.
  * Returns the number of violations (0 = fine); also counts planned jobs
  * starting before now or with end <= start.
  */
 static inline int
-fx_plan_violations(const mx_snapshot *s, const mx_plan *p, double overrun)
+fx_plan_violations(const mx_snapshot *s, const mx_plan *p, double overrun, double factor)
 {
 	int			k,
 				i,
@@ -290,7 +291,9 @@ fx_plan_violations(const mx_snapshot *s, const mx_plan *p, double overrun)
 			for (i = 0; i < s->nparts; i++)
 			{
 				const mx_running_part *rp = &s->parts[i];
-				double		end = rp->expected_end > s->now ? rp->expected_end : s->now + overrun;
+				double		late = s->now - rp->expected_end;
+				double		end = rp->expected_end > s->now ? rp->expected_end :
+					s->now + (factor * late > overrun ? factor * late : overrun);
 
 				if (s->nodes[rp->node].status == MX_NODE_UP && s->nodes[rp->node].type == k &&
 					end > t)

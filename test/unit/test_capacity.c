@@ -2,6 +2,7 @@
 #include "unit.h"
 #include "fixtures.h"
 #include "capacity.h"
+#include "overrun.h"
 
 static void
 test_init(void)
@@ -24,7 +25,7 @@ test_init(void)
 	fx_part(&s, 4, n4, 2, NOW - 50);	/* overdue: busy until now + overrun */
 	(void) n2;
 
-	{ int rc = mx_capacity_init(&c, &s, 60); CHECK(rc == 0, "init"); }
+	{ int rc = mx_capacity_init(&c, &s, 60, 0); CHECK(rc == 0, "init"); }
 	CHECK(c.total[a] == 16, "total counts only up nodes (got %d)", c.total[a]);
 	CHECK(c.total[b] == 4, "total of k80");
 	CHECK(c.steps[a][0].t == NOW, "first step at now");
@@ -101,7 +102,7 @@ test_inconsistent(void)
 	a = fx_type(&s, "a", 1.0);
 	n0 = fx_node(&s, "n0", a, 4, MX_NODE_UP);
 	s.nodes[n0].busy = 0x3;		/* 2 busy GPUs, no part */
-	{ int rc = mx_capacity_init(&c, &s, 30); CHECK(rc == 0, "init"); }
+	{ int rc = mx_capacity_init(&c, &s, 30, 0); CHECK(rc == 0, "init"); }
 	CHECK(mx_capacity_free_at(&c, a, NOW) == 2, "busy bits without a part count (got %d)",
 		  mx_capacity_free_at(&c, a, NOW));
 	CHECK(mx_capacity_free_at(&c, a, NOW + 30) == 4, "... until now + overrun");
@@ -110,7 +111,7 @@ test_inconsistent(void)
 	s.nodes[n0].busy = 0;
 	fx_part(&s, 1, n0, 3, NOW + 10);
 	fx_part(&s, 2, n0, 3, NOW + 20);	/* inconsistent: 6 > 4 */
-	{ int rc = mx_capacity_init(&c, &s, 30); CHECK(rc == 0, "init"); }
+	{ int rc = mx_capacity_init(&c, &s, 30, 0); CHECK(rc == 0, "init"); }
 	CHECK(mx_capacity_free_at(&c, a, NOW) == 0, "oversubscribed node gives 0, not negative");
 	CHECK(mx_capacity_free_at(&c, a, NOW + 10) == 1, "1 free after the first part");
 	CHECK(mx_capacity_free_at(&c, a, NOW + 20) == 4, "all free after both");
@@ -137,7 +138,7 @@ test_random(void)
 		fx_node(&s, "n", a, 8, MX_NODE_UP);
 	for (i = 0; i < 6; i++)
 		fx_part(&s, i, i, fx_int(1, 8), fx_int(1, 100));
-	{ int rc = mx_capacity_init(&c, &s, 60); CHECK(rc == 0, "init"); }
+	{ int rc = mx_capacity_init(&c, &s, 60, 0); CHECK(rc == 0, "init"); }
 	for (t = 0; t < T + 200; t++)
 	{
 		freev[t] = 48;
@@ -240,10 +241,48 @@ test_random(void)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * The overrun rule: a part d seconds past its expected end holds its GPUs
+ * until now + max(grace, factor x d); a busy bit no part explains, and a
+ * part without an end, until now + grace.
+ */
+static void
+test_overrun(void)
+{
+	mx_snapshot s;
+	mx_capacity c;
+	int			a, n0, n1;
+
+	CHECK(mx_overrun_end(NOW + 5, NOW, 60, 1) == NOW + 5, "ahead of now: the expected end");
+	CHECK(mx_overrun_end(NOW - 30, NOW, 60, 1) == NOW + 60, "30 s late: the grace (60 s) is longer");
+	CHECK(mx_overrun_end(NOW - 600, NOW, 60, 1) == NOW + 600, "600 s late, factor 1: 600 s more");
+	CHECK(mx_overrun_end(NOW - 600, NOW, 60, 0.5) == NOW + 300, "factor 0.5: 300 s more");
+	CHECK(mx_overrun_end(NOW - 600, NOW, 60, 0) == NOW + 60, "factor 0: the grace alone");
+	CHECK(mx_overrun_end(NAN, NOW, 60, 1) == NOW + 60, "no expected end: the grace");
+	CHECK(mx_overrun_end(NOW, NOW, 60, 1) == NOW + 60, "at the expected end: the grace");
+
+	fx_init(&s, NOW);
+	a = fx_type(&s, "v100", 2.0);
+	n0 = fx_node(&s, "a0", a, 4, MX_NODE_UP);
+	n1 = fx_node(&s, "a1", a, 4, MX_NODE_UP);
+	fx_part(&s, 1, n0, 4, NOW - 1000);	/* overdue by 1000 s */
+	s.nodes[n1].busy = 0x3;			/* two busy GPUs no part explains */
+	{ int rc = mx_capacity_init(&c, &s, 60, 1); CHECK(rc == 0, "init, factor 1"); }
+	CHECK(mx_capacity_free_at(&c, a, NOW + 60) == 4, "the unexplained bits free at now + grace");
+	CHECK(mx_capacity_free_at(&c, a, NOW + 999) == 4, "the overdue part holds its GPUs for another 1000 s");
+	CHECK(mx_capacity_free_at(&c, a, NOW + 1000) == 8, "... and frees them then");
+	mx_capacity_free(&c);
+	{ int rc = mx_capacity_init(&c, &s, 60, 0); CHECK(rc == 0, "init, factor 0"); }
+	CHECK(mx_capacity_free_at(&c, a, NOW + 60) == 8, "factor 0: everything frees at now + grace");
+	mx_capacity_free(&c);
+	mx_snapshot_free(&s);
+}
+
 int
 main(void)
 {
 	test_init();
+	test_overrun();
 	test_inconsistent();
 	test_random();
 	return unit_done("test_capacity");

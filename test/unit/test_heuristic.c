@@ -51,7 +51,7 @@ plan_all(const mx_snapshot *s, const mx_options *o, mx_plan *p)
 	int		   *order = malloc(sizeof(int) * (s->njobs + 1));
 	int			i;
 
-	if (mx_capacity_init(&c, s, o->overrun_s) < 0 || mx_plan_init(p, s->njobs) < 0)
+	if (mx_capacity_init(&c, s, o->overrun_s, o->overrun_factor) < 0 || mx_plan_init(p, s->njobs) < 0)
 		return -1;
 	for (i = 0; i < s->njobs; i++)
 		p->a[i].job_id = s->jobs[i].job_id;
@@ -114,6 +114,16 @@ test_choices(void)
 	s.parts[1].expected_end = NOW - 5;
 	plan_all(&s, &o, &p);
 	CHECK(p.a[0].start == NOW + o.overrun_s, "GPUs of an overdue job: planned at now + overrun");
+	mx_plan_free(&p);
+	/* long overdue: as long again (overrun_factor 1), or the grace alone (0) */
+	s.parts[1].expected_end = NOW - 5000;
+	plan_all(&s, &o, &p);
+	CHECK(o.overrun_factor == 1 && p.a[0].start == NOW + 5000,
+		  "5000 s overdue: planned at now + 5000 (+%.1f)", p.a[0].start - NOW);
+	mx_plan_free(&p);
+	o.overrun_factor = 0;
+	plan_all(&s, &o, &p);
+	CHECK(p.a[0].start == NOW + o.overrun_s, "overrun_factor 0: at now + overrun (+%.1f)", p.a[0].start - NOW);
 	mx_plan_free(&p);
 	mx_snapshot_free(&s);
 }
@@ -498,7 +508,7 @@ test_guard_starving(void)
 		om.starve_factor = 4;
 		om.time_limit_ms = 2000;
 		mx_plan_round(&s, &om, &p);
-		CHECK(p.a[0].start == NOW + 1000 && fx_plan_violations(&s, &p, om.overrun_s) == 0,
+		CHECK(p.a[0].start == NOW + 1000 && fx_plan_violations(&s, &p, om.overrun_s, om.overrun_factor) == 0,
 			  "with the MILP ('%s'): W still at +1000 (+%.0f)", p.solver, p.a[0].start - NOW);
 		mx_plan_free(&p);
 	}
@@ -534,7 +544,7 @@ test_random_invariant(void)
 		fx_random(&s, seed, 4 + seed % 20, 10 + seed * 5);
 		plan_all(&s, &o, &p);
 		plan_all(&s, &o, &q);
-		bad += fx_plan_violations(&s, &p, o.overrun_s);
+		bad += fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor);
 		if (!fx_same_assignments(&p, &q))
 			nondet++;
 		for (i = 0; i < p.n; i++)

@@ -46,7 +46,7 @@ test_beats_greedy(void)
 		  p.a[1].start - NOW);
 	CHECK(p.bound >= p.objective - 1e-9, "LP bound %.6f >= objective", p.bound);
 	CHECK(p.milp_jobs == 2 && p.milp_vars > 0, "2 jobs, %d variables", p.milp_vars);
-	CHECK(fx_plan_violations(&s, &p, o.overrun_s) == 0, "fits");
+	CHECK(fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor) == 0, "fits");
 	mx_plan_free(&p);
 
 	/* with the MILP off the heuristic's plan stays */
@@ -97,7 +97,7 @@ test_random(void)
 			boundbad++;
 		if (strstr(p.solver, "infeasible"))
 			infeasible++;
-		viol += fx_plan_violations(&s, &p, o.overrun_s);
+		viol += fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor);
 		/* holds (starving jobs' reservations) are where the heuristic put them */
 		{
 			mx_plan		h;
@@ -153,7 +153,7 @@ test_window_direct(void)
 		o.time_limit_ms = 1000;
 		o.value_horizon_s = 200000;
 		order = malloc(sizeof(int) * s.njobs);
-		mx_capacity_init(&cap, &s, o.overrun_s);
+		mx_capacity_init(&cap, &s, o.overrun_s, o.overrun_factor);
 		mx_capacity_copy(&work, &cap);
 		mx_plan_init(&p, s.njobs);
 		mx_heuristic_order(&s, &o, order);
@@ -174,7 +174,7 @@ test_window_direct(void)
 		for (i = 0; i < nw; i++)
 			if (p.a[order[i]].status == MX_WAITING)
 				p.a[order[i]].status = MX_UNPLANNABLE;
-		bad += fx_plan_violations(&s, &p, o.overrun_s);
+		bad += fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor);
 		mx_plan_free(&p);
 		mx_capacity_free(&work);
 		mx_capacity_free(&cap);
@@ -223,7 +223,7 @@ test_window_start_now(void)
 		o.time_limit_ms = 1000;
 		o.value_horizon_s = 200000;
 		order = malloc(sizeof(int) * s.njobs);
-		mx_capacity_init(&cap, &s, o.overrun_s);
+		mx_capacity_init(&cap, &s, o.overrun_s, o.overrun_factor);
 		mx_capacity_copy(&work, &cap);
 		mx_plan_init(&p, s.njobs);
 		mx_plan_init(&h, s.njobs);
@@ -258,7 +258,7 @@ test_window_start_now(void)
 		for (i = 0; i < nw; i++)
 			if (p.a[i].status == MX_WAITING)
 				p.a[i].status = MX_UNPLANNABLE;
-		bad += fx_plan_violations(&s, &p, o.overrun_s);
+		bad += fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor);
 		mx_plan_free(&p);
 		mx_plan_free(&h);
 		mx_capacity_free(&work);
@@ -290,7 +290,7 @@ test_grid_keeps_hold_starts(void)
 		mx_plan_round(&s, &o, &p);
 		if (strstr(p.solver, "infeasible"))
 			inf++;
-		viol += fx_plan_violations(&s, &p, o.overrun_s);
+		viol += fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor);
 		mx_plan_free(&p);
 		mx_snapshot_free(&s);
 	}
@@ -331,7 +331,7 @@ test_time_limit_and_error(void)
 	CHECK(rc == 0, "the round survives a GLPK error");
 	CHECK(strcmp(p.solver, "heuristic (glpk error)") == 0, "solver '%s'", p.solver);
 	CHECK(fx_same_assignments(&h, &p), "the heuristic's plan is returned");
-	CHECK(fx_plan_violations(&s, &p, o.overrun_s) == 0, "and it fits");
+	CHECK(fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor) == 0, "and it fits");
 	mx_plan_free(&p);
 
 	/* GLPK works again afterwards (the environment was freed and rebuilt) */

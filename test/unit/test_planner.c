@@ -143,7 +143,7 @@ test_determinism(void)
 			if (fx_same_assignments(&p, &q) && strcmp(p.solver, q.solver) == 0 && p.objective == q.objective)
 				same++;
 		}
-		viol += fx_plan_violations(&s, &p, o.overrun_s);
+		viol += fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor);
 		mx_plan_free(&p);
 		mx_plan_free(&q);
 		mx_snapshot_free(&s);
@@ -168,7 +168,7 @@ test_scale(void)
 	for (i = 0; i < p.n; i++)
 		planned += p.a[i].status == MX_PLANNED;
 	CHECK(rc == 0 && planned > 1500, "2000 jobs: %d planned", planned);
-	CHECK(fx_plan_violations(&s, &p, o.overrun_s) == 0, "fits");
+	CHECK(fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor) == 0, "fits");
 	CHECK(p.solve_ms < 3000, "round took %.0f ms (solver '%s', %d vars)", p.solve_ms, p.solver, p.milp_vars);
 	mx_plan_free(&p);
 
@@ -184,7 +184,7 @@ test_scale(void)
 	rc = mx_plan_round(&s, &o, &p);
 	CHECK(rc == 0 && p.solve_ms < 10 * o.time_limit_ms, "window 200, 50 ms: the round took %.0f ms ('%s', %d vars)",
 		  p.solve_ms, p.solver, p.milp_vars);
-	CHECK(fx_plan_violations(&s, &p, o.overrun_s) == 0, "... and fits");
+	CHECK(fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor) == 0, "... and fits");
 	mx_plan_free(&p);
 
 	/* a huge window with a 1 ms budget: building the model counts, the round stays short */
@@ -193,7 +193,7 @@ test_scale(void)
 	rc = mx_plan_round(&s, &o, &p);
 	CHECK(rc == 0 && strncmp(p.solver, "heuristic", 9) == 0, "window 2000, 1 ms: '%s'", p.solver);
 	CHECK(p.solve_ms < 3000, "... took %.0f ms", p.solve_ms);
-	CHECK(fx_plan_violations(&s, &p, o.overrun_s) == 0, "... and fits");
+	CHECK(fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor) == 0, "... and fits");
 	mx_plan_free(&p);
 	mx_snapshot_free(&s);
 }

@@ -339,7 +339,7 @@ refused_beside_room(const mx_snapshot *s, const mx_options *o, const mx_plan *p)
 	int			ccap = 0,
 				n = 0;
 
-	if (mx_capacity_init(&c, s, o->overrun_s) < 0)
+	if (mx_capacity_init(&c, s, o->overrun_s, o->overrun_factor) < 0)
 		return -1;
 	for (int i = 0; i < p->n; i++)
 		if (p->a[i].status == MX_PLANNED)

@@ -58,7 +58,7 @@ test_configuration_choice(void)
 	CHECK_NEAR(p.a[0].end - NOW + p.a[1].end - NOW, 450, 1e-6, "completions sum to 450 s");
 	CHECK_NEAR(p.a[0].utility, 2.0 / 3.0, 1e-9, "the pinned job keeps its real utility (%.3f)", p.a[0].utility);
 	CHECK(p.milp_jobs == 2 && p.milp_vars > 0, "2 jobs in the LP, %d columns", p.milp_vars);
-	CHECK(fx_plan_violations(&s, &p, o.overrun_s) == 0, "fits");
+	CHECK(fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor) == 0, "fits");
 
 	/* GLPK off: the heuristic's plan, job 2 waits for v */
 	o.use_milp = 0;
@@ -118,7 +118,7 @@ test_wide_job(void)
 	CHECK(strcmp(p.solver, "glpk (lp configurations)") == 0, "wide job: solver '%s'", p.solver);
 	CHECK(p.a[0].type == k && p.a[0].start == NOW,
 		  "wide job: on k now, not on v when 8 are free (type %d, +%.0f)", p.a[0].type, p.a[0].start - NOW);
-	CHECK(fx_plan_violations(&s, &p, o.overrun_s) == 0, "wide job: fits");
+	CHECK(fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor) == 0, "wide job: fits");
 	mx_plan_free(&p);
 	mx_snapshot_free(&s);
 }
@@ -245,7 +245,7 @@ same_plans_when(const char *what, void (*perturb)(int), double time_limit_ms, in
 		perturb(1);
 		CHECK(mx_plan_round(&s, &o, &q) == 0, "%s, seed %d: planned", what, seed);
 		perturb(0);
-		viol += fx_plan_violations(&s, &q, o.overrun_s) != 0;
+		viol += fx_plan_violations(&s, &q, o.overrun_s, o.overrun_factor) != 0;
 		errors += strstr(p.solver, "error") != NULL || strstr(q.solver, "error") != NULL;
 		differ += !fx_same_assignments(&p, &q) || strcmp(p.solver, q.solver) != 0;
 		used += strcmp(q.solver, "glpk (lp configurations)") == 0;
@@ -320,7 +320,7 @@ fallbacks_over(const char *what, void (*make)(mx_snapshot *, int), int nseeds)
 		o.time_limit_ms = 5000;
 		CHECK(mx_plan_round(&s, &o, &p) == 0, "%s, seed %d: planned", what, seed);
 		if (strcmp(p.solver, "glpk (lp configurations)") != 0 ||
-			fx_plan_violations(&s, &p, o.overrun_s) != 0)
+			fx_plan_violations(&s, &p, o.overrun_s, o.overrun_factor) != 0)
 		{
 			fell++;
 			fprintf(stderr, "# %s, seed %d: '%s'\n", what, seed, p.solver);

@@ -46,7 +46,7 @@ backfill(const mx_snapshot *s, double soft_start, double hard_start, int nw, mx_
 	fx_put(p, SOFT, 0, 1, soft_start, 100);
 	if (hard_start >= 0)
 		fx_put(p, HARD, 1, 2, hard_start, 300);
-	if (mx_capacity_init(work, s, o.overrun_s) < 0)
+	if (mx_capacity_init(work, s, o.overrun_s, o.overrun_factor) < 0)
 		return -1;
 	(void) mx_capacity_reserve(work, 0, 1, soft_start, 100);
 	if (hard_start >= 0)
@@ -169,7 +169,7 @@ test_rounds(void)
 		o.lp_backfill = 0;
 		if (mx_plan_round(&s, &o, &off) < 0)
 			bad++;
-		bad += fx_plan_violations(&s, &on, o.overrun_s) + fx_plan_violations(&s, &off, o.overrun_s);
+		bad += fx_plan_violations(&s, &on, o.overrun_s, o.overrun_factor) + fx_plan_violations(&s, &off, o.overrun_s, o.overrun_factor);
 		for (int i = 0; i < s.njobs; i++)
 			if (on.a[i].status == MX_PLANNED && off.a[i].status == MX_PLANNED &&
 				(on.a[i].type != off.a[i].type || on.a[i].gpus != off.a[i].gpus || on.a[i].start != off.a[i].start))
