@@ -324,10 +324,12 @@ def sec_setup(R, w):
                     if b:
                         ncell += 1
                         nbest += b[0] == "static"
-    w("**Simulation cost.** A job that outlives its estimate makes mixdnn, static and backfill plan "
+    w("**Simulation cost.** A job that outlives its estimate makes static and backfill plan "
       "a start at the end of the overrun grace (60 s), so under log-normal estimates they have a "
       "round every simulated minute while a job overruns; on the Gavel traces (up to 479 days) that "
-      "is about 10^5 rounds per run. Hence fewer seeds and one log-normal model for Gavel, and "
+      "is about 10^5 rounds per run (mixdnn assumes an overdue job needs as long again as it has "
+      "overrun, docs/model.md \"The overrun rule\", and has a few thousand). Hence fewer seeds and "
+      "one log-normal model for Gavel, and "
       "`static` (strict FIFO; the best comparator in %d of the %d cell metrics where it ran) only "
       "with estimates that never overrun." % (nbest, ncell))
     w("")

@@ -12,12 +12,14 @@
 # are the same (the report reuses them). k8s and sjf ignore it too but run
 # at every share: the report needs their JCT of each share's hard jobs.
 #
-# Cost: a job that outlives its estimate makes mixdnn, static and backfill
-# plan a start at the end of the overrun grace (60 s), so a log-normal run
-# has a round every simulated minute while a job overruns. On the Gavel
-# traces (up to 479 days) that is 10^5 rounds per run; they get 3 seeds and
-# one log-normal model, and static (strict FIFO, never the best comparator)
-# runs only with estimates that never overrun (exact, overestimate).
+# Cost: a job that outlives its estimate makes static and backfill plan a
+# start at the end of the overrun grace (60 s), so a log-normal run has a
+# round every simulated minute while a job overruns. On the Gavel traces
+# (up to 479 days) that is 10^5 rounds per run (mixdnn, which assumes an
+# overdue job needs as long again as it has overrun, has a few thousand);
+# they get 3 seeds and one log-normal model, and static (strict FIFO, never
+# the best comparator) runs only with estimates that never overrun (exact,
+# overestimate).
 #
 # Environment: MIXDNN_DATA (default ../shared/data), EVAL_DIR (default
 # build/eval; never in git), EVAL_JOBS (parallel simulations, default 2),
