@@ -316,6 +316,7 @@ sim(const mx_options *base, double aging, double overrun, int milp, double noise
 
 		o.aging_s = aging;
 		o.overrun_s = overrun;
+		o.overrun_factor = 0;	/* table B replays a fixed rest */
 		o.use_milp = milp;
 		s.now = now;
 		s.nodes = malloc(sizeof(mx_node) * cl.nnodes);

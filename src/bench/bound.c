@@ -362,7 +362,7 @@ bench_energy_bound(const mx_snapshot *s, const mx_options *o, double ratio,
 	lp.o = o;
 	lp.K = s->ntypes;
 	lp.dmin = INFINITY;
-	if (mx_capacity_init(&lp.cap, s, o->overrun_s, o->overrun_factor) < 0)
+	if (mx_capacity_init(&lp.cap, s, o->overrun_s, mx_overrun_factor(o)) < 0)
 		return -1;
 
 	if (lp_configs(&lp) < 0)

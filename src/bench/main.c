@@ -132,7 +132,7 @@ plan_feasible(const mx_snapshot *s, const mx_options *o, const mx_plan *p)
 	int			i,
 				ok = 1;
 
-	if (mx_capacity_init(&c, s, o->overrun_s, o->overrun_factor) < 0)
+	if (mx_capacity_init(&c, s, o->overrun_s, mx_overrun_factor(o)) < 0)
 		return 0;
 	for (i = 0; i < p->n && ok; i++)
 	{
@@ -174,7 +174,7 @@ time_phases(const mx_snapshot *s, const mx_options *o_in, FILE *f, double *out)
 		return;
 	}
 	t0 = mx_wall_ms();
-	mx_capacity_init(&cap, s, o.overrun_s, o.overrun_factor);
+	mx_capacity_init(&cap, s, o.overrun_s, mx_overrun_factor(&o));
 	t1 = mx_wall_ms();
 	mx_heuristic_order(s, &o, order);
 	t2 = mx_wall_ms();
@@ -460,7 +460,7 @@ print_instance(const bench_cli *cli, const mx_snapshot *s)
 
 	for (i = 0; i < s->nparts; i++)
 		busy += s->parts[i].gpus;
-	mx_capacity_init(&c, s, cli->o.overrun_s, cli->o.overrun_factor);
+	mx_capacity_init(&c, s, cli->o.overrun_s, mx_overrun_factor(&cli->o));
 	printf("instance: W=%d G=%d T=%d node_gpus=%d seed=%llu busy=%d/%d soft=%.2f dist=%s nodes=%d running_parts=%d\n",
 		   bp->waiting, bp->gpus, bp->types, bp->node_gpus, (unsigned long long) bp->seed,
 		   busy, bp->gpus, bp->soft_share, bp->dist == BENCH_DIST_HEAVY ? "heavy" : "philly",

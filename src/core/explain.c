@@ -68,7 +68,7 @@ caps_init(explain_caps *k, const mx_snapshot *s, const mx_options *o, const mx_p
 	int			i;
 
 	k->ok = 0;
-	if (mx_capacity_init(&k->run, s, o->overrun_s, o->overrun_factor) < 0)
+	if (mx_capacity_init(&k->run, s, o->overrun_s, mx_overrun_factor(o)) < 0)
 		return -1;
 	k->ok = 1;
 	if (mx_capacity_copy(&k->guarded, &k->run) < 0)

@@ -35,7 +35,7 @@ bound_from_parts(const mx_snapshot *s, const mx_options *o, guard_bound *g)
 	for (int i = 0; i < s->nparts; i++)
 	{
 		const mx_running_part *r = &s->parts[i];
-		double		e = mx_overrun_end(r->expected_end, s->now, o->overrun_s, o->overrun_factor);
+		double		e = mx_overrun_end(r->expected_end, s->now, o->overrun_s, mx_overrun_factor(o));
 
 		if (r->node < 0 || r->node >= s->nnodes || s->nodes[r->node].status != MX_NODE_UP ||
 			!(r->gpus > 0))

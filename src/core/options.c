@@ -111,7 +111,7 @@ const mx_option_spec mx_option_specs[] = {
 	{"fair-share-half-life-s", MX_OPT_REAL, OFF(fair_share_half_life_s), 60, 1e9, "S",
 	"half-life of the owners' usage history (default 86400)"},
 	{"overrun-s", MX_OPT_REAL, OFF(overrun_s), 0, 1e12, "S", "least assumed extra time of a job past its expected end (default 60)"},
-	{"overrun-factor", MX_OPT_REAL, OFF(overrun_factor), 0, 1000, "F",
+	{"overrun-factor", MX_OPT_REAL, OFF(overrun_factor), 0, 100, "F",
 	"a job d seconds past its expected end is assumed to need at least F x d more (default 1; 0: the least time alone)"},
 };
 
@@ -142,4 +142,12 @@ mx_option_set(mx_options *o, const mx_option_spec *spec, const char *value, char
 	else
 		*(double *) field = d;
 	return 0;
+}
+
+double
+mx_overrun_factor(const mx_options *o)
+{
+	if (o->policy != MX_POLICY_MIXDNN || !(o->overrun_factor > 0) || !isfinite(o->overrun_factor))
+		return 0;
+	return o->overrun_factor;
 }

@@ -149,4 +149,12 @@ int			mx_option_set(mx_options *o, const mx_option_spec *spec, const char *value
 						  char *err, size_t errlen);
 
 
+/*
+ * The overrun factor a round of o->policy plans with (overrun.h):
+ * o->overrun_factor for mixdnn; 0 for every other policy, whose schedules
+ * must not move with MixDNN's model, and for a factor that is not a
+ * positive finite number.
+ */
+double		mx_overrun_factor(const mx_options *o);
+
 #endif

@@ -10,7 +10,8 @@
  * expected_end: expected_end while that is ahead of now; past it, now plus
  * the larger of grace_s and factor x the time already overrun (a job that
  * has outlived its estimate by d is assumed to need about factor x d more).
- * An unknown expected_end (NaN) counts as just reached: now + grace_s.
+ * An unknown expected_end (NaN or -inf) counts as just reached: now +
+ * grace_s.
  */
 double		mx_overrun_end(double expected_end, double now, double grace_s, double factor);
 

@@ -496,11 +496,8 @@ plan_other_policy(const mx_snapshot *s, const mx_options *o, mx_plan *out, doubl
 		out->solve_ms = mx_wall_ms() - t0;
 		return 0;
 	}
-	/*
-	 * The baselines keep the fixed grace: the overrun factor is MixDNN's
-	 * model, and a comparator's schedule must not move with it.
-	 */
-	if (mx_capacity_init(&cap, s, o->overrun_s, 0) < 0)
+	/* mx_overrun_factor: 0 here, the baselines keep the fixed grace */
+	if (mx_capacity_init(&cap, s, o->overrun_s, mx_overrun_factor(o)) < 0)
 		return -1;
 	set_solver(out, mx_policy_name(o->policy));
 	mx_baseline_plan(s, o, &cap, out);
@@ -538,7 +535,7 @@ mx_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out)
 		mx_plan_free(out);
 		return -1;
 	}
-	if (mx_capacity_init(&rs.cap, s, rs.o.overrun_s, rs.o.overrun_factor) < 0)
+	if (mx_capacity_init(&rs.cap, s, rs.o.overrun_s, mx_overrun_factor(&rs.o)) < 0)
 	{
 		mx_plan_free(out);
 		return -1;

@@ -83,7 +83,7 @@ state_init(reason_state *rs)
 {
 	const mx_snapshot *s = rs->s;
 
-	if (mx_capacity_init(&rs->reserved, s, rs->o->overrun_s, rs->o->overrun_factor) < 0)
+	if (mx_capacity_init(&rs->reserved, s, rs->o->overrun_s, mx_overrun_factor(rs->o)) < 0)
 		return -1;
 	rs->ncaps = 1;
 	rs->idle = malloc((size_t) (s->ntypes > 0 ? s->ntypes : 1) * sizeof(int));

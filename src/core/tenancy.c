@@ -269,7 +269,7 @@ usage_at(const tenancy_round *t, const mx_plan *p, const int *acc, int nacc, int
 	for (i = 0; i < s->nparts; i++)
 	{
 		const mx_running_part *rp = &s->parts[i];
-		double		end = mx_overrun_end(rp->expected_end, s->now, t->o->overrun_s, t->o->overrun_factor);
+		double		end = mx_overrun_end(rp->expected_end, s->now, t->o->overrun_s, mx_overrun_factor(t->o));
 		int			k;
 
 		if (owner_of(s, rp->owner) != ow || rp->node < 0 || rp->node >= s->nnodes || !(end > at + START_EPS))

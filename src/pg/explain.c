@@ -111,11 +111,14 @@ emit_candidate(const mx_preview *pv, ReturnSetInfo *rsinfo, const mx_candidate *
 		v[2] = Float8GetDatum(c->utility);
 		v[3] = IntervalPGetDatum(seconds_interval(c->runtime));
 	}
-	n[4] = n[5] = !isfinite(c->start);
-	if (isfinite(c->start))
 	{
-		v[4] = TimestampTzGetDatum(mx_epoch_to_ts(c->start));
-		v[5] = TimestampTzGetDatum(mx_epoch_to_ts(c->start + c->runtime));
+		TimestampTz from,
+					to;
+
+		/* a start beyond timestamptz's range (a far overrun) is shown as unknown */
+		n[4] = n[5] = !(mx_epoch_to_ts_ok(c->start, &from) && mx_epoch_to_ts_ok(c->start + c->runtime, &to));
+		v[4] = n[4] ? (Datum) 0 : TimestampTzGetDatum(from);
+		v[5] = n[5] ? (Datum) 0 : TimestampTzGetDatum(to);
 	}
 	n[6] = !isfinite(c->value);
 	v[6] = Float8GetDatum(c->value);

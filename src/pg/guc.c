@@ -241,7 +241,7 @@ define_model_gucs(const mx_options *d)
 	DefineCustomRealVariable("mixdnn.overrun_factor",
 							 "A job d seconds past its planned end is assumed to hold its GPUs at least this times d longer.",
 							 "0 assumes mixdnn.overrun_grace alone.",
-							 &mx_guc_overrun_factor, d->overrun_factor, 0.0, 1000.0,
+							 &mx_guc_overrun_factor, d->overrun_factor, 0.0, 100.0,
 							 PGC_SUSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("mixdnn.aging",

@@ -215,7 +215,7 @@ fx_random(mx_snapshot *s, uint64_t seed, int nnodes, int njobs)
 		{
 			int			g = fx_int(1, s->nodes[n].gpus);
 
-			fx_part(s, 100000 + i, n, g, NOW + fx_int(-100, 7200));
+			fx_part(s, 100000 + i, n, g, NOW + fx_int(-3000, 7200));	/* a third overdue, by up to 50 min */
 			if (g < s->nodes[n].gpus && fx_int(0, 1))
 				fx_part(s, 200000 + i, n, fx_int(1, s->nodes[n].gpus - g), NOW + fx_int(1, 3600));
 		}

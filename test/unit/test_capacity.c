@@ -2,6 +2,7 @@
 #include "unit.h"
 #include "fixtures.h"
 #include "capacity.h"
+#include "options.h"
 #include "overrun.h"
 
 static void
@@ -260,6 +261,19 @@ test_overrun(void)
 	CHECK(mx_overrun_end(NOW - 600, NOW, 60, 0) == NOW + 60, "factor 0: the grace alone");
 	CHECK(mx_overrun_end(NAN, NOW, 60, 1) == NOW + 60, "no expected end: the grace");
 	CHECK(mx_overrun_end(NOW, NOW, 60, 1) == NOW + 60, "at the expected end: the grace");
+	CHECK(mx_overrun_end(-INFINITY, NOW, 60, 1) == NOW + 60, "an end of -infinity: the grace");
+	CHECK(mx_overrun_end(NOW - 600, NOW, 60, NAN) == NOW + 60, "a NaN factor: the grace");
+	{
+		mx_options	o;
+
+		mx_options_default(&o);
+		CHECK(mx_overrun_factor(&o) == 1, "mixdnn plans with overrun_factor (default 1)");
+		o.overrun_factor = INFINITY;
+		CHECK(mx_overrun_factor(&o) == 0, "an infinite factor counts as 0");
+		o.overrun_factor = 2;
+		o.policy = MX_POLICY_BACKFILL;
+		CHECK(mx_overrun_factor(&o) == 0, "the baselines plan with 0");
+	}
 
 	fx_init(&s, NOW);
 	a = fx_type(&s, "v100", 2.0);

@@ -565,10 +565,37 @@ test_random_invariant(void)
 	CHECK(nondet == 0, "deterministic");
 }
 
+/* The guards' bound T counts an overdue part by the overrun rule (overrun.h). */
+static void
+test_guard_overdue(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	unsigned char g[1];
+	int			t,
+				n0;
+
+	fx_init(&s, NOW);
+	mx_options_default(&o);
+	o.critical_wait = 0;
+	t = fx_type(&s, "v100", 1.0);
+	n0 = fx_node(&s, "n0", t, 4, MX_NODE_UP);
+	fx_node(&s, "n1", t, 4, MX_NODE_UP);
+	fx_part(&s, 1, n0, 4, NOW - 100000);
+	fx_hard(&s, 10, t, 4, 3600);
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[0] == MX_GUARD_NONE,
+		  "a part 100000 s overdue: T = now + 100000 s, a 1 h job is not critical (guard %d)", g[0]);
+	o.overrun_factor = 0;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[0] != MX_GUARD_NONE,
+		  "overrun_factor 0: T = now + 1 h, the job is critical (guard %d)", g[0]);
+	mx_snapshot_free(&s);
+}
+
 int
 main(void)
 {
 	test_weight();
+	test_guard_overdue();
 	test_choices();
 	test_order_and_ties();
 	test_guard_critical();

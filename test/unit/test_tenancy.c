@@ -456,10 +456,58 @@ test_quota_backfill(void)
 	CHECK(unplannable == 0, "no job is unplannable for what its owner holds now (%d)", unplannable);
 }
 
+/*
+ * Quotas count an owner's overdue part by the planner's overrun rule
+ * (overrun.h): a 1000 s overdue 4-GPU job of a (quota 4) keeps a's next
+ * job off the GPUs another job frees at +300. The baselines keep the
+ * fixed grace whatever the factor (mx_overrun_factor).
+ */
+static void
+test_quota_overdue(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			t,
+				n0,
+				n1;
+
+	fx_init(&s, NOW);
+	mx_options_default(&o);
+	t = fx_type(&s, "v100", 1.0);
+	n0 = fx_node(&s, "n0", t, 4, MX_NODE_UP);
+	n1 = fx_node(&s, "n1", t, 4, MX_NODE_UP);
+	fx_owner(&s, "a", 1);
+	fx_owner(&s, "b", 1);
+	s.owners[0].quota_all = 4;
+	fx_part(&s, 1, n0, 4, NOW - 1000);
+	s.parts[0].owner = 0;
+	fx_part(&s, 2, n1, 4, NOW + 300);
+	s.parts[1].owner = 1;
+	fx_hard(&s, 10, t, 4, 100)->owner = 0;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && p.a[0].status != MX_PLANNED,
+		  "mixdnn: a's job is not planned at +300 beside its job 1000 s overdue (status %d, +%.0f)",
+		  p.a[0].status, p.a[0].start - NOW);
+	mx_plan_free(&p);
+	o.policy = MX_POLICY_BACKFILL;
+	s.nodes[n1].status = MX_NODE_DOWN;
+	for (int f = 0; f <= 1; f++)
+	{
+		o.overrun_factor = f;
+		CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_PLANNED &&
+			  p.a[0].start == NOW + o.overrun_s,
+			  "backfill, overrun_factor %d: planned at now + grace (status %d, %s)", f, p.a[0].status,
+			  p.a[0].reason);
+		mx_plan_free(&p);
+	}
+	mx_snapshot_free(&s);
+}
+
 int
 main(void)
 {
 	test_quota();
+	test_quota_overdue();
 	test_quota_later();
 	test_borrower_yields();
 	test_fair_share_order();

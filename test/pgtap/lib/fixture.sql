@@ -64,8 +64,9 @@ CREATE FUNCTION pg_temp.jid(n text) RETURNS bigint
 -- of the planned jobs overlapping that instant plus the GPUs held on up
 -- nodes by launching/running jobs still expected to hold them then must not
 -- exceed the type's GPUs on up nodes. A held GPU counts until its job's
--- planned_end, or until now + mixdnn.overrun_grace when that has passed (the
--- planner's documented overrun rule). Returns the violations (none = OK).
+-- planned_end; past it, until now + the larger of mixdnn.overrun_grace and
+-- mixdnn.overrun_factor x the time past it (the planner's documented overrun
+-- rule, docs/model.md). Returns the violations (none = OK).
 CREATE FUNCTION pg_temp.plan_overbooking()
 	RETURNS TABLE (gpu_type text, at timestamptz, used bigint, capacity bigint)
 	LANGUAGE sql AS $$
@@ -78,7 +79,9 @@ CREATE FUNCTION pg_temp.plan_overbooking()
 		UNION ALL
 		SELECT n.gpu_type, count(*), mixdnn.now(),
 			   CASE WHEN j.planned_end > mixdnn.now() THEN j.planned_end
-					ELSE mixdnn.now() + current_setting('mixdnn.overrun_grace')::interval END
+					ELSE mixdnn.now() + greatest(current_setting('mixdnn.overrun_grace')::interval,
+						current_setting('mixdnn.overrun_factor')::float8
+						* (mixdnn.now() - coalesce(j.planned_end, mixdnn.now()))) END
 		FROM mixdnn.gpu_holds h
 		JOIN mixdnn.gpu_nodes n ON n.node = h.node AND n.status = 'up'
 		JOIN mixdnn.jobs j ON j.job_id = h.job_id
@@ -103,7 +106,9 @@ CREATE FUNCTION pg_temp.plan_peak(typ text) RETURNS bigint
 		UNION ALL
 		SELECT n.gpu_type, count(*), mixdnn.now(),
 			   CASE WHEN j.planned_end > mixdnn.now() THEN j.planned_end
-					ELSE mixdnn.now() + current_setting('mixdnn.overrun_grace')::interval END
+					ELSE mixdnn.now() + greatest(current_setting('mixdnn.overrun_grace')::interval,
+						current_setting('mixdnn.overrun_factor')::float8
+						* (mixdnn.now() - coalesce(j.planned_end, mixdnn.now()))) END
 		FROM mixdnn.gpu_holds h
 		JOIN mixdnn.gpu_nodes n ON n.node = h.node AND n.status = 'up'
 		JOIN mixdnn.jobs j ON j.job_id = h.job_id
