@@ -329,7 +329,7 @@ def sec_setup(R, w):
       "round every simulated minute while a job overruns; on the Gavel traces (up to 479 days) that "
       "is about 10^5 rounds per run (mixdnn assumes an overdue job needs as long again as it has "
       "overrun, docs/model.md \"The overrun rule\", and has a few thousand). Hence fewer seeds and "
-      "one log-normal model for Gavel, and "
+      "one log-normal model for Gavel (kept since, so that the comparators' runs stay comparable), and "
       "`static` (strict FIFO; the best comparator in %d of the %d cell metrics where it ran) only "
       "with estimates that never overrun." % (nbest, ncell))
     w("")

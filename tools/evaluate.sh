@@ -17,8 +17,9 @@
 # round every simulated minute while a job overruns. On the Gavel traces
 # (up to 479 days) that is 10^5 rounds per run (mixdnn, which assumes an
 # overdue job needs as long again as it has overrun, has a few thousand);
-# they get 3 seeds and one log-normal model, and static (strict FIFO, never
-# the best comparator) runs only with estimates that never overrun (exact,
+# they get 3 seeds and one log-normal model (kept since, so that earlier
+# comparator runs can be reused), and static (strict FIFO, never the best
+# comparator) runs only with estimates that never overrun (exact,
 # overestimate).
 #
 # Environment: MIXDNN_DATA (default ../shared/data), EVAL_DIR (default
