@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "fairshare.h"
+#include "overrun.h"
 
 static int
 owner_of(const mx_snapshot *s, int owner)
@@ -55,13 +56,14 @@ mx_tenancy_factors(const mx_snapshot *s, const mx_options *o,
 			active[s->parts[i].owner] = 1;
 	/*
 	 * GPUs held now count until their expected end (at most one
-	 * half-life): usage already granted, so a burst weighs at once.
+	 * half-life): usage already granted, so a burst weighs at once. Past
+	 * that end, until the end the planner assumes (the overrun rule).
 	 */
 	for (i = 0; i < s->nparts; i++)
 	{
 		const mx_running_part *rp = &s->parts[i];
 		int			ow = owner_of(s, rp->owner);
-		double		left = rp->expected_end - s->now;
+		double		left = mx_overrun_end(rp->expected_end, s->now, o->overrun_s, mx_overrun_factor(o)) - s->now;
 
 		if (!(left > 0))
 			left = 0;

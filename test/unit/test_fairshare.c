@@ -49,6 +49,10 @@ test_factors(void)
 	s.parts[0].owner = 1;
 	CHECK(mx_tenancy_factors(&s, &o, f, e, u) == 0, "factors with a part");
 	CHECK_NEAR(u[1], 200.0 / 500.0, 1e-12, "b: 100 + 2 GPUs x 50 s left");
+	/* an overdue part counts until the end the planner assumes (overrun.h) */
+	s.parts[0].expected_end = NOW - 150;
+	CHECK(mx_tenancy_factors(&s, &o, f, e, u) == 0, "factors with an overdue part");
+	CHECK_NEAR(u[1], 400.0 / 700.0, 1e-12, "b: 100 + 2 GPUs x 150 s more (150 s overdue, overrun_factor 1)");
 	mx_snapshot_free(&s);
 }
 
