@@ -11,7 +11,8 @@
  * the larger of grace_s and factor x the time already overrun (a job that
  * has outlived its estimate by d is assumed to need about factor x d more).
  * An unknown expected_end (NaN or -inf) counts as just reached: now +
- * grace_s.
+ * grace_s. A grace or factor that is not a positive finite number counts
+ * as 0.
  */
 double		mx_overrun_end(double expected_end, double now, double grace_s, double factor);
 

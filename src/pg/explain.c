@@ -115,8 +115,9 @@ emit_candidate(const mx_preview *pv, ReturnSetInfo *rsinfo, const mx_candidate *
 		TimestampTz from,
 					to;
 
-		/* a start beyond timestamptz's range (a far overrun) is shown as unknown */
-		n[4] = n[5] = !(mx_epoch_to_ts_ok(c->start, &from) && mx_epoch_to_ts_ok(c->start + c->runtime, &to));
+		/* a time beyond timestamptz's range (a far overrun) is shown as unknown */
+		n[4] = !mx_epoch_to_ts_ok(c->start, &from);
+		n[5] = !mx_epoch_to_ts_ok(c->start + c->runtime, &to);
 		v[4] = n[4] ? (Datum) 0 : TimestampTzGetDatum(from);
 		v[5] = n[5] ? (Datum) 0 : TimestampTzGetDatum(to);
 	}

@@ -263,6 +263,8 @@ test_overrun(void)
 	CHECK(mx_overrun_end(NOW, NOW, 60, 1) == NOW + 60, "at the expected end: the grace");
 	CHECK(mx_overrun_end(-INFINITY, NOW, 60, 1) == NOW + 60, "an end of -infinity: the grace");
 	CHECK(mx_overrun_end(NOW - 600, NOW, 60, NAN) == NOW + 60, "a NaN factor: the grace");
+	CHECK(mx_overrun_end(NOW - 600, NOW, -5, 0) == NOW, "a negative grace counts as 0");
+	CHECK(mx_overrun_end(NOW - 600, NOW, NAN, 0.5) == NOW + 300, "a NaN grace counts as 0");
 	{
 		mx_options	o;
 

@@ -66,7 +66,8 @@ CREATE FUNCTION pg_temp.jid(n text) RETURNS bigint
 -- exceed the type's GPUs on up nodes. A held GPU counts until its job's
 -- planned_end; past it, until now + the larger of mixdnn.overrun_grace and
 -- mixdnn.overrun_factor x the time past it (the planner's documented overrun
--- rule, docs/model.md). Returns the violations (none = OK).
+-- rule, docs/model.md; the factor is 0 for the baselines). Returns the
+-- violations (none = OK).
 CREATE FUNCTION pg_temp.plan_overbooking()
 	RETURNS TABLE (gpu_type text, at timestamptz, used bigint, capacity bigint)
 	LANGUAGE sql AS $$
@@ -81,6 +82,7 @@ CREATE FUNCTION pg_temp.plan_overbooking()
 			   CASE WHEN j.planned_end > mixdnn.now() THEN j.planned_end
 					ELSE mixdnn.now() + greatest(current_setting('mixdnn.overrun_grace')::interval,
 						current_setting('mixdnn.overrun_factor')::float8
+						* (current_setting('mixdnn.policy') = 'mixdnn')::int
 						* (mixdnn.now() - coalesce(j.planned_end, mixdnn.now()))) END
 		FROM mixdnn.gpu_holds h
 		JOIN mixdnn.gpu_nodes n ON n.node = h.node AND n.status = 'up'
@@ -108,6 +110,7 @@ CREATE FUNCTION pg_temp.plan_peak(typ text) RETURNS bigint
 			   CASE WHEN j.planned_end > mixdnn.now() THEN j.planned_end
 					ELSE mixdnn.now() + greatest(current_setting('mixdnn.overrun_grace')::interval,
 						current_setting('mixdnn.overrun_factor')::float8
+						* (current_setting('mixdnn.policy') = 'mixdnn')::int
 						* (mixdnn.now() - coalesce(j.planned_end, mixdnn.now()))) END
 		FROM mixdnn.gpu_holds h
 		JOIN mixdnn.gpu_nodes n ON n.node = h.node AND n.status = 'up'
