@@ -241,7 +241,7 @@ mx_capacity_init(mx_capacity *c, const mx_snapshot *s, double overrun_s, double 
 	b.s = s;
 	b.now = s->now;
 	b.overrun_s = overrun_s < 0 || !isfinite(overrun_s) ? 0 : overrun_s;
-	b.overrun_factor = overrun_factor > 0 && isfinite(overrun_factor) ? overrun_factor : 0;
+	b.overrun_factor = overrun_factor;	/* mx_overrun_end cleans it */
 	c->ntypes = s->ntypes;
 	n = s->ntypes > 0 ? s->ntypes : 1;
 	c->nsteps = calloc(n, sizeof(int));

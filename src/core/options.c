@@ -147,7 +147,5 @@ mx_option_set(mx_options *o, const mx_option_spec *spec, const char *value, char
 double
 mx_overrun_factor(const mx_options *o)
 {
-	if (o->policy != MX_POLICY_MIXDNN || !(o->overrun_factor > 0) || !isfinite(o->overrun_factor))
-		return 0;
-	return o->overrun_factor;
+	return o->policy == MX_POLICY_MIXDNN ? o->overrun_factor : 0;
 }

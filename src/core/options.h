@@ -152,8 +152,8 @@ int			mx_option_set(mx_options *o, const mx_option_spec *spec, const char *value
 /*
  * The overrun factor a round of o->policy plans with (overrun.h):
  * o->overrun_factor for mixdnn; 0 for every other policy, whose schedules
- * must not move with MixDNN's model, and for a factor that is not a
- * positive finite number.
+ * must not move with MixDNN's model. mx_overrun_end treats a factor that
+ * is not a positive finite number as 0.
  */
 double		mx_overrun_factor(const mx_options *o);
 

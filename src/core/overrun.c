@@ -23,6 +23,6 @@ mx_overrun_end(double expected_end, double now, double grace_s, double factor)
 		return expected_end;
 	if (!(grace_s > 0) || !isfinite(grace_s))
 		grace_s = 0;
-	rest = !isfinite(expected_end) || !(factor > 0) ? 0 : factor * (now - expected_end);
+	rest = !isfinite(expected_end) || !(factor > 0) || !isfinite(factor) ? 0 : factor * (now - expected_end);
 	return now + (rest > grace_s ? rest : grace_s);
 }
