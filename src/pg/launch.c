@@ -215,7 +215,7 @@ place_due_job(mx_snapshot *cluster, mx_launch_quota *quota, int i, HeapTuple t, 
 }
 
 int
-mx_launch_due(int *unplaced_out)
+mx_launch_due(int *unplaced_out, bool all_or_none)
 {
 	mx_saved_user saved;
 	MemoryContext cxt,
@@ -246,10 +246,21 @@ mx_launch_due(int *unplaced_out)
 		if (!place_due_job(&cluster, &quota, (int) i, due->vals[i], due->tupdesc, now, &b))
 			unplaced++;
 
-	if (b.job_id.n > 0)
-		write_batch(&b, now);
-	launched = b.job_id.n;
-	log_launches(&b, now, unplaced);
+	if (all_or_none && unplaced > 0)
+	{
+		ereport(LOG,
+				(errmsg("mixdnn could not launch %d of %d due job(s) at %s: their GPUs are still held or their owners' quotas do not allow them; a round re-plans before any of them starts",
+						unplaced, (int) ndue, timestamptz_to_str(now)),
+				 errhidestmt(true)));
+		launched = 0;
+	}
+	else
+	{
+		if (b.job_id.n > 0)
+			write_batch(&b, now);
+		launched = b.job_id.n;
+		log_launches(&b, now, unplaced);
+	}
 
 	SPI_finish();
 	mx_restore_user(&saved);

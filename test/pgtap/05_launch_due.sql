@@ -12,7 +12,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(36);
+SELECT plan(41);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4);
@@ -63,8 +63,10 @@ SELECT is(mixdnn.launch_due(), 1, 'after a completes, b launches');
 SELECT is((SELECT count(*) FROM mixdnn.gpu_holds WHERE job_id = pg_temp.jid('b')), 2::bigint, 'b holds its 2 GPUs');
 
 -- Double booking: c (4 GPUs, 1h) and d (4 GPUs, 30 min) both due now on a
--- 4-GPU node. launch_due takes due jobs by planned_start, job_id,
--- so it starts c and must re-plan d for c's expected end.
+-- 4-GPU node. launch_due places due jobs by planned_start, job_id, finds
+-- that d cannot start beside c, and so starts neither from that stale
+-- plan: a due round re-plans both first, then the one it plans for now
+-- starts and the other is planned for its expected end.
 UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'b';
 :commit
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('c', 'hard', 'v100', 4, '1h');
@@ -81,18 +83,21 @@ SELECT is((SELECT count(*) FROM mixdnn.jobs WHERE name IN ('c', 'd') AND planned
 UPDATE r0 SET last = (SELECT max(round_id) FROM mixdnn.rounds);
 SELECT is(mixdnn.launch_due(), 1, 'launch_due starts only one of them');
 SELECT is((SELECT count(*) FROM mixdnn.gpu_holds), 4::bigint, '4 GPUs are held, none twice');
-SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'c'), 'launching', 'c (first by job_id) is launching');
-SELECT results_eq($$SELECT status, planned_start FROM mixdnn.jobs WHERE name = 'd'$$,
-	$$SELECT 'planned'::text, planned_end FROM mixdnn.jobs WHERE name = 'c'$$,
-	'd is re-planned for when c is expected to end');
+SELECT is((SELECT count(*) FROM mixdnn.jobs WHERE name IN ('c', 'd') AND status = 'launching'), 1::bigint,
+	'one of c, d is launching');
+SELECT results_eq($$SELECT status, planned_start FROM mixdnn.jobs WHERE name IN ('c', 'd') AND status <> 'launching'$$,
+	$$SELECT 'planned'::text, planned_end FROM mixdnn.jobs WHERE name IN ('c', 'd') AND status = 'launching'$$,
+	'the other is re-planned for when the launched one is expected to end');
 SELECT results_eq($$SELECT event, waiting, running FROM mixdnn.rounds WHERE round_id > (SELECT last FROM r0)$$,
-	$$VALUES ('due', 1, 1)$$,
-	'the due round saw the launch it followed: 1 waiting job (d), 1 running job (c)');
+	$$VALUES ('due', 2, 0)$$,
+	'the due round ran before any launch: 2 waiting jobs (c, d), none running');
+SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'd'), mixdnn.now(),
+	'the new plan starts d (the shorter) now, not c, first by job_id in the stale plan');
 SELECT is_empty($$SELECT * FROM pg_temp.plan_overbooking()$$, 'the plans after launch_due respect capacity');
 SELECT is(mixdnn.launch_due(), 0, 'a second launch_due at the same instant starts nothing');
 SELECT is((SELECT count(*) FROM mixdnn.gpu_holds), 4::bigint, 'still 4 GPUs held');
-SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'd'), (SELECT planned_end FROM mixdnn.jobs WHERE name = 'c'),
-	'after the second launch_due d is still planned for c''s end');
+SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'c'), (SELECT planned_end FROM mixdnn.jobs WHERE name = 'd'),
+	'after the second launch_due c is still planned for d''s end');
 
 -- The gpu_holds primary key refuses a second hold of a GPU, and the foreign
 -- key a hold of a GPU that does not exist.
@@ -108,7 +113,7 @@ SELECT throws_ok($$INSERT INTO mixdnn.gpu_holds (node, gpu_index, job_id)
 -- due with only 4 of its 6 GPUs free, and launch_due must not start it.
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n2', 'v100', 4);
 :commit
-SELECT is(mixdnn.launch_due(), 1, 'd starts at once on the new node n2');
+SELECT is(mixdnn.launch_due(), 1, 'c starts at once on the new node n2');
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n3', 'v100', 4);
 :commit
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('g', 'hard', 'v100', 6, '1h');
@@ -126,6 +131,21 @@ SELECT is((SELECT count(*) FROM mixdnn.gpu_holds WHERE job_id = pg_temp.jid('g')
 SELECT is((SELECT count(*) FROM mixdnn.job_parts WHERE job_id = pg_temp.jid('g')), 0::bigint, '... and has no part');
 SELECT ok((SELECT status = 'planned' AND planned_start > mixdnn.now() FROM mixdnn.jobs WHERE name = 'g'),
 	'g is re-planned for later');
+
+-- A stale plan with one due job that fits (h, 2 GPUs on n3) and one that
+-- does not (g again): h starts, but only from the plan the due round made.
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('h', 'hard', 'v100', 2, '10 min');
+:commit
+UPDATE mixdnn.jobs SET planned_start = mixdnn.now(), planned_end = mixdnn.now() + duration WHERE name IN ('g', 'h');
+:commit
+UPDATE r0 SET last = (SELECT max(round_id) FROM mixdnn.rounds);
+SELECT is(mixdnn.launch_due(), 1, 'of g and h, due together, h starts');
+SELECT results_eq($$SELECT event, waiting, running FROM mixdnn.rounds WHERE round_id > (SELECT last FROM r0)$$,
+	$$VALUES ('due', 2, 2)$$,
+	'after the due round that re-planned both (2 waiting, c and d running), not before it');
+SELECT is((SELECT count(*) FROM mixdnn.gpu_holds WHERE job_id = pg_temp.jid('h')), 2::bigint, 'h holds its 2 GPUs');
+SELECT ok((SELECT status = 'planned' AND planned_start > mixdnn.now() FROM mixdnn.jobs WHERE name = 'g'),
+	'g is planned for later again');
 
 SELECT * FROM finish();
 ROLLBACK;

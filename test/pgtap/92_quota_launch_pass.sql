@@ -1,8 +1,8 @@
 -- 92_quota_launch_pass.sql — one mixdnn.launch_due() pass under GPU quotas
 -- (src/pg/launch_quota.c): due jobs of owners with and without quotas in
 -- one pass, each matched to its owner; a refused job is not due again; a
--- job that cannot be placed is not counted against its owner's quota; a
--- job overrunning on a draining node still counts. (From an independent
+-- job that cannot be placed does not keep another from launching; a job
+-- overrunning on a draining node still counts. (From an independent
 -- review of the launch-time check; 91_quota_at_launch has the rest.)
 --
 -- Mode: deferred round triggers; ":commit" (lib/fixture.sql) after each
@@ -43,8 +43,12 @@ UPDATE r0 SET last = (SELECT max(round_id) FROM mixdnn.rounds);
 SELECT is(mixdnn.launch_due(), 0, 'a second launch_due at once launches nothing');
 SELECT is((SELECT count(*) FROM mixdnn.rounds WHERE round_id > (SELECT last FROM r0)), 0::bigint, '... and runs no round: a refused job is not due again');
 
--- A due job that cannot be placed is not charged: alice's quota on k80 is
--- 2; a3 (2 k80s) cannot be placed (bob holds 3 of the 4), a4 (1 k80) can.
+-- A due job that cannot be placed holds nothing back for good: alice's
+-- quota on k80 is 2; a3 (2 k80s) cannot be placed (bob holds 3 of the 4),
+-- a4 (1 k80) can. Since a stale plan starts nothing (docs/design.md, "A
+-- round", step 6) the due round re-plans a3 first, so a4 launches in a
+-- pass where a3 is no longer due; the pass that does not charge an
+-- unplaced job is the one after a re-plan that still left one behind.
 INSERT INTO mixdnn.quotas (role, gpu_type, max_gpus) VALUES ('tap92_alice', 'k80', 2);
 :commit
 SELECT pg_temp.submit('tap92_bob', 'bk', 'k80', 3, '1h');
@@ -54,7 +58,7 @@ SELECT pg_temp.submit('tap92_alice', 'a3', 'k80', 2, '1h');
 SELECT pg_temp.submit('tap92_alice', 'a4', 'k80', 1, '1h');
 :commit
 SELECT pg_temp.due_now('a3', 'a4');
-SELECT is(mixdnn.launch_due(), 1, 'a3 cannot be placed (1 k80 free), a4 can, and is not charged for a3');
+SELECT is(mixdnn.launch_due(), 1, 'a3 cannot be placed (1 k80 free), a4 can: after the re-plan a4 launches');
 SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'a4'), 'launching', 'the smaller job a4 launched');
 
 -- Overrun on a node that is now draining: still counted by both.
