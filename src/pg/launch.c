@@ -177,16 +177,21 @@ place_due_job(mx_snapshot *cluster, mx_launch_quota *quota, int i, HeapTuple t, 
 	int			gpus = DatumGetInt32(SPI_getbinval(t, desc, 4, &isnull));
 	Interval   *runtime = DatumGetIntervalP(SPI_getbinval(t, desc, 5, &isnull));
 	int			type = mx_type_index(cluster, type_name);
-	mx_part		parts[MX_MAX_NODE_GPUS];
+	mx_part    *parts;
 	int			nparts,
 				p,
 				g;
 
 	if (type < 0 || !mx_launch_quota_allows(quota, i, type, gpus))
 		return false;
-	nparts = mx_place(cluster->nodes, cluster->nnodes, type, gpus, parts, lengthof(parts));
+	/* a gang may span every node: at most one part per node */
+	parts = palloc(sizeof(mx_part) * Max(cluster->nnodes, 1));
+	nparts = mx_place(cluster->nodes, cluster->nnodes, type, gpus, parts, cluster->nnodes);
 	if (nparts == 0)
+	{
+		pfree(parts);
 		return false;
+	}
 	mx_place_commit(cluster->nodes, parts, nparts);
 	mx_launch_quota_take(quota, i, parts[0].node, gpus);
 
@@ -211,6 +216,7 @@ place_due_job(mx_snapshot *cluster, mx_launch_quota *quota, int i, HeapTuple t, 
 				mx_column_push(&b->hold_job, Int64GetDatum(job_id), false);
 			}
 	}
+	pfree(parts);
 	return true;
 }
 

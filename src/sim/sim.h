@@ -33,8 +33,6 @@ typedef enum sim_job_state
 	SJ_UNFINISHED				/* still waiting when the simulation stalled */
 } sim_job_state;
 
-#define SIM_MAX_PARTS 64
-
 typedef struct sim_job
 {
 	/* from the trace */
@@ -56,7 +54,7 @@ typedef struct sim_job
 	double		first_planned_start;	/* first round's planned start (NAN if none) */
 	int			replans;		/* rounds in which it waited */
 	int			nparts;
-	mx_part		parts[SIM_MAX_PARTS];
+	mx_part    *parts;			/* nparts, allocated at its start: a gang may span every node */
 	char		reason[MX_REASON_LEN];
 } sim_job;
 

@@ -398,6 +398,10 @@ sim_load_trace(sim_world *w, const char *path, char *err, size_t errlen)
 void
 sim_world_free(sim_world *w)
 {
+	int			i;
+
+	for (i = 0; i < w->njobs; i++)
+		free(w->jobs[i].parts);
 	mx_snapshot_free(&w->cluster);
 	free(w->jobs);
 	free(w->owners);

@@ -53,11 +53,35 @@ state_name(sim_job_state s)
 	return "unfinished";
 }
 
+/* The nodes column, node:gpus parts joined by '|': one part per node of a gang, however many. */
+static void
+parts_field(FILE *f, const sim_world *w, const sim_job *j)
+{
+	size_t		len = 1,
+				off = 0;
+	char	   *s;
+	int			k;
+
+	for (k = 0; k < j->nparts; k++)
+		len += strlen(w->cluster.nodes[j->parts[k].node].name) + 14;
+	s = malloc(len);
+	if (s == NULL)
+	{
+		fputs("?", f);			/* the CSV stays well formed */
+		return;
+	}
+	s[0] = '\0';
+	for (k = 0; k < j->nparts; k++)
+		off += snprintf(s + off, len - off, "%s%s:%d", k ? "|" : "",
+						w->cluster.nodes[j->parts[k].node].name, j->parts[k].gpus);
+	csv_field(f, s);
+	free(s);
+}
+
 void
 sim_write_jobs_csv(const sim_world *w, FILE *f)
 {
-	int			i,
-				k;
+	int			i;
 
 	fprintf(f, "name,job_id,submit_s,start_s,finish_s,gpu_type,gpus,wait_s,jct_s,runtime_s,utility,"
 			"model,model_class,ref_type,ref_gpus,min_gpus,max_gpus,duration_s,first_planned_start_s,"
@@ -66,8 +90,6 @@ sim_write_jobs_csv(const sim_world *w, FILE *f)
 	{
 		const sim_job *j = &w->jobs[i];
 		int			ran = j->state == SJ_DONE;
-		char		nodes[1024];
-		size_t		off = 0;
 
 		csv_field(f, j->name);
 		fprintf(f, ",%lld,", (long long) j->job.job_id);
@@ -106,11 +128,8 @@ sim_write_jobs_csv(const sim_world *w, FILE *f)
 		fputc(',', f);
 		csv_num(f, j->first_planned_start);
 		fprintf(f, ",%d,", j->replans);
-		nodes[0] = '\0';
-		for (k = 0; ran && k < j->nparts && off < sizeof(nodes) - 80; k++)
-			off += snprintf(nodes + off, sizeof(nodes) - off, "%s%s:%d", k ? "|" : "",
-							w->cluster.nodes[j->parts[k].node].name, j->parts[k].gpus);
-		csv_field(f, nodes);
+		if (ran)
+			parts_field(f, w, j);
 		fprintf(f, ",%s,", state_name(j->state));
 		csv_field(f, ran ? "" : j->reason);
 		fputc(',', f);

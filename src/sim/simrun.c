@@ -106,6 +106,7 @@ typedef struct sim_state
 	sim_result *r;
 	mx_node    *nodes;			/* the cluster's nodes with their busy masks */
 	mx_running_part *parts;		/* a round's running parts */
+	mx_part    *place;			/* one job's placement: at most one part per node */
 	mx_job	   *sjobs;			/* a round's waiting jobs */
 	int		   *sjob_of;		/* snapshot job -> world job */
 	int		   *running;		/* world jobs that run */
@@ -140,12 +141,13 @@ state_alloc(sim_state *st)
 	for (i = 0; i < w->cluster.nnodes; i++)
 		nparts_max += w->cluster.nodes[i].gpus;
 	st->parts = malloc((size_t) (nparts_max + 1) * sizeof(mx_running_part));
+	st->place = malloc((size_t) (w->cluster.nnodes + 1) * sizeof(mx_part));
 	if (w->nowners > 0)
 	{
 		st->waiting_of = calloc((size_t) w->nowners, sizeof(int));
 		st->round_owners = malloc((size_t) w->nowners * sizeof(mx_owner));
 	}
-	if (!st->nodes || !st->running || !st->sjobs || !st->sjob_of || !st->launches || !st->parts ||
+	if (!st->nodes || !st->running || !st->sjobs || !st->sjob_of || !st->launches || !st->parts || !st->place ||
 		(w->nowners > 0 && (!st->waiting_of || !st->round_owners)))
 		return -1;
 	memcpy(st->nodes, w->cluster.nodes, (size_t) w->cluster.nnodes * sizeof(mx_node));
@@ -163,6 +165,7 @@ state_free(sim_state *st)
 {
 	free(st->nodes);
 	free(st->parts);
+	free(st->place);
 	free(st->sjobs);
 	free(st->sjob_of);
 	free(st->running);
@@ -189,6 +192,8 @@ reset_jobs(sim_world *w, const sim_options *o)
 		j->start = j->finish = j->expected_finish = NAN;
 		j->first_planned_start = NAN;
 		j->replans = 0;
+		free(j->parts);
+		j->parts = NULL;
 		j->nparts = 0;
 		j->reason[0] = '\0';
 		j->job.submitted = o->epoch + j->submit;
@@ -459,7 +464,7 @@ start_job(sim_state *st, sim_job *j, const mx_assignment *a, int ji)
 
 /*
  * Step 4's second half: the due jobs in order of planned start, then submit
- * order, placed and started. Returns how many started.
+ * order, placed and started. Returns how many started, -1 out of memory.
  */
 static int
 launch_due(sim_state *st, const mx_plan *plan, int nl)
@@ -475,7 +480,15 @@ launch_due(sim_state *st, const mx_plan *plan, int nl)
 		sim_job    *j = &st->w->jobs[st->launches[k].ji];
 		int			npart;
 
-		npart = mx_place(st->nodes, w->cluster.nnodes, a->type, a->gpus, j->parts, SIM_MAX_PARTS);
+		npart = mx_place(st->nodes, w->cluster.nnodes, a->type, a->gpus, st->place, w->cluster.nnodes);
+		if (npart > 0)
+		{
+			free(j->parts);
+			j->parts = malloc((size_t) npart * sizeof(mx_part));
+			if (j->parts == NULL)
+				return -1;
+			memcpy(j->parts, st->place, (size_t) npart * sizeof(mx_part));
+		}
 		if (npart <= 0)
 		{
 			st->r->place_failures++;
@@ -523,6 +536,12 @@ run_round(sim_state *st, char *err, size_t errlen)
 	}
 	nl = apply_plan(st, &plan, s.njobs);
 	launched = launch_due(st, &plan, nl);
+	if (launched < 0)
+	{
+		mx_plan_free(&plan);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	if (st->o->rounds_out)
 		fprintf(st->o->rounds_out, "%.3f,%d,%d,%d,%.3f,\"%s\",%d,%d,%.6g\n",
 				st->now, s.njobs, st->nrunning, launched, ms, plan.solver, plan.milp_jobs,

@@ -12,7 +12,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(41);
+SELECT plan(44);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4);
@@ -146,6 +146,18 @@ SELECT results_eq($$SELECT event, waiting, running FROM mixdnn.rounds WHERE roun
 SELECT is((SELECT count(*) FROM mixdnn.gpu_holds WHERE job_id = pg_temp.jid('h')), 2::bigint, 'h holds its 2 GPUs');
 SELECT ok((SELECT status = 'planned' AND planned_start > mixdnn.now() FROM mixdnn.jobs WHERE name = 'g'),
 	'g is planned for later again');
+
+-- A gang across more nodes than any fixed array of parts held (64): 70
+-- one-GPU nodes, a 66-GPU job. Before, it was planned and never placed.
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('one', 1.0);
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) SELECT 'o' || i, 'one', 1 FROM generate_series(1, 70) i;
+:commit
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('wide', 'hard', 'one', 66, '1h');
+:commit
+SELECT is(mixdnn.launch_due(), 1, 'a 66-GPU job on 70 one-GPU nodes launches');
+SELECT is((SELECT count(DISTINCT node) FROM mixdnn.job_parts WHERE job_id = pg_temp.jid('wide')), 66::bigint,
+	'... as 66 parts on 66 nodes');
+SELECT is((SELECT count(*) FROM mixdnn.gpu_holds WHERE job_id = pg_temp.jid('wide')), 66::bigint, '... holding 66 GPUs');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -345,6 +345,28 @@ else
 	skip 29 "shared data (gavel/) not found: generated-trace tests"
 fi
 
+# ---------------------------------------------------------------- a gang across more than 64 nodes
+# 100 one-GPU nodes: w (80 GPUs) must span 80 nodes, beyond any fixed
+# array of parts; x (2 GPUs) starts beside it. Before, w was planned and
+# never placed (no parts array held 80 parts): it never started.
+{
+	echo "node,gpu_type,gpus"
+	i=1
+	while [ $i -le 100 ]; do echo "n$i,fast,1"; i=$((i + 1)); done
+} >"$T/nodes100.csv"
+cat >"$T/wide.csv" <<'EOF'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s
+w,0,,hard,fast,80,100
+x,0,,hard,fast,2,100
+EOF
+for p in mixdnn k8s; do
+	sim "$T/nodes100.csv" "$T/wide.csv" $p "$T/wide-$p.csv"
+	is "$(field "$T/wide-$p.csv" w status)/$(field "$T/wide-$p.csv" w start_s)/$(field "$T/wide-$p.csv" x start_s)" \
+		"completed/0.000/0.000" "$p: an 80-GPU gang on 80 one-GPU nodes starts at once, beside a 2-GPU job"
+	is "$(field "$T/wide-$p.csv" w nodes | tr '|' '\n' | sort -u | wc -l | tr -d ' ')" "80" \
+		"$p: its nodes column lists 80 distinct nodes"
+done
+
 # ---------------------------------------------------------------- owners: quotas and fair share
 sh "$ROOT/test/sim/tenancy.sh" "$SIM"
 ok $? "owners, quotas and fair share (test/sim/tenancy.sh)"
