@@ -53,6 +53,14 @@ test_factors(void)
 	s.parts[0].expected_end = NOW - 150;
 	CHECK(mx_tenancy_factors(&s, &o, f, e, u) == 0, "factors with an overdue part");
 	CHECK_NEAR(u[1], 400.0 / 700.0, 1e-12, "b: 100 + 2 GPUs x 150 s more (150 s overdue, overrun_factor 1)");
+	/* the baselines assume the grace alone, whatever the factor (mx_overrun_factor) */
+	o.policy = MX_POLICY_BACKFILL;
+	CHECK(mx_tenancy_factors(&s, &o, f, e, u) == 0, "factors with an overdue part under backfill");
+	CHECK_NEAR(u[1], 220.0 / 520.0, 1e-12, "b: 100 + 2 GPUs x 60 s (the grace, overrun_s) under backfill");
+	o.policy = MX_POLICY_MIXDNN;
+	o.overrun_factor = 0;
+	CHECK(mx_tenancy_factors(&s, &o, f, e, u) == 0, "factors with an overdue part, overrun_factor 0");
+	CHECK_NEAR(u[1], 220.0 / 520.0, 1e-12, "b: 100 + 2 GPUs x 60 s with overrun_factor 0");
 	mx_snapshot_free(&s);
 }
 
