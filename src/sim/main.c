@@ -396,8 +396,15 @@ run_and_report(sim_cli *cli, sim_world *w)
 		warn_rejected(w, &r);
 	if (fout)
 	{
-		sim_write_jobs_csv(w, fout);
+		int			werr = sim_write_jobs_csv(w, fout);
+
 		close_out(fout);
+		if (werr < 0)
+		{
+			fprintf(stderr, "mixdnn-sim: out of memory writing --out\n");
+			sim_result_free(&r);
+			return 1;
+		}
 	}
 	close_out(cli->o.util_out);
 	close_out(cli->o.rounds_out);

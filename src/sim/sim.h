@@ -169,7 +169,8 @@ void		sim_options_default(sim_options *o);
 int			sim_run(sim_world *w, const sim_options *o, sim_result *r, char *err, size_t errlen);
 
 /* Output helpers. */
-void		sim_write_jobs_csv(const sim_world *w, FILE *f);
+/* The per-job CSV of --out: 0, or -1 when out of memory (the file is then incomplete). */
+int			sim_write_jobs_csv(const sim_world *w, FILE *f);
 /* Every job's candidate configurations (mx_job_configs) with its true run time on each: 0, or -1 when out of memory. */
 int			sim_write_configs_csv(const sim_world *w, const sim_options *o, FILE *f);
 void		sim_print_json(const sim_result *r, const sim_options *o, FILE *f);

@@ -53,8 +53,8 @@ state_name(sim_job_state s)
 	return "unfinished";
 }
 
-/* The nodes column, node:gpus parts joined by '|': one part per node of a gang, however many. */
-static void
+/* The nodes column, node:gpus parts joined by '|': one part per node of a gang, however many. -1: out of memory. */
+static int
 parts_field(FILE *f, const sim_world *w, const sim_job *j)
 {
 	size_t		len = 1,
@@ -66,19 +66,17 @@ parts_field(FILE *f, const sim_world *w, const sim_job *j)
 		len += strlen(w->cluster.nodes[j->parts[k].node].name) + 14;
 	s = malloc(len);
 	if (s == NULL)
-	{
-		fputs("?", f);			/* the CSV stays well formed */
-		return;
-	}
+		return -1;
 	s[0] = '\0';
 	for (k = 0; k < j->nparts; k++)
 		off += snprintf(s + off, len - off, "%s%s:%d", k ? "|" : "",
 						w->cluster.nodes[j->parts[k].node].name, j->parts[k].gpus);
 	csv_field(f, s);
 	free(s);
+	return 0;
 }
 
-void
+int
 sim_write_jobs_csv(const sim_world *w, FILE *f)
 {
 	int			i;
@@ -128,14 +126,15 @@ sim_write_jobs_csv(const sim_world *w, FILE *f)
 		fputc(',', f);
 		csv_num(f, j->first_planned_start);
 		fprintf(f, ",%d,", j->replans);
-		if (ran)
-			parts_field(f, w, j);
+		if (ran && parts_field(f, w, j) < 0)
+			return -1;
 		fprintf(f, ",%s,", state_name(j->state));
 		csv_field(f, ran ? "" : j->reason);
 		fputc(',', f);
 		csv_num(f, j->job.duration);
 		fputc('\n', f);
 	}
+	return 0;
 }
 
 void
