@@ -141,6 +141,16 @@ log_launches(const launch_batch *b, TimestampTz now, int unplaced)
 	pfree(ids.data);
 }
 
+/* The line of a pass that launched nothing because its plan was stale (due.c). */
+static void
+log_held_back(TimestampTz now, int unplaced, int ndue)
+{
+	ereport(LOG,
+			(errmsg("mixdnn could not launch %d of %d due job(s) at %s: their GPUs are still held or their owners' quotas do not allow them; a round re-plans before any of them starts",
+					unplaced, ndue, timestamptz_to_str(now)),
+			 errhidestmt(true)));
+}
+
 /*
  * The due jobs, locked. In plan_mode worker a user's cancel does not take
  * the scheduler lock, so the due rows are locked as strongly as the UPDATE
@@ -163,12 +173,13 @@ read_due(TimestampTz now, uint64 *ndue)
 
 /*
  * Places due job i (row t) on free GPUs of the cluster and adds its launch
- * to b. False when its GPUs are still held or its owner's quota no longer
- * allows the start (launch_quota.h).
+ * to b; parts has room for one part per node (a gang may span every node).
+ * False when its GPUs are still held or its owner's quota no longer allows
+ * the start (launch_quota.h).
  */
 static bool
 place_due_job(mx_snapshot *cluster, mx_launch_quota *quota, int i, HeapTuple t, TupleDesc desc,
-			  TimestampTz now, launch_batch *b)
+			  TimestampTz now, mx_part *parts, launch_batch *b)
 {
 	bool		isnull;
 	int64		job_id = DatumGetInt64(SPI_getbinval(t, desc, 1, &isnull));
@@ -177,21 +188,15 @@ place_due_job(mx_snapshot *cluster, mx_launch_quota *quota, int i, HeapTuple t, 
 	int			gpus = DatumGetInt32(SPI_getbinval(t, desc, 4, &isnull));
 	Interval   *runtime = DatumGetIntervalP(SPI_getbinval(t, desc, 5, &isnull));
 	int			type = mx_type_index(cluster, type_name);
-	mx_part    *parts;
 	int			nparts,
 				p,
 				g;
 
 	if (type < 0 || !mx_launch_quota_allows(quota, i, type, gpus))
 		return false;
-	/* a gang may span every node: at most one part per node */
-	parts = palloc(sizeof(mx_part) * Max(cluster->nnodes, 1));
 	nparts = mx_place(cluster->nodes, cluster->nnodes, type, gpus, parts, cluster->nnodes);
 	if (nparts == 0)
-	{
-		pfree(parts);
 		return false;
-	}
 	mx_place_commit(cluster->nodes, parts, nparts);
 	mx_launch_quota_take(quota, i, parts[0].node, gpus);
 
@@ -216,7 +221,6 @@ place_due_job(mx_snapshot *cluster, mx_launch_quota *quota, int i, HeapTuple t, 
 				mx_column_push(&b->hold_job, Int64GetDatum(job_id), false);
 			}
 	}
-	pfree(parts);
 	return true;
 }
 
@@ -235,6 +239,7 @@ mx_launch_due(int *unplaced_out, bool all_or_none)
 	int			launched;
 	SPITupleTable *due;
 	uint64		ndue;
+	mx_part    *parts;
 
 	mx_lock_scheduler();
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "mixdnn launch", ALLOCSET_DEFAULT_SIZES);
@@ -248,16 +253,14 @@ mx_launch_due(int *unplaced_out, bool all_or_none)
 	due = read_due(now, &ndue);
 	mx_launch_quota_read(&quota, &cluster, due, 6);
 	memset(&b, 0, sizeof(b));
+	parts = palloc(sizeof(mx_part) * Max(cluster.nnodes, 1));
 	for (i = 0; i < ndue; i++)
-		if (!place_due_job(&cluster, &quota, (int) i, due->vals[i], due->tupdesc, now, &b))
+		if (!place_due_job(&cluster, &quota, (int) i, due->vals[i], due->tupdesc, now, parts, &b))
 			unplaced++;
 
 	if (all_or_none && unplaced > 0)
 	{
-		ereport(LOG,
-				(errmsg("mixdnn could not launch %d of %d due job(s) at %s: their GPUs are still held or their owners' quotas do not allow them; a round re-plans before any of them starts",
-						unplaced, (int) ndue, timestamptz_to_str(now)),
-				 errhidestmt(true)));
+		log_held_back(now, unplaced, (int) ndue);
 		launched = 0;
 	}
 	else

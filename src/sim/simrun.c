@@ -481,14 +481,6 @@ launch_due(sim_state *st, const mx_plan *plan, int nl)
 		int			npart;
 
 		npart = mx_place(st->nodes, w->cluster.nnodes, a->type, a->gpus, st->place, w->cluster.nnodes);
-		if (npart > 0)
-		{
-			free(j->parts);
-			j->parts = malloc((size_t) npart * sizeof(mx_part));
-			if (j->parts == NULL)
-				return -1;
-			memcpy(j->parts, st->place, (size_t) npart * sizeof(mx_part));
-		}
 		if (npart <= 0)
 		{
 			st->r->place_failures++;
@@ -500,6 +492,11 @@ launch_due(sim_state *st, const mx_plan *plan, int nl)
 			j->job.prev_start = 0;
 			continue;
 		}
+		/* a job starts once, so it has no parts yet (reset_jobs frees them) */
+		j->parts = malloc((size_t) npart * sizeof(mx_part));
+		if (j->parts == NULL)
+			return -1;
+		memcpy(j->parts, st->place, (size_t) npart * sizeof(mx_part));
 		mx_place_commit(st->nodes, j->parts, npart);
 		j->nparts = npart;
 		start_job(st, j, a, st->launches[k].ji);
