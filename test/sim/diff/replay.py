@@ -50,8 +50,9 @@ past their expected end and the overrun rule plans around them. At an
 instant where only a planned start comes due the simulator runs a round;
 the extension runs one only when a due job cannot be placed, and then before
 it launches any (docs/design.md, "A round", step 6). When every due job can
-be placed no forecast was wrong and the round would change nothing; the
-rounds check would show an instant where it did.
+be placed no forecast was wrong, and the round should change nothing (only
+what depends on time alone, such as aging, could); the rounds check would
+show an instant where it did.
 """
 import argparse
 import csv
@@ -440,8 +441,9 @@ def describe(sj, ignore):
 def differential(tap, a, data, work, name, trace_file, modes, ignore=(), todo=None):
     """Compares one trace in the given modes: one TAP line per job, or one in all for a TODO."""
     if trace_file.startswith("random:"):
-        path = os.path.join(work, "random-%s.csv" % trace_file.split(":")[1])
-        random_trace(int(trace_file.split(":")[1]), path)
+        seed = int(trace_file.split(":")[1])
+        path = os.path.join(work, "random-%d.csv" % seed)
+        random_trace(seed, path)
     else:
         path = trace_file if os.path.isabs(trace_file) else os.path.join(data, trace_file)
     tag = os.path.splitext(os.path.basename(path))[0]
