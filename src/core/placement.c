@@ -50,82 +50,124 @@ lowest_free(const mx_node *nd, int k)
 	return out;
 }
 
+/* A node that can take part of the job: its free GPUs of the type. */
+typedef struct free_node
+{
+	int			free;
+	int			node;
+} free_node;
+
+/* Most free GPUs first; among equals the lowest node index. */
+static int
+cmp_free_node(const void *a, const void *b)
+{
+	const free_node *x = a,
+			   *y = b;
+
+	if (x->free != y->free)
+		return x->free > y->free ? -1 : 1;
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+/* Up nodes of the type with a free GPU, sorted; returns their count (-1: no memory). */
+static int
+free_nodes(const mx_node *nodes, int nnodes, int type, free_node *fn, long *total)
+{
+	int			m = 0;
+
+	*total = 0;
+	for (int i = 0; i < nnodes; i++)
+	{
+		int			f = (nodes[i].status == MX_NODE_UP && nodes[i].type == type) ? node_free(&nodes[i]) : 0;
+
+		if (f <= 0)
+			continue;
+		fn[m].free = f;
+		fn[m].node = i;
+		*total += f;
+		m++;
+	}
+	qsort(fn, (size_t) m, sizeof(free_node), cmp_free_node);
+	return m;
+}
+
+/*
+ * Best fit for the last need GPUs among fn[p..m), where fn[p] holds them:
+ * the node with the fewest free GPUs that still holds them, the lowest
+ * index among equals. The nodes that hold them are a prefix of fn[p..m);
+ * the fit is the first of that prefix's last run of equal counts.
+ */
+static int
+best_fit(const free_node *fn, int p, int m, int need)
+{
+	int			lo = p,
+				hi = m;
+
+	while (hi - lo > 1)			/* fn[lo].free >= need, fn[hi] (if any) < need */
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (fn[mid].free >= need)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	hi = lo;
+	lo = p;
+	while (hi > lo)				/* first position with fn[].free == fn[hi].free */
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (fn[mid].free > fn[hi].free)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Whole nodes, most free GPUs first, until one node holds the rest; that
+ * rest goes to its best fit. O(n log n) in the nodes, so that a gang of
+ * thousands of GPUs on one-GPU nodes is placed in milliseconds.
+ */
 int
 mx_place(const mx_node *nodes, int nnodes, int type, int gpus, mx_part *out, int max)
 {
-	int			i,
-				total = 0,
-				need = gpus,
-				np = 0;
-	int		   *freeg;
-	char	   *used;
+	free_node  *fn;
+	long		total;
+	int			m,
+				p = 0,
+				np = 0,
+				need = gpus;
 
 	if (gpus <= 0 || max <= 0 || nnodes <= 0)
 		return 0;
-	freeg = malloc((size_t) nnodes * sizeof(int));
-	used = calloc((size_t) nnodes, 1);
-	if (freeg == NULL || used == NULL)
-	{
-		free(freeg);
-		free(used);
+	fn = malloc((size_t) nnodes * sizeof(free_node));
+	if (fn == NULL)
 		return 0;
-	}
-	for (i = 0; i < nnodes; i++)
-	{
-		freeg[i] = (nodes[i].status == MX_NODE_UP && nodes[i].type == type) ? node_free(&nodes[i]) : 0;
-		total += freeg[i];
-	}
+	m = free_nodes(nodes, nnodes, type, fn, &total);
 	if (total < gpus)
 	{
-		free(freeg);
-		free(used);
+		free(fn);
 		return 0;
 	}
-	while (need > 0)
+	while (need > 0 && p < m)
 	{
-		int			fit = -1,
-					big = -1;
+		int			i = fn[p].free >= need ? best_fit(fn, p, m, need) : p;
+		int			take = fn[i].free >= need ? need : fn[i].free;
 
-		for (i = 0; i < nnodes; i++)
-		{
-			if (used[i] || freeg[i] <= 0)
-				continue;
-			if (freeg[i] >= need && (fit < 0 || freeg[i] < freeg[fit]))
-				fit = i;		/* best fit: the fullest node that holds the rest */
-			if (big < 0 || freeg[i] > freeg[big])
-				big = i;		/* otherwise the node with the most free GPUs */
-		}
 		if (np >= max)
-		{
-			np = 0;
 			break;
-		}
-		if (fit >= 0)
-		{
-			out[np].node = fit;
-			out[np].gpus = need;
-			out[np].indices = lowest_free(&nodes[fit], need);
-			np++;
-			need = 0;
-		}
-		else
-		{
-			if (big < 0)
-			{
-				np = 0;
-				break;
-			}
-			out[np].node = big;
-			out[np].gpus = freeg[big];
-			out[np].indices = lowest_free(&nodes[big], freeg[big]);
-			used[big] = 1;
-			need -= freeg[big];
-			np++;
-		}
+		out[np].node = fn[i].node;
+		out[np].gpus = take;
+		out[np].indices = lowest_free(&nodes[fn[i].node], take);
+		np++;
+		need -= take;
+		p++;					/* i == p unless need is now 0 */
 	}
-	free(freeg);
-	free(used);
-	return np;
+	free(fn);
+	return need > 0 ? 0 : np;
 }
 
 void
