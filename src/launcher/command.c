@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/keyctl.h>
 
 #include "command.h"
 #include "safepath.h"
@@ -97,6 +99,23 @@ env_pair(const char *key, const char *value)
 	return s;
 }
 
+/*
+ * A session keyring of the job's own, as pam_keyinit gives a login. The
+ * forked child still possesses the launcher's session keyring, and with it
+ * every key in it (a Kerberos KEYRING: cache, a token a tool stored there)
+ * and whatever an earlier job of another user added to it. Joined after
+ * the change of account, so the new keyring belongs to the job's user.
+ * A kernel without keyrings (ENOSYS), or a sandbox that forbids the call
+ * (EPERM: the job cannot call it either), has no keyring to share.
+ */
+static int
+own_session_keyring(void)
+{
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, (char *) NULL) >= 0)
+		return 0;
+	return errno == ENOSYS || errno == EPERM ? 0 : -1;
+}
+
 /* What a login sets, then the job's variables (the launcher's included). */
 static char **
 build_env(const lx_command *c, const char *dir)
@@ -166,6 +185,8 @@ lx_command_exec(const lx_command *c)
 		errno = 0;
 		fail(c, "%s%.0s", why);
 	}
+	if (own_session_keyring() != 0)
+		fail(c, "%s: %s", "cannot give the job a session keyring of its own");
 	/* Like login: an account without a home directory starts in /. */
 	if (chdir(dir) != 0 && (c->job->workdir != NULL || chdir(dir = "/") != 0))
 		fail(c, "cannot change to working directory %s: %s", dir);

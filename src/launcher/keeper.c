@@ -293,16 +293,24 @@ read_launcher(keeper *k)
 		return true;
 	close(k->conn);
 	k->conn = -1;
-	if (detached)
+	if (detached || k->cmd_done)
+	{
+		/*
+		 * Detached, or the launcher died after the command had exited: wait
+		 * for a launcher to adopt the part. A finished part has a result
+		 * the database has not had (the launcher may have died retrying
+		 * it); dropped, the part would be given up and the job run again.
+		 */
 		k->orphan_until = lx_now() + k->args->adopt_s;
+	}
 	else
 	{
 		/*
-		 * The launcher died: nobody renews the lease any more. A new launcher
-		 * must not adopt this part: it gives it up to be re-queued.
+		 * The launcher died while the command ran: nobody renews the lease
+		 * any more. A new launcher must not adopt this part: it gives it up
+		 * to be re-queued.
 		 */
-		if (!k->part_done)
-			kill_part(k);
+		kill_part(k);
 		k->leaving = true;
 		unlink(k->args->socket_path);
 		close(k->listen_fd);

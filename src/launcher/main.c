@@ -42,7 +42,13 @@
  */
 #define CLAIM_MIN_GAP_S 0.05
 #define HEARTBEAT_MAX_S 10.0
-#define MAX_REPORT_ERRORS 3
+/*
+ * A failed report (an SQL error: disk full, a statement timeout) is retried
+ * for as long as it fails, each wait twice the last, up to this. It is never
+ * dropped: while the database lists the part as running, a dropped result
+ * makes reconcile give the part up, and the job runs again.
+ */
+#define REPORT_BACKOFF_MAX_S 60.0
 
 #define MAX_KEEPERS 1024
 
@@ -245,6 +251,24 @@ retry:
 	st.backoff = st.backoff * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S : st.backoff * 2;
 }
 
+/* The wait after the report's n-th SQL error: a heartbeat, doubling, at most REPORT_BACKOFF_MAX_S. */
+static double
+report_backoff(lx_child *c)
+{
+	double		wait = heartbeat_interval();
+
+	if (c->report_errors < 30)
+		c->report_errors++;
+	for (int i = 1; i < c->report_errors && wait < REPORT_BACKOFF_MAX_S; i++)
+		wait *= 2;
+	if (wait > REPORT_BACKOFF_MAX_S)
+		wait = REPORT_BACKOFF_MAX_S;
+	if (c->report_errors == 1 || wait >= REPORT_BACKOFF_MAX_S)
+		lx_log("job %lld attempt %d: exit code %d not reported yet; trying again in %.0f s",
+			   c->job_id, c->attempt, c->code, wait);
+	return wait;
+}
+
 /* Exit codes of finished parts; kept while disconnected, reported once connected. */
 static void
 report_results(void)
@@ -282,18 +306,18 @@ report_results(void)
 		if (rc == LX_OK)
 			lx_log("job %lld attempt %d: reported exit code %d%s", c->job_id, c->attempt, c->code,
 				   counted ? "" : " (stale: the part was no longer running; ignored)");
-		else if (rc == LX_BUSY || ++c->report_errors < MAX_REPORT_ERRORS)
+		else
 		{
 			/*
-			 * An SQL error: try again a heartbeat later, a few times. Busy (the
-			 * job's row held, e.g. by another node finishing its part of the
-			 * same job): again within a second, as a busy heartbeat is.
+			 * Busy (the job's row held, e.g. by another node finishing its
+			 * part of the same job): again within a second, as a busy
+			 * heartbeat is. An SQL error: again a heartbeat later, then
+			 * backing off (REPORT_BACKOFF_MAX_S).
 			 */
-			c->report_after = lx_now() + (rc == LX_BUSY && heartbeat_interval() > 1.0 ? 1.0 : heartbeat_interval());
+			c->report_after = lx_now() + (rc != LX_BUSY ? report_backoff(c) :
+										   heartbeat_interval() > 1.0 ? 1.0 : heartbeat_interval());
 			continue;
 		}
-		else
-			lx_log("job %lld attempt %d: giving up reporting exit code %d", c->job_id, c->attempt, c->code);
 		lx_forget(c);
 	}
 }

@@ -216,6 +216,30 @@ server_ctl() {	# server_ctl start | stop [-m MODE]
 	as_postgres pg_ctl -D "$MIXDNN_E2E_PGDATA" -l "$(dirname "$MIXDNN_E2E_PGDATA")/server.log" -w -t 60 "$@" >/dev/null
 }
 
+# ---------- a job's row held by another transaction ----------
+
+# hold_job_row JOB: another session takes the job's row (FOR UPDATE) and
+# keeps it until release_job_row; 0 once it holds it. A locker that exits
+# early (an error) must fail the caller's checks, not kill the script with
+# SIGPIPE on its next write.
+hold_job_row() {
+	trap '' PIPE
+	mkfifo "$T/locker.in"
+	psql -X -q -v ON_ERROR_STOP=1 <"$T/locker.in" >"$T/locker.out" 2>&1 &
+	E2E_LOCKER=$!
+	exec 7>"$T/locker.in"
+	echo "BEGIN; SELECT 'locked' FROM mixdnn.jobs WHERE job_id = $1 FOR UPDATE;" >&7
+	wait_until 10 "grep -q locked '$T/locker.out'"
+}
+
+release_job_row() {
+	echo "COMMIT;" >&7
+	exec 7>&-
+	wait "$E2E_LOCKER"
+	trap - PIPE
+	rm -f "$T/locker.in"
+}
+
 # ---------- waiting ----------
 
 wait_until() {	# wait_until SECONDS SHELL-CONDITION: 0 once it holds, 1 on time-out

@@ -30,8 +30,17 @@ echo "e2e-launcher-secret-$$" >"$T/pw"
 chmod 600 "$T/pw"
 mkdir -p "$T/joblogs"
 chmod 755 "$T/joblogs"
-# The secret is in the launcher's password file and, to be read in /proc, in its environment.
-E2E_LAUNCHER_SECRET=e2e-launcher-secret-$$ start_launcher n1 --user-map "$T/usermap" --password-file "$T/pw" --output-dir "$T/joblogs"
+# The secret is in the launcher's password file, to be read in /proc in its
+# environment, and in its session keyring (as a Kerberos KEYRING: cache or a
+# tool's token would be): the launcher starts in a session keyring of its
+# own that holds the key.
+cp "$E2E_DIR/keyring.py" "$T/keyring.py"
+chmod 755 "$T/keyring.py"
+printf '#!/bin/sh\nexec python3 %s exec-with-key mxe2e-secret %s %s "$@"\n' \
+	"$T/keyring.py" "e2e-launcher-secret-$$" "$MIXDNN_LAUNCHER" >"$T/keyed-launcher"
+chmod 755 "$T/keyed-launcher"
+MIXDNN_LAUNCHER=$T/keyed-launcher E2E_LAUNCHER_SECRET=e2e-launcher-secret-$$ \
+	start_launcher n1 --user-map "$T/usermap" --password-file "$T/pw" --output-dir "$T/joblogs"
 lpid=$(launcher_pid n1)
 
 as_role() {	# as_role ROLE SQL
@@ -43,6 +52,7 @@ probe='{ echo "user=$(id -un) groups=$(id -Gn | tr " " ,) home=$HOME pwd=$(pwd) 
 		if cat "$f" 2>/dev/null | tr "\0" "\n" | grep -q e2e-launcher-secret; then echo "read $f"; fi
 	done
 	env | grep -c -E "^(PGPASSWORD|PGUSER|PGHOST|MIXDNN_E2E_WORK|E2E_LAUNCHER_SECRET)=" | sed "s/^/leaked=/"
+	python3 '"$T"'/keyring.py probe mxe2e-secret
 	echo "outfile=$(ls -l /proc/self/fd/1 | sed "s/.*-> //")"; } > '"$T"'/out/probe-$(id -un).txt; echo to-the-log'
 env_json="{\"E2E_FOO\": \"bar baz\", \"E2E_LAUNCHER\": \"$lpid\"}"
 a=$(as_role mxe2e_alice "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command, workdir, env)
@@ -64,6 +74,12 @@ ok "$(grep -q '^user=mxe2e_bob groups=mxe2e_bob,mxe2e_team home=/home/mxe2e_bob 
 	"bob's job ran as mxe2e_bob in his home directory ($(head -1 <<<"$pb"))"
 is "$(grep -c '^read ' <<<"$pa$pb")" 0 "neither could read the launcher's secret in its environ, cmdline, keeper or password file"
 is "$(grep -h '^leaked=' <<<"$pa")" "leaked=0" "nothing of the launcher's environment reached the job"
+if grep -q '^key=unsupported' <<<"$pa"; then
+	skip 1 "no session keyrings here"
+else
+	is "$(grep -h '^key=' <<<"$pa$pb" | sort -u)" "key=absent" \
+		"neither could find the key in the launcher's session keyring ($(grep -h '^key=' <<<"$pa$pb" | tr '\n' ' '))"
+fi
 is "$(status_of "$a"),$(status_of "$b")" "completed,completed" "both completed"
 
 f=$(ls "$T/joblogs" | grep -- "-j$a-a1-n1-r0.log$")

@@ -20,15 +20,7 @@ wait_until 30 "[ \"\$(status_of $job)\" = running ]"
 ok $? "the job runs" || diag "status $(status_of "$job")"
 
 # Another transaction takes the job's row and keeps it until told.
-# A locker that exits early (an error) must fail the checks below, not
-# kill this script with SIGPIPE on its next write.
-trap '' PIPE
-mkfifo "$T/locker.in"
-psql -X -q -v ON_ERROR_STOP=1 <"$T/locker.in" >"$T/locker.out" 2>&1 &
-locker=$!
-exec 7>"$T/locker.in"
-echo "BEGIN; SELECT 'locked' FROM mixdnn.jobs WHERE job_id = $job FOR UPDATE;" >&7
-wait_until 10 "grep -q locked '$T/locker.out'"
+hold_job_row "$job"
 ok $? "another transaction holds the job's row" || diag "$(cat "$T/locker.out")"
 
 # The job ends; its launcher's finish() meets the lock.
@@ -40,10 +32,7 @@ is "$(logs | grep -c 'finish.*failed')" 0 "a refusal is not logged as a failure"
 is "$(status_of "$job")" running "the job stays running while its row is held"
 
 # The row is free again: the next report lands within a few seconds.
-echo "COMMIT;" >&7
-exec 7>&-
-wait "$locker"
-trap - PIPE
+release_job_row
 t0=$(date +%s)
 wait_until 20 "[ \"\$(status_of $job)\" = completed ]"
 ok $? "the job completes within 20 s of the lock's end (took $(($(date +%s) - t0)) s; the heartbeat is $HB s)" ||
