@@ -7,8 +7,11 @@
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "access/xact.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
+#include "storage/lwlock.h"
+#include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
@@ -86,6 +89,31 @@ wait_for_scheduler(LOCKTAG *tag)
 	AtEOXact_GUC(true, nest);
 }
 
+/*
+ * Holding the lock, a session must send its client nothing it could refuse
+ * to read. PostgreSQL flushes every message to the client at once, and a
+ * client that stops reading its socket keeps the backend waiting in
+ * ClientWrite, beyond every timeout: a user's COMMIT with its round's
+ * DEBUG lines, a NOTICE, or PostgreSQL's own commit-time messages would
+ * hold the lock, and stop every submission, launch and launcher, for as
+ * long as the user liked (a review). So until the transaction ends (as
+ * SET LOCAL; PostgreSQL restores it after the commit released the lock)
+ * only errors go to the client, and an error at the top level, which
+ * aborts the transaction, first gives the lock up (hold_off_error_hook).
+ * A superuser's session (its login role) keeps its messages: it could
+ * hold the lock in an open transaction anyway, and an operator reads the
+ * rounds' and launches' lines in psql.
+ */
+static void
+quiet_client(void)
+{
+	if (whereToSendOutput != DestRemote || client_min_messages >= ERROR ||
+		superuser_arg(GetSessionUserId()))
+		return;
+	(void) set_config_option("client_min_messages", "error", PGC_SUSET, PGC_S_SESSION,
+							 GUC_ACTION_LOCAL, true, 0, false);
+}
+
 /* Transaction-scoped: released at commit or abort, never leaked. */
 void
 mx_lock_scheduler(void)
@@ -94,9 +122,43 @@ mx_lock_scheduler(void)
 
 	scheduler_tag(&tag);
 	/* Most of the time it is free: no GUC work then. */
-	if (LockAcquire(&tag, ExclusiveLock, false, true) != LOCKACQUIRE_NOT_AVAIL)
+	if (LockAcquire(&tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
+		wait_for_scheduler(&tag);
+	quiet_client();
+}
+
+static emit_log_hook_type prev_emit_log_hook = NULL;
+
+/*
+ * An error about to reach the client of a session that holds the lock: at
+ * the top level the transaction aborts after the report, which releases
+ * the lock; released first, the report cannot hold it. Not inside a
+ * savepoint (only admins and launchers hold the lock there, and the
+ * transaction goes on), nor while this backend holds the lock manager's
+ * partition lock of the tag (an error inside the lock manager).
+ */
+static void
+hold_off_error_hook(ErrorData *edata)
+{
+	LOCKTAG		tag;
+
+	if (prev_emit_log_hook)
+		prev_emit_log_hook(edata);
+	if (edata->elevel < ERROR || !edata->output_to_client || whereToSendOutput != DestRemote ||
+		IsSubTransaction() || !IsTransactionState())
 		return;
-	wait_for_scheduler(&tag);
+	scheduler_tag(&tag);
+	if (LWLockHeldByMe(LockHashPartitionLock(LockTagHashCode(&tag))) ||
+		!LockHeldByMe(&tag, ExclusiveLock))
+		return;
+	(void) LockRelease(&tag, ExclusiveLock, false);
+}
+
+void
+mx_lock_init(void)
+{
+	prev_emit_log_hook = emit_log_hook;
+	emit_log_hook = hold_off_error_hook;
 }
 
 bool

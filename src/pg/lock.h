@@ -17,6 +17,12 @@
  */
 void		mx_lock_scheduler(void);
 
+/*
+ * Installs the error hook that gives the lock up before an error that
+ * aborts the transaction is sent to the client (lock.c, quiet_client).
+ */
+void		mx_lock_init(void);
+
 /* Whether this transaction holds it. */
 bool		mx_scheduler_lock_held(void);
 

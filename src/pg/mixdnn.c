@@ -9,6 +9,7 @@
 #include "commitpoint.h"
 #include "dbguard.h"
 #include "guc.h"
+#include "lock.h"
 #include "registry.h"
 #include "supervisor.h"
 #include "triggers.h"
@@ -25,6 +26,8 @@ _PG_init(void)
 	mx_triggers_init();
 	/* Every backend, preloaded or not: the round trigger asks it (commitpoint.c). */
 	mx_commitpoint_init();
+	/* Every backend: any session may hold the scheduler lock. */
+	mx_lock_init();
 	/* What needs shared memory or runs in every backend comes only with preload. */
 	if (process_shared_preload_libraries_in_progress)
 	{
