@@ -141,6 +141,12 @@ lx_account_for(const char *owner, const lx_account_rules *rules, lx_account *a, 
 	user = mapped_user(owner);
 	errno = 0;
 	pw = getpwnam(user);
+	/* getpwnam(3): these errors, or none, mean "no such user"; others are a failed lookup */
+	if (pw == NULL && errno != 0 && errno != ENOENT && errno != ESRCH && errno != EBADF && errno != EPERM)
+	{
+		snprintf(why, why_size, "cannot look up OS user \"%s\" for role \"%s\": %s", user, owner, strerror(errno));
+		return -1;
+	}
 	if (pw == NULL)
 	{
 		if (strcmp(user, owner) == 0)

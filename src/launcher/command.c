@@ -116,6 +116,25 @@ own_session_keyring(void)
 	return errno == ENOSYS || errno == EPERM ? 0 : -1;
 }
 
+/*
+ * The kernel's OOM preference back to neutral. A launcher's unit often
+ * protects it (systemd's OOMScoreAdjust=-900): inherited, that would make
+ * the jobs the last processes the OOM killer picks, and the launcher and
+ * other users' jobs die first when a job runs the node out of memory.
+ * Lowering the value needs root, which the caller still is; a launcher
+ * that is not root, or a kernel without the file, leaves it as it is.
+ */
+static void
+neutral_oom_score(void)
+{
+	int			fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	(void) !write(fd, "0", 1);
+	close(fd);
+}
+
 /* What a login sets, then the job's variables (the launcher's included). */
 static char **
 build_env(const lx_command *c, const char *dir)
@@ -180,6 +199,7 @@ lx_command_exec(const lx_command *c)
 	else if (dup2(c->relay_fd, STDOUT_FILENO) < 0 || dup2(c->relay_fd, STDERR_FILENO) < 0)
 		fail(c, "cannot redirect output to %s: %s", "the keeper");
 
+	neutral_oom_score();
 	if (lx_account_become(c->account, why, sizeof(why)) != 0)
 	{
 		errno = 0;

@@ -36,7 +36,8 @@ chmod 755 "$T/joblogs"
 # own that holds the key.
 cp "$E2E_DIR/keyring.py" "$T/keyring.py"
 chmod 755 "$T/keyring.py"
-printf '#!/bin/sh\nexec python3 %s exec-with-key mxe2e-secret %s %s "$@"\n' \
+# It is also protected from the OOM killer, as a unit's OOMScoreAdjust would.
+printf '#!/bin/sh\necho -500 2>/dev/null >/proc/self/oom_score_adj\nexec python3 %s exec-with-key mxe2e-secret %s %s "$@"\n' \
 	"$T/keyring.py" "e2e-launcher-secret-$$" "$MIXDNN_LAUNCHER" >"$T/keyed-launcher"
 chmod 755 "$T/keyed-launcher"
 MIXDNN_LAUNCHER=$T/keyed-launcher E2E_LAUNCHER_SECRET=e2e-launcher-secret-$$ \
@@ -53,6 +54,7 @@ probe='{ echo "user=$(id -un) groups=$(id -Gn | tr " " ,) home=$HOME pwd=$(pwd) 
 	done
 	env | grep -c -E "^(PGPASSWORD|PGUSER|PGHOST|MIXDNN_E2E_WORK|E2E_LAUNCHER_SECRET)=" | sed "s/^/leaked=/"
 	python3 '"$T"'/keyring.py probe mxe2e-secret
+	echo "oom=$(cat /proc/self/oom_score_adj)"
 	echo "outfile=$(ls -l /proc/self/fd/1 | sed "s/.*-> //")"; } > '"$T"'/out/probe-$(id -un).txt; echo to-the-log'
 env_json="{\"E2E_FOO\": \"bar baz\", \"E2E_LAUNCHER\": \"$lpid\"}"
 a=$(as_role mxe2e_alice "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command, workdir, env)
@@ -74,6 +76,11 @@ ok "$(grep -q '^user=mxe2e_bob groups=mxe2e_bob,mxe2e_team home=/home/mxe2e_bob 
 	"bob's job ran as mxe2e_bob in his home directory ($(head -1 <<<"$pb"))"
 is "$(grep -c '^read ' <<<"$pa$pb")" 0 "neither could read the launcher's secret in its environ, cmdline, keeper or password file"
 is "$(grep -h '^leaked=' <<<"$pa")" "leaked=0" "nothing of the launcher's environment reached the job"
+if [ "$(cat /proc/"$lpid"/oom_score_adj)" = -500 ]; then
+	is "$(grep -h '^oom=' <<<"$pa$pb" | sort -u)" "oom=0" "the jobs' OOM score adjustment is neutral, not the launcher's protection"
+else
+	skip 1 "root cannot lower an OOM score adjustment here (no CAP_SYS_RESOURCE)"
+fi
 if grep -q '^key=unsupported' <<<"$pa"; then
 	skip 1 "no session keyrings here"
 else
