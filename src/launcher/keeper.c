@@ -308,11 +308,12 @@ read_launcher(keeper *k)
 		/*
 		 * The launcher died while the command ran: nobody renews the lease
 		 * any more. A new launcher must not adopt this part: it gives it up
-		 * to be re-queued.
+		 * to be re-queued. The socket stays until the part is gone
+		 * (finish): a launcher that finds it refusing kills what the part's
+		 * cgroup still runs and waits for it before the GPUs count as free.
 		 */
 		kill_part(k);
 		k->leaving = true;
-		unlink(k->args->socket_path);
 		close(k->listen_fd);
 		k->listen_fd = -1;
 	}
