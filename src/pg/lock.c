@@ -12,6 +12,7 @@
 #include "storage/lock.h"
 #include "storage/lwlock.h"
 #include "tcop/tcopprot.h"
+#include "utils/resowner.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
 
@@ -114,16 +115,33 @@ quiet_client(void)
 							 GUC_ACTION_LOCAL, true, 0, false);
 }
 
-/* Transaction-scoped: released at commit or abort, never leaked. */
+/*
+ * Transaction-scoped: released at commit or abort, never leaked. Held by
+ * the top transaction's resource owner whoever takes it (a statement's
+ * portal, a subtransaction), so that the error hook below can give it up
+ * whatever resource owner is current when an error is reported. So a
+ * savepoint rolled back keeps it, as a subtransaction that failed after
+ * taking it did before (run_in_subtransaction in round.c).
+ */
 void
 mx_lock_scheduler(void)
 {
 	LOCKTAG		tag;
+	ResourceOwner saved = CurrentResourceOwner;
 
 	scheduler_tag(&tag);
-	/* Most of the time it is free: no GUC work then. */
-	if (LockAcquire(&tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
-		wait_for_scheduler(&tag);
+	CurrentResourceOwner = TopTransactionResourceOwner;
+	PG_TRY();
+	{
+		/* Most of the time it is free: no GUC work then. */
+		if (LockAcquire(&tag, ExclusiveLock, false, true) == LOCKACQUIRE_NOT_AVAIL)
+			wait_for_scheduler(&tag);
+	}
+	PG_FINALLY();
+	{
+		CurrentResourceOwner = saved;
+	}
+	PG_END_TRY();
 	quiet_client();
 }
 
@@ -141,6 +159,7 @@ static void
 hold_off_error_hook(ErrorData *edata)
 {
 	LOCKTAG		tag;
+	ResourceOwner saved;
 
 	if (prev_emit_log_hook)
 		prev_emit_log_hook(edata);
@@ -148,10 +167,15 @@ hold_off_error_hook(ErrorData *edata)
 		IsSubTransaction() || !IsTransactionState())
 		return;
 	scheduler_tag(&tag);
-	if (LWLockHeldByMe(LockHashPartitionLock(LockTagHashCode(&tag))) ||
-		!LockHeldByMe(&tag, ExclusiveLock))
+	if (TopTransactionResourceOwner == NULL || LWLockHeldByMe(LockHashPartitionLock(LockTagHashCode(&tag))))
 		return;
-	(void) LockRelease(&tag, ExclusiveLock, false);
+	saved = CurrentResourceOwner;
+	CurrentResourceOwner = TopTransactionResourceOwner;
+	/* once per time it was taken */
+	for (int i = 0; i < 1000 && LockHeldByMe(&tag, ExclusiveLock); i++)
+		if (!LockRelease(&tag, ExclusiveLock, false))
+			break;
+	CurrentResourceOwner = saved;
 }
 
 void

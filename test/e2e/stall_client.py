@@ -10,8 +10,9 @@ while it holds the scheduler lock waits in ClientWrite with the lock held.
 Prints "pid N" (its backend) and "committing" on stdout, then exits.
 
 With "error" (USER a superuser): fills its socket first, then sends one
-query that takes the scheduler lock and fails (division by zero), so the
-error report is what finds the socket full, the lock held.
+statement that takes the scheduler lock and fails (a GPU type of speed 0:
+the cluster tables' statement trigger takes the lock, the row's CHECK
+fails), so the error report is what finds the socket full.
 """
 import fcntl
 import socket
@@ -83,7 +84,8 @@ def main():
         # full, counting the DO's own last write: the error's write must wait
         notices(room - 1)
         time.sleep(1.0)
-        send(b"Q", b"SELECT mixdnn._lock_scheduler_now(); SELECT 1/0\0")
+        # the statement trigger takes the lock, then the row's CHECK fails
+        send(b"Q", b"INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('stall', 0)\0")
     else:
         notices(room - 1 - GAP)
         time.sleep(1.0)
