@@ -7,6 +7,8 @@
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include <poll.h>
+
 #include "access/xact.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
@@ -129,6 +131,8 @@ mx_lock_scheduler(void)
 	LOCKTAG		tag;
 	ResourceOwner saved = CurrentResourceOwner;
 
+	/* First: the wait itself may report (log_lock_waits) */
+	quiet_client();
 	scheduler_tag(&tag);
 	CurrentResourceOwner = TopTransactionResourceOwner;
 	PG_TRY();
@@ -142,40 +146,98 @@ mx_lock_scheduler(void)
 		CurrentResourceOwner = saved;
 	}
 	PG_END_TRY();
-	quiet_client();
 }
 
 static emit_log_hook_type prev_emit_log_hook = NULL;
 
-/*
- * An error about to reach the client of a session that holds the lock: at
- * the top level the transaction aborts after the report, which releases
- * the lock; released first, the report cannot hold it. Not inside a
- * savepoint (only admins and launchers hold the lock there, and the
- * transaction goes on), nor while this backend holds the lock manager's
- * partition lock of the tag (an error inside the lock manager).
- */
-static void
-hold_off_error_hook(ErrorData *edata)
+/* Whether the lock manager's partition locks are all free here (an error inside it holds one). */
+static bool
+lock_manager_free(void)
+{
+	for (int i = 0; i < NUM_LOCK_PARTITIONS; i++)
+		if (LWLockHeldByMe(&MainLWLockArray[LOCK_MANAGER_LWLOCK_OFFSET + i].lock))
+			return false;
+	return true;
+}
+
+/* Gives the scheduler lock up, every time it was taken; whether it was held. */
+static bool
+release_scheduler_lock(void)
 {
 	LOCKTAG		tag;
-	ResourceOwner saved;
+	ResourceOwner saved = CurrentResourceOwner;
+	bool		held;
 
-	if (prev_emit_log_hook)
-		prev_emit_log_hook(edata);
-	if (edata->elevel < ERROR || !edata->output_to_client || whereToSendOutput != DestRemote ||
-		IsSubTransaction() || !IsTransactionState())
-		return;
 	scheduler_tag(&tag);
-	if (TopTransactionResourceOwner == NULL || LWLockHeldByMe(LockHashPartitionLock(LockTagHashCode(&tag))))
-		return;
-	saved = CurrentResourceOwner;
+	held = LockHeldByMe(&tag, ExclusiveLock);
+	if (!held || TopTransactionResourceOwner == NULL)
+		return false;
 	CurrentResourceOwner = TopTransactionResourceOwner;
-	/* once per time it was taken */
 	for (int i = 0; i < 1000 && LockHeldByMe(&tag, ExclusiveLock); i++)
 		if (!LockRelease(&tag, ExclusiveLock, false))
 			break;
 	CurrentResourceOwner = saved;
+	return true;
+}
+
+/*
+ * The client's socket: struct Port's first member (libpq/libpq-be.h, which
+ * cannot be included without the GSSAPI headers; the member has been first
+ * since PostgreSQL 7).
+ */
+static pgsocket
+client_socket(void)
+{
+	return MyProcPort ? *(const pgsocket *) MyProcPort : PGINVALID_SOCKET;
+}
+
+/* Whether the client's socket takes a write within ms milliseconds. */
+static bool
+client_reads(int ms)
+{
+	struct pollfd p = {.fd = client_socket(), .events = POLLOUT};
+	int			r;
+
+	if (p.fd == PGINVALID_SOCKET)
+		return true;
+	do
+		r = poll(&p, 1, ms > 0 ? ms : 0);
+	while (r < 0 && errno == EINTR);
+	return r != 0;
+}
+
+/*
+ * An error about to reach the client of a session that holds the lock: at
+ * the top level the transaction aborts after the report, which releases
+ * the lock; released first, the report cannot hold it. The transaction
+ * still holds the rows its round re-planned (other users' jobs among
+ * them) until the report is written, so a session that is not a
+ * superuser's and whose client does not take a write within
+ * mixdnn.lock_timeout is treated as lost: the error goes to the server
+ * log only and the backend ends once the transaction is aborted, as for a
+ * broken connection. Not inside a savepoint (only admins and launchers
+ * hold the lock there, and the transaction goes on), in a critical
+ * section, at PANIC, or while this backend holds a partition lock of the
+ * lock manager (an error inside it).
+ */
+static void
+hold_off_error_hook(ErrorData *edata)
+{
+	if (prev_emit_log_hook)
+		prev_emit_log_hook(edata);
+	if (edata->elevel < ERROR || edata->elevel >= PANIC || CritSectionCount > 0 ||
+		!edata->output_to_client || whereToSendOutput != DestRemote ||
+		IsSubTransaction() || !IsTransactionState() || !lock_manager_free())
+		return;
+	if (!release_scheduler_lock() || superuser_arg(GetSessionUserId()) ||
+		client_reads(mx_guc_lock_timeout_ms))
+		return;
+	edata->output_to_client = false;
+	edata->detail_log = pstrdup("mixdnn: the client did not take this error within mixdnn.lock_timeout "
+								"while its transaction held the rows of a scheduling round; "
+								"the connection is closed.");
+	ProcDiePending = true;
+	InterruptPending = true;
 }
 
 void

@@ -10,6 +10,7 @@
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
+#include "utils/guc_tables.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
@@ -60,32 +61,62 @@ mx_unpin_search_path(int nest)
 }
 
 /*
- * The planner settings a session may change for itself, at their defaults:
- * a round runs in the submitting user's backend, holding the scheduler
- * lock, and its queries must not take the user's jit_above_cost = 0 or
- * enable_hashjoin = off with them (a review: 3.4 ms -> 370 ms on a nearly
- * empty cluster, growing with the jobs table, while everyone waits).
+ * Every planner setting a session may change for itself, at its built-in
+ * default (not the role's or database's, which a user can set with ALTER
+ * ROLE for itself): a round runs in the submitting user's backend, holding
+ * the scheduler lock, and its queries must not take the user's
+ * jit_above_cost = 0, enable_hashjoin = off or geqo_threshold = 2 with
+ * huge pools with them (reviews: 3.4 ms -> 370 ms, and 91 s, while
+ * everyone waits). The planner's groups of settings, and work_mem.
  */
-static const char *const planner_defaults[][2] = {
-	{"jit", "off"},
-	{"plan_cache_mode", "auto"},
-	{"force_parallel_mode", "off"},
-	{"enable_bitmapscan", "on"}, {"enable_gathermerge", "on"}, {"enable_hashagg", "on"},
-	{"enable_hashjoin", "on"}, {"enable_incremental_sort", "on"}, {"enable_indexonlyscan", "on"},
-	{"enable_indexscan", "on"}, {"enable_material", "on"}, {"enable_memoize", "on"},
-	{"enable_mergejoin", "on"}, {"enable_nestloop", "on"}, {"enable_seqscan", "on"},
-	{"enable_sort", "on"}, {"enable_tidscan", "on"},
-	{"cursor_tuple_fraction", "0.1"}, {"from_collapse_limit", "8"}, {"join_collapse_limit", "8"},
-	{"seq_page_cost", "1"}, {"random_page_cost", "4"}, {"cpu_tuple_cost", "0.01"},
-	{"cpu_index_tuple_cost", "0.005"}, {"cpu_operator_cost", "0.0025"},
-};
+static bool
+planner_setting(const struct config_generic *g)
+{
+	return g->context == PGC_USERSET &&
+		(g->group == QUERY_TUNING_METHOD || g->group == QUERY_TUNING_COST ||
+		 g->group == QUERY_TUNING_GEQO || g->group == QUERY_TUNING_OTHER ||
+		 strcmp(g->name, "work_mem") == 0 || strcmp(g->name, "hash_mem_multiplier") == 0 ||
+		 strcmp(g->name, "force_parallel_mode") == 0);
+}
+
+/* The built-in default of a setting as text, or NULL (a string without one). */
+static const char *
+boot_value(struct config_generic *g, char *buf, size_t len)
+{
+	switch (g->vartype)
+	{
+		case PGC_BOOL:
+			return ((struct config_bool *) g)->boot_val ? "on" : "off";
+		case PGC_INT:
+			snprintf(buf, len, "%d", ((struct config_int *) g)->boot_val);
+			return buf;
+		case PGC_REAL:
+			snprintf(buf, len, "%.17g", ((struct config_real *) g)->boot_val);
+			return buf;
+		case PGC_STRING:
+			return ((struct config_string *) g)->boot_val;
+		case PGC_ENUM:
+			return config_enum_lookup_by_value((struct config_enum *) g, ((struct config_enum *) g)->boot_val);
+	}
+	return NULL;
+}
 
 static void
 pin_planner(void)
 {
-	for (size_t i = 0; i < lengthof(planner_defaults); i++)
-		(void) set_config_option(planner_defaults[i][0], planner_defaults[i][1], PGC_SUSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
+	struct config_generic **vars = get_guc_variables();
+	int			n = GetNumConfigOptions();
+	char		buf[64];
+
+	for (int i = 0; i < n; i++)
+	{
+		const char *v;
+
+		if (!planner_setting(vars[i]) || (v = boot_value(vars[i], buf, sizeof(buf))) == NULL)
+			continue;
+		/* DEBUG1 on a refusal: the round goes on with the session's value */
+		(void) set_config_option(vars[i]->name, v, PGC_SUSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, DEBUG1, false);
+	}
 }
 
 void

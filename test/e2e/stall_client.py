@@ -9,6 +9,12 @@ nothing for HOLD_S seconds. A backend that sends this client anything
 while it holds the scheduler lock waits in ClientWrite with the lock held.
 Prints "pid N" (its backend) and "committing" on stdout, then exits.
 
+With "oncommit" (USER a plain user): its transaction makes PostgreSQL's
+own commit work fail after the round (an ON COMMIT DELETE ROWS temporary
+table that another one references: "unsupported ON COMMIT and foreign key
+combination"), with the socket full: the error finds it
+so, the round's rows and the lock held.
+
 With "error" (USER a superuser): fills its socket first, then sends one
 statement that takes the scheduler lock and fails (a GPU type of speed 0:
 the cluster tables' statement trigger takes the lock, the row's CHECK
@@ -66,29 +72,49 @@ def main():
     def unread():
         return struct.unpack("I", fcntl.ioctl(s, termios.FIONREAD, b"\0\0\0\0"))[0]
 
+    def settle():
+        # until the server has written all it will: the unread bytes stay
+        # the same for a second (a busy machine writes slowly)
+        last, same = -1, 0
+        for _ in range(600):
+            time.sleep(0.1)
+            now = unread()
+            same = same + 1 if now == last else 0
+            last = now
+            if same >= 10:
+                return
+
     startup = b"user\0" + user.encode() + b"\0database\0" + db.encode() + b"\0\0"
     s.sendall(struct.pack("!II", len(startup) + 8, 196608) + startup)
     print("pid", until_ready(), flush=True)
-    error = len(sys.argv) > 5 and sys.argv[5] == "error"
+    mode = sys.argv[5] if len(sys.argv) > 5 else "commit"
     query("BEGIN")
-    if not error:
+    if mode != "error":
         query("INSERT INTO mixdnn.jobs (name, gpus, duration) VALUES ('stall', 1, '1 min')")
+    if mode == "commit":
         query("SET client_min_messages = debug5")
+    if mode == "oncommit":
+        query("CREATE TEMP TABLE stall_a (k int PRIMARY KEY) ON COMMIT DELETE ROWS")
+        query("CREATE TEMP TABLE stall_b (k int REFERENCES stall_a)")
     # How many one-NOTICE messages the socket holds before the server must wait.
     notices(5000)
-    time.sleep(1.0)
+    settle()
     size = struct.unpack("!I", s.recv(5, socket.MSG_PEEK)[1:])[0] + 1
     room = unread() // size
     until_ready()
-    if error:
+    if mode == "oncommit":
+        notices(room - 1)
+        settle()
+        send(b"Q", b"COMMIT\0")
+    elif mode == "error":
         # full, counting the DO's own last write: the error's write must wait
         notices(room - 1)
-        time.sleep(1.0)
+        settle()
         # the statement trigger takes the lock, then the row's CHECK fails
         send(b"Q", b"INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('stall', 0)\0")
     else:
         notices(room - 1 - GAP)
-        time.sleep(1.0)
+        settle()
         send(b"Q", b"COMMIT\0")
     print("committing", flush=True)
     time.sleep(hold)

@@ -59,6 +59,28 @@ wait "$client" 2>/dev/null
 log=$(dirname "$MIXDNN_E2E_PGDATA")/server.log
 is "$(grep -c "you don't own a lock" "$log")" 0 "the lock is given up without a warning"
 
+# A plain user's commit that fails after its round (PostgreSQL's ON COMMIT
+# work), with its socket full: the lock is given up before the error, and
+# the session, which still holds the rows the round re-planned, is closed
+# once its client has not taken the error within mixdnn.lock_timeout.
+python3 "$E2E_DIR/stall_client.py" "$PGHOST/.s.PGSQL.$PGPORT" mxe2e_stall "${PGDATABASE:-postgres}" 60 oncommit \
+	>"$T/stall3.out" 2>&1 &
+client=$!
+wait_until 30 "grep -q committing '$T/stall3.out'"
+ok $? "a plain user's client filled its socket and committed a transaction whose ON COMMIT work fails" ||
+	diag "$(cat "$T/stall3.out")"
+pid=$(sed -n 's/^pid //p' "$T/stall3.out")
+wait_until 30 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE pid = $pid\")\" = 0 ]"
+ok $? "its backend ends (the client is treated as lost)" ||
+	diag "$(q "SELECT state || ' ' || coalesce(wait_event, '') FROM pg_stat_activity WHERE pid = $pid")"
+is "$(grep -c 'the client did not take this error within mixdnn.lock_timeout' "$log")" 1 "the server log says why"
+is "$(q "SELECT count(*) FROM mixdnn.jobs WHERE name = 'stall' AND owner = 'mxe2e_stall' AND submitted_at > now() - interval '1 minute' AND status = 'pending'")" 0 \
+	"its transaction was rolled back"
+job=$(submit fourth hard a100 1 "$(job_cmd 1 0)" '1 min')
+is "$(q "SELECT status <> 'pending' FROM mixdnn.jobs WHERE job_id = $job")" t "a submission is planned meanwhile"
+kill "$client" 2>/dev/null
+wait "$client" 2>/dev/null
+
 # The round at a user's commit plans with the default planner settings,
 # not the session's: the best of three commits with JIT for every query
 # and joins disabled stays within ten times the best of three ordinary
@@ -75,7 +97,8 @@ commit_ms() {	# commit_ms SETTINGS: the fastest of three submissions' COMMITs un
 plain=$(commit_ms "SET work_mem = '4MB'")
 hostile=$(commit_ms "SET jit = on; SET jit_above_cost = 0; SET jit_inline_above_cost = 0; SET jit_optimize_above_cost = 0;
 	SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_indexscan = off; SET enable_bitmapscan = off;
-	SET plan_cache_mode = force_custom_plan; SET work_mem = '64kB'")
+	SET plan_cache_mode = force_custom_plan; SET work_mem = '64kB';
+	SET geqo_threshold = 2; SET geqo_pool_size = 20000; SET geqo_generations = 20000")
 ok "$(awk -v h="$hostile" -v p="$plain" 'BEGIN { exit !(h != "" && p != "" && h <= 10 * p + 50) }'; echo $?)" \
 	"a commit's round ignores the session's planner settings ($hostile ms against $plain ms)"
 done_testing
