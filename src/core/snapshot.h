@@ -99,6 +99,7 @@ typedef struct mx_profile
 	char		model[MX_NAME_LEN];
 	int			npoints;
 	mx_profile_point *points;
+	int			sorted;			/* points by type, then gpus (mx_profile_sort): looked up in O(log n) */
 } mx_profile;
 
 /*

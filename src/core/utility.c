@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "plan_limits.h"
+#include "profile.h"
 #include "utility.h"
-#include "tolerance.h"
 
 static const mx_profile *
 job_profile(const mx_snapshot *s, const mx_job *j)
@@ -30,55 +30,6 @@ type_speed(const mx_snapshot *s, int type)
 	return (sp > 0 && isfinite(sp)) ? sp : 1.0;
 }
 
-/* 1 if the profile has any point of type with thr > 0 */
-static int
-has_positive(const mx_profile *p, int type)
-{
-	int			i;
-
-	for (i = 0; i < p->npoints; i++)
-		if (p->points[i].type == type && p->points[i].thr > 0)
-			return 1;
-	return 0;
-}
-
-/*
- * Throughput of (type, n) from the points of that type: exact, else scaled
- * from the nearest measured count (log distance; ties to the smaller count)
- * by (n/m)^alpha. A zero point propagates (the nearest measured count cannot
- * run the model, so neither can n). -1 when the type has no point.
- */
-static double
-thr_same_type(const mx_profile *p, int type, int n, double alpha)
-{
-	int			i,
-				best = -1;
-	double		bestd = INFINITY;
-
-	for (i = 0; i < p->npoints; i++)
-	{
-		const mx_profile_point *pt = &p->points[i];
-		double		d;
-
-		if (pt->type != type || pt->gpus <= 0)
-			continue;
-		if (pt->gpus == n)
-			return pt->thr > 0 && isfinite(pt->thr) ? pt->thr : 0.0;
-		d = fabs(log((double) n / pt->gpus));
-		if (d < bestd - MX_TINY ||
-			(fabs(d - bestd) <= MX_TINY && pt->gpus < p->points[best].gpus))
-		{
-			bestd = d;
-			best = i;
-		}
-	}
-	if (best < 0)
-		return -1.0;
-	if (!(p->points[best].thr > 0) || !isfinite(p->points[best].thr))
-		return 0.0;
-	return p->points[best].thr * pow((double) n / p->points[best].gpus, alpha);
-}
-
 /*
  * The measured type a type without points is converted from: the job's
  * reference type if measured, else the lowest-index type with a positive
@@ -89,10 +40,10 @@ anchor_type(const mx_snapshot *s, const mx_profile *p, int ref_type)
 {
 	int			k;
 
-	if (ref_type >= 0 && has_positive(p, ref_type))
+	if (ref_type >= 0 && mx_profile_has_positive(p, ref_type))
 		return ref_type;
 	for (k = 0; k < s->ntypes; k++)
-		if (has_positive(p, k))
+		if (mx_profile_has_positive(p, k))
 			return k;
 	return -1;
 }
@@ -110,21 +61,21 @@ mx_throughput(const mx_snapshot *s, const mx_job *j, int type, int gpus, double 
 		alpha = 1.0;
 	if (p != NULL && p->npoints > 0)
 	{
-		thr = thr_same_type(p, type, gpus, alpha);
+		thr = mx_profile_thr(p, type, gpus, alpha);
 		if (thr >= 0)
 			return thr;
 		a = anchor_type(s, p, j->ref_type);
 		if (a >= 0)
 		{
-			thr = thr_same_type(p, a, gpus, alpha);
+			thr = mx_profile_thr(p, a, gpus, alpha);
 			if (thr > 0)
 				return thr * type_speed(s, type) / type_speed(s, a);
 			/* the anchor cannot run n GPUs: try the other measured types */
 			for (a = 0; a < s->ntypes; a++)
 			{
-				if (!has_positive(p, a))
+				if (!mx_profile_has_positive(p, a))
 					continue;
-				thr = thr_same_type(p, a, gpus, alpha);
+				thr = mx_profile_thr(p, a, gpus, alpha);
 				if (thr > 0)
 					return thr * type_speed(s, type) / type_speed(s, a);
 			}
@@ -166,7 +117,7 @@ mx_ref_throughput(const mx_snapshot *s, const mx_job *j, double alpha)
 
 		if (a >= 0)
 		{
-			thr = thr_same_type(p, a, n, alpha);
+			thr = mx_profile_thr(p, a, n, alpha);
 			if (thr > 0)
 				return thr / type_speed(s, a);
 		}

@@ -8,6 +8,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 
+#include "profile.h"
 #include "profile_read.h"
 #include "spi_cache.h"
 
@@ -20,7 +21,8 @@
 static void
 append_profiles(mx_snapshot *s, Datum models)
 {
-	int			p = -1;
+	int			p = -1,
+				first = s->nprofiles;
 	uint64		i;
 	mx_profile *grown;
 
@@ -57,6 +59,9 @@ append_profiles(mx_snapshot *s, Datum models)
 		pt->gpus = DatumGetInt32(SPI_getbinval(t, d, 3, &isnull));
 		pt->thr = DatumGetFloat8(SPI_getbinval(t, d, 4, &isnull));
 	}
+	/* looked up in O(log points) by the round (profile.h); unsorted if out of memory, still right */
+	for (int k = first; k < s->nprofiles; k++)
+		(void) mx_profile_sort(&s->profiles[k]);
 }
 
 void

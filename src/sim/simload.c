@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "csvload.h"
+#include "profile.h"
 #include "sim.h"
 
 /* Largest GPU count a trace may request; larger is a malformed row. */
@@ -229,8 +230,14 @@ sim_load_profiles(sim_world *w, const char *path, char *err, size_t errlen)
 	load_ctx	lc = {w, 0};
 	profile_row row;
 
-	return csv_load(path, profile_columns, lengthof(profile_columns), &row, sizeof(row), keep_profile, &lc,
-					err, errlen);
+	if (csv_load(path, profile_columns, lengthof(profile_columns), &row, sizeof(row), keep_profile, &lc,
+				 err, errlen) < 0)
+		return -1;
+	/* looked up in O(log points) by every round (profile.h) */
+	for (int i = 0; i < w->cluster.nprofiles; i++)
+		if (mx_profile_sort(&w->cluster.profiles[i]) < 0)
+			return fail(err, errlen, "out of memory");
+	return 0;
 }
 
 /* ---------- TRACE.csv ---------- */
