@@ -70,7 +70,8 @@ CREATE TABLE mixdnn.jobs (
 	status		text NOT NULL DEFAULT 'pending'
 				CONSTRAINT jobs_status_check CHECK (status IN ('pending', 'planned', 'launching', 'running',
 															   'completed', 'failed', 'cancelled')),
-	submitted_at timestamptz NOT NULL DEFAULT mixdnn.now(),
+	submitted_at timestamptz NOT NULL DEFAULT mixdnn.now()
+		CONSTRAINT jobs_submitted_at_check CHECK (pg_catalog.isfinite(submitted_at)),
 	planned_gpu_type text,
 	planned_gpus int,
 	planned_start timestamptz,

@@ -11,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(103);
+SELECT plan(107);
 
 CREATE ROLE tap08_user NOLOGIN IN ROLE mixdnn_user;
 
@@ -46,6 +46,16 @@ CREATE TEMP TABLE before AS SELECT pg_temp.state() AS s;
 -- that a rollback does not undo (an event noted for the next round) would
 -- then run a round, and the contents would differ.
 \set bad 'UPDATE mixdnn.gpu_nodes SET last_heartbeat = last_heartbeat WHERE node = ''k1''; :commit SELECT is(pg_temp.state(), (SELECT s FROM before), :''label'' || '': changed nothing'');'
+
+-- Submission time (the superuser's, as an admin's replay writes it)
+\set label 'submitted_at = infinity'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration, submitted_at) VALUES ('bad', 'v100', 1, '1h', 'infinity')$$, '23514', NULL, :'label');
+:commit
+:bad
+\set label 'submitted_at = -infinity'
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration, submitted_at) VALUES ('bad', 'v100', 1, '1h', '-infinity')$$, '23514', NULL, :'label');
+:commit
+:bad
 
 -- GPU counts
 \set label 'gpus = 0'
