@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(28);
+SELECT plan(30);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4), ('n2', 'v100', 4);
@@ -93,6 +93,14 @@ SELECT is((SELECT count(*) FROM mixdnn.jobs WHERE status = 'planned' AND planned
 -- A node cannot shrink below GPUs that are held.
 SELECT throws_ok($$UPDATE mixdnn.gpu_nodes SET gpus = 2 WHERE node = (SELECT node FROM xnode)$$, '55006', NULL,
 	'shrinking a node below its held GPUs is refused (55006)');
+
+-- Nor change its type under the jobs that hold its GPUs; a node holding nothing may.
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('a100', 2.0);
+SELECT throws_ok($$UPDATE mixdnn.gpu_nodes SET gpu_type = 'a100' WHERE node = (SELECT node FROM xnode)$$, '55006', NULL,
+	'changing the type of a node whose GPUs are held is refused (55006)');
+SELECT lives_ok($$UPDATE mixdnn.gpu_nodes SET gpu_type = 'a100'
+				 WHERE node NOT IN (SELECT node FROM mixdnn.gpu_holds) AND node <> (SELECT node FROM xnode)$$,
+	'a node holding no GPU changes its type');
 
 SELECT * FROM finish();
 ROLLBACK;

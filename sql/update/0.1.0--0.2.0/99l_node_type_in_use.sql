@@ -1,0 +1,1 @@
+../../install/41_node_type.sql
