@@ -55,8 +55,13 @@ CREATE FUNCTION mixdnn.explain(job_id bigint)
 COMMENT ON FUNCTION mixdnn.explain(bigint) IS 'each candidate configuration of a waiting job, which one a round chooses now and what blocks the faster ones';
 
 -- Internal: the planning part of mixdnn.what_if (src/pg/what_if.c); takes
--- validated arguments with the submission defaults applied (it checks them
--- again). As the caller: it counts the caller's waiting jobs against
+-- validated arguments with the submission defaults applied. It checks
+-- again only what keeps the planner in its ranges (GPU counts, duration,
+-- priority, a hard job's type, an empty allowed_types); the names of types,
+-- a hard job's shape and the sizes of model and allowed_types only
+-- mixdnn.what_if checks, so a direct call with other arguments previews a
+-- job no submission could make (it writes nothing either way). As the
+-- caller: it counts the caller's waiting jobs against
 -- mixdnn.max_waiting_jobs, then plans as the extension's owner.
 CREATE FUNCTION mixdnn._what_if(hard boolean, gpu_type text, gpus int, min_gpus int, max_gpus int,
 								allowed_types text[], duration_s float8, priority int, model text)
