@@ -502,12 +502,10 @@ BEGIN
 		fixed := fixed + 1;
 	END LOOP;
 
-	UPDATE mixdnn.job_parts p SET lease_until = GREATEST(p.lease_until, mixdnn.now() + mixdnn._lease())
-		WHERE p.state IN ('launching', 'running');
 	RETURN fixed;
 END
 $$;
-COMMENT ON FUNCTION mixdnn._repair() IS 'internal: background worker start-up repair of half-done launches, and one more lease for every active part';
+COMMENT ON FUNCTION mixdnn._repair() IS 'internal: background worker start-up repair of half-done launches';
 
 REVOKE ALL ON FUNCTION mixdnn._lease(), mixdnn._check_node(text), mixdnn._lose_job(bigint, text[], text), mixdnn._lock_job(bigint),
 	mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.heartbeat_parts(text), mixdnn.finish(bigint, int, text, int, text),

@@ -28,6 +28,7 @@ typedef struct mx_db_slot
 	pid_t		pid;
 	Latch	   *latch;
 	pg_atomic_uint32 events;	/* plan_mode worker: committed, not yet planned */
+	bool		leases_renewed;	/* a worker has renewed the parts' leases since the server started */
 } mx_db_slot;
 
 typedef struct mx_registry_shared
@@ -109,6 +110,7 @@ find_slot(Oid db, bool create)
 	free_slot->since = GetCurrentTimestamp();
 	free_slot->pid = 0;
 	free_slot->latch = NULL;
+	free_slot->leases_renewed = false;
 	pg_atomic_write_u32(&free_slot->events, 0);
 	return free_slot;
 }
@@ -256,6 +258,31 @@ mx_registry_attach(Oid db)
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("mixdnn serves at most %d databases", MX_MAX_DATABASES)));
 	on_shmem_exit(detach, ObjectIdGetDatum(db));
+}
+
+bool
+mx_registry_leases_renewed(Oid db)
+{
+	mx_db_slot *s;
+	bool		done;
+
+	SpinLockAcquire(&reg->mutex);
+	s = find_slot(db, false);
+	done = s != NULL && s->leases_renewed;
+	SpinLockRelease(&reg->mutex);
+	return done;
+}
+
+void
+mx_registry_mark_leases_renewed(Oid db)
+{
+	mx_db_slot *s;
+
+	SpinLockAcquire(&reg->mutex);
+	s = find_slot(db, false);
+	if (s != NULL)
+		s->leases_renewed = true;
+	SpinLockRelease(&reg->mutex);
 }
 
 void

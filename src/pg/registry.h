@@ -59,6 +59,14 @@ bool		mx_registry_paused(Oid db);
 uint32		mx_registry_take_events(Oid db);
 uint32		mx_registry_peek_events(Oid db);	/* without taking them */
 
+/*
+ * Whether a worker of db has renewed its parts' leases since the server
+ * started (shared memory starts anew with the server, and with a promoted
+ * standby's first workers); set once that repair has committed.
+ */
+bool		mx_registry_leases_renewed(Oid db);
+void		mx_registry_mark_leases_renewed(Oid db);
+
 /* The supervisor. */
 void		mx_registry_attach_supervisor(void);
 int			mx_registry_views(mx_db_view *out, int max);

@@ -52,6 +52,21 @@ mx_run_round(const char *event)
 
 	now = mx_clock_now();
 	mx_read_snapshot(&d, now, mx_guc_planning_horizon);
+	/*
+	 * No node and no job: nothing to plan or record. Such a database is a
+	 * fresh CREATE EXTENSION, maybe one a restore is about to load: a round
+	 * recorded there (the worker's "start") took round_id 1, and the load's
+	 * own rounds, and the plan history that names them, then failed (a
+	 * review).
+	 */
+	if (d.snap.nnodes == 0 && d.snap.njobs == 0 && d.running_jobs == 0)
+	{
+		SPI_finish();
+		mx_restore_user(&saved);
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextDelete(roundcxt);
+		return 0;
+	}
 	mx_guc_options(&o);
 	mx_read_owners(&d, &o);
 

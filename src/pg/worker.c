@@ -115,11 +115,22 @@ static const char *const step_names[] = {"repair", "lease expiry", "plan", "laun
 /* How often the worker purges history older than mixdnn.history_retention. */
 #define PURGE_INTERVAL_MS (3600 * 1000)
 
+/*
+ * Launchers could not renew their leases while the server was down, or
+ * before a promotion, or for the rows a data load wrote: the first repair
+ * after a start, and the repair after a load, give every active part one
+ * more lease. Not a worker's restart while the server ran (a terminated
+ * worker, ALTER DATABASE SET): renewing then kept a lost launcher's parts
+ * alive for as long as the restarts went on.
+ */
 static void
 step_repair(void)
 {
 	int			fixed = spi_int("SELECT mixdnn._repair()", "repair");
 
+	if (!mx_registry_leases_renewed(MyDatabaseId) ||
+		(mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE))
+		(void) spi_int("SELECT mixdnn._renew_leases()", "repair");
 	if (fixed > 0)
 		ereport(LOG,
 				(errmsg("mixdnn worker repaired %d half-done launch records", fixed)));
@@ -367,6 +378,8 @@ run_cycle(bool *repaired, bool *loading, long *wait_ms, MemoryContext cxt)
 	{
 		*repaired = run_step_protected(STEP_REPAIR, wait_ms, cxt);
 		restore_repaired = *repaired && (mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE);
+		if (*repaired)
+			mx_registry_mark_leases_renewed(MyDatabaseId);
 	}
 	if (*repaired)
 	{

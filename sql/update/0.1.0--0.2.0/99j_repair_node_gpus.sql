@@ -65,9 +65,7 @@ BEGIN
 		fixed := fixed + 1;
 	END LOOP;
 
-	UPDATE mixdnn.job_parts p SET lease_until = GREATEST(p.lease_until, mixdnn.now() + mixdnn._lease())
-		WHERE p.state IN ('launching', 'running');
 	RETURN fixed;
 END
 $$;
-COMMENT ON FUNCTION mixdnn._repair() IS 'internal: background worker start-up repair of half-done launches, and one more lease for every active part';
+COMMENT ON FUNCTION mixdnn._repair() IS 'internal: background worker start-up repair of half-done launches';

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The background worker survives errors in its steps and is restarted by the
-# postmaster when it exits.
+# postmaster when it exits; a restart renews no launcher's lease.
 . "$(dirname "$0")/../lib.sh"
 
 reset_cluster
@@ -28,4 +28,25 @@ ok $? "a terminated worker is restarted"
 job=$(submit after-restart hard v100 1 "$(job_cmd 0.2)" '1 s')
 wait_until 15 "[ \"\$(status_of $job)\" = completed ]"
 ok $? "and launches jobs again"
+
+# Its restart renews no lease: only the first repair after the server
+# started (or a data load) does. A part claimed by a launcher that then
+# went silent (no launcher runs on n1 and n2: claimed here by hand) keeps
+# its lease_until through the restart. Before, each restart renewed it,
+# and restarts every 40 s kept a lost part alive for ever (a review).
+set_setting mixdnn.lease_timeout 300s
+job=$(submit silent hard a100 1 'sleep 600' '1 hour')
+wait_until 15 "[ \"\$(status_of $job)\" = launching ]"
+node=$(q "SELECT node FROM mixdnn.allocations WHERE job_id = $job LIMIT 1")
+q "SELECT job_id FROM mixdnn.claim('$node')" >/dev/null
+lease=$(q "SELECT lease_until FROM mixdnn.job_parts WHERE job_id = $job")
+ok "$([ -n "$lease" ]; echo $?)" "a part is claimed on $node (lease until $lease)"
+starts=$(q "SELECT count(*) FROM mixdnn.rounds WHERE event = 'start'")
+pid=$(worker)
+q "SELECT pg_terminate_backend($pid)" >/dev/null
+wait_until 20 "[ \"\$(q \"SELECT count(*) FROM mixdnn.rounds WHERE event = 'start'\")\" -gt $starts ]"
+ok $? "the restarted worker repaired and planned (its start round)"
+is "$(q "SELECT lease_until FROM mixdnn.job_parts WHERE job_id = $job")" "$lease" "and left the silent part's lease as it was"
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+set_setting mixdnn.lease_timeout ''
 done_testing

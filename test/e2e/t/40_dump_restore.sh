@@ -143,6 +143,25 @@ ok $? "a superuser's COPY of node n9 with row_security off"
 wait_until 40 "[ \"\$(qd mx_ops_plain \"SELECT string_agg(gpu_index::text, ',' ORDER BY gpu_index) FROM mixdnn.gpus WHERE node = 'n9'\")\" = '0,1' ]"
 ok $? "once the load ends the worker's repair gives n9 its GPUs 0 and 1"
 
+# A data-only restore into a database whose launch worker already runs
+# (its start cycle ran on the empty tables) loads every round and every
+# plan revision. Before, that cycle recorded a round on the empty cluster,
+# took round_id 1, and the load's rounds and plan history failed (a review).
+fresh_db mx_ops_data
+qd mx_ops_data "SET client_min_messages = warning; CREATE EXTENSION mixdnn" >/dev/null
+wait_until 40 "[ \"\$(qd postgres \"SELECT count(*) FROM pg_stat_activity WHERE datname = 'mx_ops_data'
+	AND backend_type = 'mixdnn launch worker' AND state = 'idle'\")\" = 1 ]"
+ok $? "the empty target's worker has run its start cycle"
+is "$(qd mx_ops_data "SELECT count(*) FROM mixdnn.rounds")" 0 "it recorded no round on an empty cluster"
+pg_dump --data-only -d $SRC -f "$W/data.sql"
+psql -X -q -v ON_ERROR_STOP=1 -d mx_ops_data -f "$W/data.sql" >"$W/data.log" 2>&1
+ok $? "the data-only dump loads" || diag "$(tail -5 "$W/data.log")"
+last=$(qd $SRC "SELECT max(round_id) FROM mixdnn.rounds")
+is "$(qd mx_ops_data "SELECT count(*) FROM mixdnn.rounds WHERE round_id <= $last"),$(qd mx_ops_data "SELECT count(*) FROM mixdnn.plan_history WHERE round_id <= $last")" \
+	"$(qd $SRC "SELECT count(*) FROM mixdnn.rounds"),$(qd $SRC "SELECT count(*) FROM mixdnn.plan_history")" \
+	"with every round and plan revision of the source"
+psql -X -q -d postgres -c "DROP DATABASE mx_ops_data" >/dev/null 2>&1
+
 # A plain DROP DATABASE needs the database to itself; its worker steps aside.
 wait_until 20 '[ "$(workers_in mx_ops_plain)" = 1 ]'
 is "$(workers_in mx_ops_plain)" 1 \

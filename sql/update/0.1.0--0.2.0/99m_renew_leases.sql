@@ -1,0 +1,1 @@
+../../install/61_renew_leases.sql
