@@ -189,7 +189,8 @@ start_worker(supervisor_state *st, Oid db)
 			ereport(WARNING,
 					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 					 errmsg("mixdnn supervisor could not start a launch worker for database %u", db),
-					 errhint("Raise max_worker_processes: mixdnn needs one worker per database with the extension, plus one.")));
+					 errhint("Raise max_worker_processes: mixdnn needs one worker per database with the extension, plus one, "
+							 "besides PostgreSQL's own (the logical replication launcher, parallel query workers).")));
 		st->warned_full = true;
 		return;
 	}

@@ -279,6 +279,35 @@ run_step(cycle_step step, long *wait_ms)
  * A step that fails is logged with its own error and SQLSTATE, rolled back,
  * and retried at the next cycle, RETRY_DELAY_MS at most from now.
  */
+/* A failure that repeats is logged once a minute, with how often it came. */
+#define REPEAT_LOG_MS (60 * 1000)
+
+static void
+report_failure(cycle_step step, const ErrorData *edata)
+{
+	static char last[256];
+	static TimestampTz last_at = 0;
+	static int	repeats = 0;
+	char		this[256];
+
+	snprintf(this, sizeof(this), "%d %s %s", (int) step, unpack_sql_state(edata->sqlerrcode), edata->message);
+	if (strcmp(this, last) == 0 &&
+		!TimestampDifferenceExceeds(last_at, GetCurrentTimestamp(), REPEAT_LOG_MS))
+	{
+		repeats++;
+		return;
+	}
+	ereport(WARNING,
+			(errcode(edata->sqlerrcode),
+			 errmsg("mixdnn worker %s step failed: %s", step_names[step], edata->message),
+			 edata->detail ? errdetail_internal("%s", edata->detail) : 0,
+			 repeats > 0 ? errhint("The same failure came %d more times since it was last logged.", repeats) : 0,
+			 errcontext("retrying in %d ms", RETRY_DELAY_MS)));
+	strlcpy(last, this, sizeof(last));
+	last_at = GetCurrentTimestamp();
+	repeats = 0;
+}
+
 static bool
 run_step_protected(cycle_step step, long *wait_ms, MemoryContext cxt)
 {
@@ -303,11 +332,7 @@ run_step_protected(cycle_step step, long *wait_ms, MemoryContext cxt)
 			mx_registry_add_events(MyDatabaseId, events_in_flight);
 		events_in_flight = 0;
 		(void) mx_wake_take_retry();
-		ereport(WARNING,
-				(errcode(edata->sqlerrcode),
-				 errmsg("mixdnn worker %s step failed: %s", step_names[step], edata->message),
-				 edata->detail ? errdetail_internal("%s", edata->detail) : 0,
-				 errcontext("retrying in %d ms", RETRY_DELAY_MS)));
+		report_failure(step, edata);
 		FreeErrorData(edata);
 		*wait_ms = Min(*wait_ms, RETRY_DELAY_MS);
 	}
@@ -414,6 +439,15 @@ mixdnn_worker_main(Datum main_arg)
 	mx_registry_attach(MyDatabaseId);
 	/* It runs as a superuser: no database or role setting may choose the names its queries use. */
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
+	/*
+	 * Nor how its transactions run: its rounds and launches read what other
+	 * sessions committed up to each statement (a serializable default made
+	 * its steps fail 86 times a minute; a read-only one, every step for
+	 * ever: a review). mixdnn.launch_worker = off is how a database turns
+	 * the worker off.
+	 */
+	SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("default_transaction_read_only", "off", PGC_SUSET, PGC_S_OVERRIDE);
 	mx_wake_in_worker();
 	pgstat_report_appname("mixdnn launch worker");
 	if (!database_served(&opted_out))
