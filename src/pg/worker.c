@@ -437,6 +437,14 @@ mixdnn_worker_main(Datum main_arg)
 
 	BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(main_arg), InvalidOid, 0);
 	mx_registry_attach(MyDatabaseId);
+	/*
+	 * Paused while it was connecting (dbguard: a DROP DATABASE or a rename
+	 * found no worker to stop yet): step aside, as a running worker would
+	 * have; the supervisor starts another once the pause is over. Staying
+	 * made the DROP DATABASE fail (a review).
+	 */
+	if (mx_registry_paused(MyDatabaseId))
+		proc_exit(0);
 	/* It runs as a superuser: no database or role setting may choose the names its queries use. */
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 	/*
