@@ -61,18 +61,20 @@ mx_unpin_search_path(int nest)
 }
 
 /*
- * Every planner setting a session may change for itself, at its built-in
- * default (not the role's or database's, which a user can set with ALTER
- * ROLE for itself): a round runs in the submitting user's backend, holding
- * the scheduler lock, and its queries must not take the user's
+ * Every planner setting a user changed (for the session, the client, its
+ * role with ALTER ROLE, or a database it owns), back to its built-in
+ * default for the round: a round runs in the submitting user's backend,
+ * holding the scheduler lock, and its queries must not take the user's
  * jit_above_cost = 0, enable_hashjoin = off or geqo_threshold = 2 with
  * huge pools with them (reviews: 3.4 ms -> 370 ms, and 91 s, while
- * everyone waits). The planner's groups of settings, and work_mem.
+ * everyone waits). What the server's configuration set stays; a setting
+ * nobody changed costs nothing. The planner's groups of settings, and
+ * work_mem.
  */
 static bool
 planner_setting(const struct config_generic *g)
 {
-	return g->context == PGC_USERSET &&
+	return g->context == PGC_USERSET && g->source >= PGC_S_DATABASE &&
 		(g->group == QUERY_TUNING_METHOD || g->group == QUERY_TUNING_COST ||
 		 g->group == QUERY_TUNING_GEQO || g->group == QUERY_TUNING_OTHER ||
 		 strcmp(g->name, "work_mem") == 0 || strcmp(g->name, "hash_mem_multiplier") == 0 ||
