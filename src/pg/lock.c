@@ -3,20 +3,20 @@
  */
 #include "postgres.h"
 
+#include <poll.h>
+
+#include "access/xact.h"
 #include "commands/trigger.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
 #include "miscadmin.h"
-#include <poll.h>
-
-#include "access/xact.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "storage/lwlock.h"
 #include "tcop/tcopprot.h"
-#include "utils/resowner.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/resowner.h"
 
 #include "guc.h"
 #include "lock.h"

@@ -14,9 +14,9 @@
 
 /*
  * Appends the rows of mixdnn.profiles of the models (a text[]) to
- * s->profiles, one profile per model that has rows, in model order and each
- * model's points by type and GPU count: the one reader of the table, for
- * rounds and for single submissions alike.
+ * s->profiles, one profile per model that has rows, in model order, each
+ * model's points sorted by type index and GPU count (mx_profile_sort): the
+ * one reader of the table, for rounds and for single submissions alike.
  */
 static void
 append_profiles(mx_snapshot *s, Datum models)
@@ -27,7 +27,7 @@ append_profiles(mx_snapshot *s, Datum models)
 	mx_profile *grown;
 
 	if (mx_spi_execute("SELECT model, gpu_type, gpus, throughput FROM mixdnn.profiles "
-					   "WHERE model = ANY ($1) ORDER BY model COLLATE \"C\", gpu_type, gpus",
+					   "WHERE model = ANY ($1) ORDER BY model COLLATE \"C\"",
 					   1, (Oid[]) {TEXTARRAYOID}, &models, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "mixdnn: could not read the profiles");
 	if (SPI_processed == 0)

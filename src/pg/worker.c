@@ -275,10 +275,6 @@ run_step(cycle_step step, long *wait_ms)
 	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
-/*
- * A step that fails is logged with its own error and SQLSTATE, rolled back,
- * and retried at the next cycle, RETRY_DELAY_MS at most from now.
- */
 /* A failure that repeats is logged once a minute, with how often it came. */
 #define REPEAT_LOG_MS (60 * 1000)
 
@@ -308,6 +304,10 @@ report_failure(cycle_step step, const ErrorData *edata)
 	repeats = 0;
 }
 
+/*
+ * A step that fails is logged with its own error and SQLSTATE, rolled back,
+ * and retried at the next cycle, RETRY_DELAY_MS at most from now.
+ */
 static bool
 run_step_protected(cycle_step step, long *wait_ms, MemoryContext cxt)
 {
