@@ -10,7 +10,9 @@
 #   test/e2e/run.sh t/02_cancel.sh   some of them
 #
 # It starts its own cluster (port MIXDNN_E2E_PORT, default 5497) because
-# the tests restart the server and change settings. To use a running server
+# the tests restart the server and change settings; given more than one
+# file, it runs them in MIXDNN_E2E_JOBS shards at once (default 2), one
+# cluster each on the next ports (shards.sh). To use a running server
 # instead, set MIXDNN_E2E_USE_ENV=1 with PGHOST/PGPORT/PGDATABASE/PGUSER (a
 # superuser; mixdnn.launch_worker must be on in PGDATABASE) and, for the restart
 # test, MIXDNN_E2E_PGDATA. MIXDNN_LAUNCHER overrides bin/mixdnn-launcher;
@@ -26,6 +28,20 @@ if [ ! -x "$MIXDNN_LAUNCHER" ]; then
 	exit 2
 fi
 
+if [ $# -gt 0 ]; then
+	tests=("$@")
+else
+	tests=(t/*.sh)
+fi
+
+# Most of a file's time is waiting on real processes (leases, heartbeats,
+# restarts), not CPU: without MIXDNN_E2E_USE_ENV the files run in
+# MIXDNN_E2E_JOBS shards (default 2), each on its own cluster; see shards.sh.
+if [ -z "${MIXDNN_E2E_SHARD:-}" ] && [ "${MIXDNN_E2E_USE_ENV:-}" != 1 ] &&
+	[ "${MIXDNN_E2E_JOBS:-2}" -gt 1 ] && [ "${#tests[@]}" -gt 1 ]; then
+	exec bash "$E2E/shards.sh" "${tests[@]}"
+fi
+
 WORK=$(mktemp -d /tmp/mixdnn-e2e.XXXXXX)
 chmod 1777 "$WORK"	# sticky: the launchers' directories below stay their own
 export MIXDNN_E2E_WORK=$WORK
@@ -39,11 +55,6 @@ else
 	trap '[ -n "${MIXDNN_E2E_KEEP:-}" ] || rm -rf "$WORK"' EXIT
 fi
 
-if [ $# -gt 0 ]; then
-	tests=("$@")
-else
-	tests=(t/*.sh)
-fi
 passed=0
 failed=0
 skipped=0
