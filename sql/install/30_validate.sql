@@ -48,29 +48,6 @@ CREATE FUNCTION mixdnn._job_can_run(model_class text, gpu_type text, gpus int, m
 	LANGUAGE C STABLE;
 COMMENT ON FUNCTION mixdnn._job_can_run(text, text, int, int, int, text[], text) IS 'internal: whether any configuration of the registered cluster could ever run such a job';
 
--- Whose OS account a job may run under when someone other than a superuser
--- names its owner (an admin submitting for a user, or handing a job over):
--- an existing role that is a mixdnn user and no superuser.
-CREATE FUNCTION mixdnn._check_job_owner(who name) RETURNS void
-	LANGUAGE plpgsql STABLE
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-BEGIN
-	IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.rolname = who) THEN
-		RAISE EXCEPTION 'role "%" does not exist', who
-			USING ERRCODE = 'undefined_object';
-	END IF;
-	IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = who)
-	   OR NOT pg_catalog.pg_has_role(who, 'mixdnn_user', 'MEMBER')
-	   OR who IN ('mixdnn_user', 'mixdnn_admin', 'mixdnn_launcher') THEN
-		RAISE EXCEPTION 'a job''s owner must be a member of mixdnn_user and not a superuser, not "%"', who
-			USING ERRCODE = 'insufficient_privilege',
-				  DETAIL = 'A job runs as its owner''s OS account; only a superuser may make a job another role''s.';
-	END IF;
-END
-$$;
-COMMENT ON FUNCTION mixdnn._check_job_owner(name) IS 'internal: refuses a job owner named by a non-superuser that is no mixdnn user or a superuser';
-
 -- The terms of a request that a submission and mixdnn.what_if both check,
 -- in the same words and SQLSTATEs. A NULL argument is not checked: the
 -- trigger passes only what is written (a job stored before 0.2.0 keeps a

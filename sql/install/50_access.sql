@@ -52,8 +52,6 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON mixdnn.gpu_types, mixdnn.gpu_nodes, mixd
 GRANT INSERT (owner, submitted_at), UPDATE (status, priority, reason, owner) ON mixdnn.jobs TO mixdnn_admin;
 GRANT SELECT ON mixdnn.plan_history, mixdnn.job_events, mixdnn.job_parts TO mixdnn_admin;
 GRANT EXECUTE ON FUNCTION mixdnn.run_round(text), mixdnn.launch_due() TO mixdnn_admin;
--- Called by the jobs' trigger when an admin names a job's owner.
-GRANT EXECUTE ON FUNCTION mixdnn._check_job_owner(name) TO mixdnn_admin;
 
 -- Launchers: only through the launcher functions (60_launcher.sql).
 GRANT SELECT ON mixdnn.gpu_nodes TO mixdnn_launcher;

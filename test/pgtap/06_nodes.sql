@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(30);
+SELECT plan(33);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4), ('n2', 'v100', 4);
@@ -101,6 +101,14 @@ SELECT throws_ok($$UPDATE mixdnn.gpu_nodes SET gpu_type = 'a100' WHERE node = (S
 SELECT lives_ok($$UPDATE mixdnn.gpu_nodes SET gpu_type = 'a100'
 				 WHERE node NOT IN (SELECT node FROM mixdnn.gpu_holds) AND node <> (SELECT node FROM xnode)$$,
 	'a node holding no GPU changes its type');
+
+-- A node keeps its name: the launcher's --node, and the key of its GPUs and parts.
+SELECT throws_ok($$UPDATE mixdnn.gpu_nodes SET node = node || '-new' WHERE node = (SELECT node FROM xnode)$$, '0A000',
+	format('node %s cannot be renamed to %s-new', (SELECT node FROM xnode), (SELECT node FROM xnode)),
+	'renaming a node whose GPUs are held is refused (0A000)');
+SELECT throws_ok($$UPDATE mixdnn.gpu_nodes SET node = 'n9' WHERE node NOT IN (SELECT node FROM mixdnn.gpu_holds)$$, '0A000', NULL,
+	'... and so is renaming an idle node');
+SELECT lives_ok($$UPDATE mixdnn.gpu_nodes SET node = node, status = status$$, 'writing a node''s own name back is no rename');
 
 SELECT * FROM finish();
 ROLLBACK;

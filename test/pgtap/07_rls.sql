@@ -11,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(48);
+SELECT plan(50);
 
 CREATE ROLE tap07_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap07_bob NOLOGIN IN ROLE mixdnn_user;
@@ -133,6 +133,10 @@ SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duratio
 	'42501', NULL, 'the admin cannot make a job the extension''s group role''s (no one''s account)');
 SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duration) VALUES ('x', 'tap07_ghost', 'v100', 1, '1h')$$,
 	'42704', NULL, 'the admin cannot submit a job owned by a role that does not exist');
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duration) VALUES ('x', NULL, 'v100', 1, '1h')$$,
+	'23502', 'a job needs an owner, not NULL', 'the admin cannot submit a job owned by no one (23502, as NULL columns)');
+SELECT throws_ok($$UPDATE mixdnn.jobs SET owner = NULL WHERE name = 'for-bob'$$,
+	'23502', 'a job needs an owner, not NULL', '... nor hand a job to no one');
 SELECT throws_ok($$UPDATE mixdnn.jobs SET owner = 'tap07_super' WHERE name = 'for-bob'$$,
 	'42501', NULL, 'the admin cannot hand a job to a superuser');
 SELECT lives_ok($$UPDATE mixdnn.jobs SET owner = 'tap07_alice' WHERE name = 'for-bob'$$,

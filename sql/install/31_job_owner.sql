@@ -1,0 +1,35 @@
+-- 31_job_owner.sql — whose OS account a job may run under. Also the
+-- upgrade piece 0.1.0--0.2.0/99n (a link to this file), so that both
+-- create the same function; hence CREATE OR REPLACE.
+
+-- Whose OS account a job may run under when someone other than a superuser
+-- names its owner (an admin submitting for a user, or handing a job over):
+-- an existing role that is a mixdnn user and no superuser.
+CREATE OR REPLACE FUNCTION mixdnn._check_job_owner(who name) RETURNS void
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	-- The column is NOT NULL, but this check comes first (a BEFORE trigger).
+	IF who IS NULL THEN
+		RAISE EXCEPTION 'a job needs an owner, not NULL'
+			USING ERRCODE = 'not_null_violation';
+	END IF;
+	IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.rolname = who) THEN
+		RAISE EXCEPTION 'role "%" does not exist', who
+			USING ERRCODE = 'undefined_object';
+	END IF;
+	IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = who)
+	   OR NOT pg_catalog.pg_has_role(who, 'mixdnn_user', 'MEMBER')
+	   OR who IN ('mixdnn_user', 'mixdnn_admin', 'mixdnn_launcher') THEN
+		RAISE EXCEPTION 'a job''s owner must be a member of mixdnn_user and not a superuser, not "%"', who
+			USING ERRCODE = 'insufficient_privilege',
+				  DETAIL = 'A job runs as its owner''s OS account; only a superuser may make a job another role''s.';
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._check_job_owner(name) IS 'internal: refuses a job owner named by a non-superuser that is no mixdnn user or a superuser';
+
+REVOKE ALL ON FUNCTION mixdnn._check_job_owner(name) FROM PUBLIC;
+-- Called by the jobs' trigger when an admin names a job's owner.
+GRANT EXECUTE ON FUNCTION mixdnn._check_job_owner(name) TO mixdnn_admin;

@@ -1,0 +1,1 @@
+../../install/31_job_owner.sql

@@ -1,0 +1,1 @@
+../../install/42_node_name.sql
