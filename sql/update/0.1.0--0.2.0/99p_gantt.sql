@@ -1,0 +1,1 @@
+../../install/72_gantt.sql
