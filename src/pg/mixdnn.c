@@ -11,6 +11,7 @@
 #include "guc.h"
 #include "lock.h"
 #include "registry.h"
+#include "restore.h"
 #include "supervisor.h"
 #include "triggers.h"
 #include "worker.h"
@@ -35,6 +36,7 @@ _PG_init(void)
 		mx_worker_init();
 		mx_supervisor_init();
 		mx_dbguard_init();
+		mx_restore_init();
 	}
 	mx_guc_reserve_prefix();
 }

@@ -20,6 +20,14 @@
  * never starts while a load runs and a load never starts mid-cycle (it
  * waits for the cycle's end). The tag is in an advisory space no SQL
  * function reaches (lock.c), so no role can fake a load to stop the worker.
+ *
+ * The triggers see a load only if they fire: pg_restore --disable-triggers
+ * (ALTER TABLE ... DISABLE TRIGGER ALL around each COPY) and a session with
+ * session_replication_role = replica load with none of them. So, where the
+ * library is preloaded (as the worker needs), the same COPY is also
+ * recognised when it starts, into a table of schema mixdnn, before its rows
+ * come: the worker then waits for that session too, and repairs, renews the
+ * leases and plans after it as after any load.
  */
 #include "postgres.h"
 
@@ -27,9 +35,12 @@
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
+#include "catalog/namespace.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "tcop/pquery.h"
+#include "tcop/utility.h"
+#include "utils/lsyscache.h"
 #include "utils/portal.h"
 #include "utils/rls.h"
 
@@ -64,22 +75,78 @@ statement_is_copy_from(void)
 		&& ((CopyStmt *) stmt->utilityStmt)->is_from;
 }
 
-bool
-mx_restore_loading(void)
+static ProcessUtility_hook_type prev_utility = NULL;
+
+/* Whether this session may load as a dump does: a superuser with row_security off. */
+static bool
+session_loads(void)
+{
+	return !row_security && superuser_arg(GetOuterUserId());
+}
+
+/* Takes the load lock for the rest of the session, the first time. */
+static void
+begin_load(void)
 {
 	LOCKTAG		tag;
 
-	if (row_security || !superuser_arg(GetOuterUserId()) || !statement_is_copy_from())
+	if (holds_load_lock)
+		return;
+	load_tag(&tag);
+	(void) LockAcquire(&tag, ShareLock, true, false);
+	holds_load_lock = true;
+	/* for the worker, even if the load ends between two of its cycles: repair, then plan */
+	mx_registry_add_events(MyDatabaseId, MX_EV_RESTORE);
+}
+
+bool
+mx_restore_loading(void)
+{
+	if (!session_loads() || !statement_is_copy_from())
 		return false;
-	if (!holds_load_lock)
-	{
-		load_tag(&tag);
-		(void) LockAcquire(&tag, ShareLock, true, false);
-		holds_load_lock = true;
-		/* for the worker, even if the load ends between two of its cycles: repair, then plan */
-		mx_registry_add_events(MyDatabaseId, MX_EV_RESTORE);
-	}
+	begin_load();
 	return true;
+}
+
+/* A COPY ... FROM into a table of schema mixdnn by a session that loads. */
+static bool
+copy_into_mixdnn(Node *stmt)
+{
+	CopyStmt   *copy;
+	Oid			nsp;
+	Oid			rel;
+
+	if (stmt == NULL || !IsA(stmt, CopyStmt))
+		return false;
+	copy = (CopyStmt *) stmt;
+	if (!copy->is_from || copy->relation == NULL || !session_loads())
+		return false;
+	nsp = get_namespace_oid("mixdnn", true);
+	if (!OidIsValid(nsp))
+		return false;
+	/* a hint only: COPY resolves and locks the table itself */
+	rel = RangeVarGetRelid(copy->relation, NoLock, true);
+	return OidIsValid(rel) && get_rel_namespace(rel) == nsp;
+}
+
+static void
+restore_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+				ProcessUtilityContext context, ParamListInfo params,
+				QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	if (!holds_load_lock && copy_into_mixdnn(pstmt->utilityStmt))
+		begin_load();
+	if (prev_utility)
+		prev_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+}
+
+void
+mx_restore_init(void)
+{
+	prev_utility = ProcessUtility_hook;
+	ProcessUtility_hook = restore_utility;
 }
 
 bool

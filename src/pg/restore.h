@@ -19,4 +19,11 @@ bool		mx_restore_loading(void);
 bool		mx_restore_begin_cycle(void);
 void		mx_restore_end_cycle(void);
 
+/*
+ * With preload: a COPY ... FROM into a table of schema mixdnn by a session
+ * that loads as a dump does takes the load lock as it starts, whether the
+ * tables' triggers fire or not (pg_restore --disable-triggers).
+ */
+void		mx_restore_init(void);
+
 #endif

@@ -162,6 +162,40 @@ is "$(qd mx_ops_data "SELECT count(*) FROM mixdnn.rounds WHERE round_id <= $last
 	"with every round and plan revision of the source"
 psql -X -q -d postgres -c "DROP DATABASE mx_ops_data" >/dev/null 2>&1
 
+# pg_dump --disable-triggers: each table's triggers are off while it loads,
+# so no trigger sees the load. The COPY itself takes the load lock as it
+# starts (before, nothing did, and the worker repaired and planned the
+# half-loaded tables between two COPYs, and never learnt of the load: no
+# restore round, no renewed leases). The loading session stays connected
+# here: the worker waits for it, then repairs and plans.
+fresh_db mx_ops_dt
+qd mx_ops_dt "SET client_min_messages = warning; CREATE EXTENSION mixdnn" >/dev/null
+wait_until 40 "[ \"\$(qd postgres \"SELECT count(*) FROM pg_stat_activity WHERE datname = 'mx_ops_dt'
+	AND backend_type = 'mixdnn launch worker' AND state = 'idle'\")\" = 1 ]"
+ok $? "the empty target's worker has run its start cycle"
+pg_dump --data-only --disable-triggers -d $SRC -f "$W/dt.sql"
+grep -q 'DISABLE TRIGGER ALL' "$W/dt.sql"
+ok $? "pg_dump --data-only --disable-triggers turns each table's triggers off around its COPY"
+trap '' PIPE
+mkfifo "$W/dt.in"
+psql -X -q -v ON_ERROR_STOP=1 -d mx_ops_dt <"$W/dt.in" >"$W/dt.log" 2>&1 &
+loader=$!
+exec 8>"$W/dt.in"
+echo "\i $W/dt.sql" >&8
+echo "SELECT 'loaded';" >&8
+wait_until 30 "grep -q loaded '$W/dt.log'"
+ok $? "the dump loads in a session that stays connected" || diag "$(tail -5 "$W/dt.log")"
+load_lock="SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database
+	WHERE datname = 'mx_ops_dt') AND classid = x'4d495844'::int::oid AND objid = x'4c4f4144'::int::oid
+	AND objsubid = x'4d5a'::int AND mode = 'ShareLock' AND granted"
+is "$(qd postgres "$load_lock")" 1 "its COPYs took the load lock, with every trigger off"
+exec 8>&-
+wait "$loader"
+trap - PIPE
+wait_until 40 "[ \"\$(qd mx_ops_dt \"SELECT count(*) FROM mixdnn.rounds WHERE event = 'restore'\")\" = 1 ]"
+ok $? "once it disconnects the worker runs its restore round"
+psql -X -q -d postgres -c "DROP DATABASE mx_ops_dt" >/dev/null 2>&1
+
 # A plain DROP DATABASE needs the database to itself; its worker steps aside.
 wait_until 20 '[ "$(workers_in mx_ops_plain)" = 1 ]'
 is "$(workers_in mx_ops_plain)" 1 \
