@@ -27,7 +27,12 @@
  * library is preloaded (as the worker needs), the same COPY is also
  * recognised when it starts, into a table of schema mixdnn, before its rows
  * come: the worker then waits for that session too, and repairs, renews the
- * leases and plans after it as after any load.
+ * leases and plans after it as after any load. So is the ALTER TABLE that
+ * disables a table's triggers: it takes the table's lock, which a load in
+ * one transaction (pg_restore -1) keeps until its COPY, and the worker
+ * takes the load lock before any table's; taken at the COPY only, the
+ * load lock would be waited for in the other order (a deadlock), and the
+ * worker would see the triggers off before the load began.
  */
 #include "postgres.h"
 
@@ -108,25 +113,57 @@ mx_restore_loading(void)
 	return true;
 }
 
-/* A COPY ... FROM into a table of schema mixdnn by a session that loads. */
+/* Whether a statement's table is in schema mixdnn; a hint only: the statement resolves and locks it itself. */
 static bool
-copy_into_mixdnn(Node *stmt)
+in_mixdnn(RangeVar *relation)
 {
-	CopyStmt   *copy;
-	Oid			nsp;
+	Oid			nsp = get_namespace_oid("mixdnn", true);
 	Oid			rel;
 
-	if (stmt == NULL || !IsA(stmt, CopyStmt))
+	if (relation == NULL || !OidIsValid(nsp))
 		return false;
-	copy = (CopyStmt *) stmt;
-	if (!copy->is_from || copy->relation == NULL || !session_loads())
-		return false;
-	nsp = get_namespace_oid("mixdnn", true);
-	if (!OidIsValid(nsp))
-		return false;
-	/* a hint only: COPY resolves and locks the table itself */
-	rel = RangeVarGetRelid(copy->relation, NoLock, true);
+	rel = RangeVarGetRelid(relation, NoLock, true);
 	return OidIsValid(rel) && get_rel_namespace(rel) == nsp;
+}
+
+static bool
+disables_triggers(AlterTableStmt *alter)
+{
+	ListCell   *lc;
+
+	foreach(lc, alter->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_DisableTrig || cmd->subtype == AT_DisableTrigAll ||
+			cmd->subtype == AT_DisableTrigUser)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A load's statement on a table of schema mixdnn, by a session that loads:
+ * COPY ... FROM, or ALTER TABLE ... DISABLE TRIGGER.
+ */
+static bool
+loads_into_mixdnn(Node *stmt)
+{
+	if (stmt == NULL)
+		return false;
+	if (IsA(stmt, CopyStmt))
+	{
+		CopyStmt   *copy = (CopyStmt *) stmt;
+
+		return copy->is_from && session_loads() && in_mixdnn(copy->relation);
+	}
+	if (IsA(stmt, AlterTableStmt))
+	{
+		AlterTableStmt *alter = (AlterTableStmt *) stmt;
+
+		return disables_triggers(alter) && session_loads() && in_mixdnn(alter->relation);
+	}
+	return false;
 }
 
 static void
@@ -134,7 +171,7 @@ restore_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 				ProcessUtilityContext context, ParamListInfo params,
 				QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
-	if (!holds_load_lock && copy_into_mixdnn(pstmt->utilityStmt))
+	if (!holds_load_lock && loads_into_mixdnn(pstmt->utilityStmt))
 		begin_load();
 	if (prev_utility)
 		prev_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);

@@ -20,9 +20,10 @@ bool		mx_restore_begin_cycle(void);
 void		mx_restore_end_cycle(void);
 
 /*
- * With preload: a COPY ... FROM into a table of schema mixdnn by a session
- * that loads as a dump does takes the load lock as it starts, whether the
- * tables' triggers fire or not (pg_restore --disable-triggers).
+ * With preload: a COPY ... FROM into a table of schema mixdnn, or an ALTER
+ * TABLE ... DISABLE TRIGGER of one, by a session that loads as a dump does
+ * takes the load lock as it starts, whether the tables' triggers fire or
+ * not (pg_restore --disable-triggers).
  */
 void		mx_restore_init(void);
 

@@ -88,9 +88,28 @@ for db in mx_ops_plain mx_ops_custom; do
 	table_rows $db >"$W/$db.txt"
 	diff -u "$W/src.txt" "$W/$db.txt" >"$W/$db.diff"
 	ok $? "$db has the same rows and sequence values as the original" || head -40 "$W/$db.diff" | sed 's/^/# /'
-	# The next commit there that wants a worker has the supervisor start one.
-	qd postgres "ALTER DATABASE $db RESET mixdnn.launch_worker" >/dev/null
+	# The next commit there that wants a worker has the supervisor start one
+	# (mx_ops_custom's, below).
+	[ "$db" = mx_ops_custom ] || qd postgres "ALTER DATABASE $db RESET mixdnn.launch_worker" >/dev/null
 done
+
+# mx_ops_custom is restored with its worker off. A commit there that asks for
+# a worker gets one that finds the database opted out: it leaves the load's
+# repair and round to a worker that serves it (before, it planned and took
+# the load's event, even while the load ran: a round id taken then collides
+# with the rounds still to load, and the worker that served it later never
+# repaired after the load).
+qd mx_ops_custom "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('wake', 'hard', 'v100', 1, '1 hour', 'true')" >/dev/null
+wait_until 30 "grep -q 'mixdnn launch worker is off for database \"mx_ops_custom\": a data load there is repaired' \
+	'$(dirname "$MIXDNN_E2E_PGDATA")/server.log'"
+ok $? "a worker that finds the restored database opted out leaves the load's round to a worker that serves it"
+is "$(qd mx_ops_custom "SELECT count(*) FROM mixdnn.rounds WHERE event LIKE '%restore%'")" 0 "... and ran none"
+qd postgres "ALTER DATABASE mx_ops_custom RESET mixdnn.launch_worker" >/dev/null
+qd mx_ops_custom "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+	VALUES ('wake-2', 'hard', 'v100', 1, '1 hour', 'true')" >/dev/null
+wait_until 30 "[ \"\$(qd mx_ops_custom \"SELECT count(*) FROM mixdnn.rounds WHERE event LIKE '%restore%'\")\" = 1 ]"
+ok $? "turned on, its worker runs the load's restore round"
 
 # Keeps scheduling: a new job gets the next id and a plan, a running job's
 # launcher goes on with it.
@@ -174,21 +193,25 @@ wait_until 40 "[ \"\$(qd postgres \"SELECT count(*) FROM pg_stat_activity WHERE 
 	AND backend_type = 'mixdnn launch worker' AND state = 'idle'\")\" = 1 ]"
 ok $? "the empty target's worker has run its start cycle"
 pg_dump --data-only --disable-triggers -d $SRC -f "$W/dt.sql"
-grep -q 'DISABLE TRIGGER ALL' "$W/dt.sql"
-ok $? "pg_dump --data-only --disable-triggers turns each table's triggers off around its COPY"
+is "$(grep -c '^ALTER TABLE .*DISABLE TRIGGER ALL;' "$W/dt.sql")" "$(grep -c '^COPY mixdnn\.' "$W/dt.sql")" \
+	"pg_dump --data-only --disable-triggers turns each table's triggers off around its COPY"
 trap '' PIPE
 mkfifo "$W/dt.in"
 psql -X -q -v ON_ERROR_STOP=1 -d mx_ops_dt <"$W/dt.in" >"$W/dt.log" 2>&1 &
 loader=$!
 exec 8>"$W/dt.in"
+# in one transaction, as pg_restore -1 loads: the table locks its ALTER
+# TABLEs take are kept until the end, after the load lock
+echo "BEGIN;" >&8
 echo "\i $W/dt.sql" >&8
 echo "SELECT 'loaded';" >&8
 wait_until 30 "grep -q loaded '$W/dt.log'"
-ok $? "the dump loads in a session that stays connected" || diag "$(tail -5 "$W/dt.log")"
+ok $? "the dump loads in one transaction of a session that stays connected" || diag "$(tail -5 "$W/dt.log")"
 load_lock="SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database
 	WHERE datname = 'mx_ops_dt') AND classid = x'4d495844'::int::oid AND objid = x'4c4f4144'::int::oid
 	AND objsubid = x'4d5a'::int AND mode = 'ShareLock' AND granted"
-is "$(qd postgres "$load_lock")" 1 "its COPYs took the load lock, with every trigger off"
+is "$(qd postgres "$load_lock")" 1 "its ALTER TABLEs and COPYs took the load lock, with every trigger off"
+echo "COMMIT;" >&8
 exec 8>&-
 wait "$loader"
 trap - PIPE
