@@ -1,11 +1,11 @@
 -- 31_job_owner.sql — whose OS account a job may run under. Also the
 -- upgrade piece 0.1.0--0.2.0/99n (a link to this file), so that both
--- create the same function; hence CREATE OR REPLACE.
+-- create the same function (0.1.0 has none).
 
 -- Whose OS account a job may run under when someone other than a superuser
 -- names its owner (an admin submitting for a user, or handing a job over):
 -- an existing role that is a mixdnn user and no superuser.
-CREATE OR REPLACE FUNCTION mixdnn._check_job_owner(who name) RETURNS void
+CREATE FUNCTION mixdnn._check_job_owner(who name) RETURNS void
 	LANGUAGE plpgsql STABLE
 	SET search_path = pg_catalog, pg_temp
 	AS $$

@@ -176,6 +176,8 @@ stop_launcher() {	# stop_launcher NODE: SIGTERM, and wait for it
 	pid=$(launcher_pid "$1")
 	[ -n "$pid" ] || return 0
 	kill -TERM "$pid" 2>/dev/null
+	# one a test stopped (SIGSTOP) takes the SIGTERM only once continued
+	kill -CONT "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	rm -f "$T/launcher-$1.pid"
 }

@@ -10,10 +10,17 @@
 # ("# shard k: FILE..." lines name them): longest first, each onto the shard
 # with the least time so far, from the weights below (seconds, measured on a
 # clean clone; a file not listed counts 10). Only their balance depends on
-# them. No file uses anything outside its cluster and scratch directory
-# except 00_cli.sh (a default state directory under /tmp, of an account no
-# other file runs a launcher as) and 11_accounts.sh (OS accounts, which only
-# it creates).
+# them. What a file uses outside its cluster and scratch directory must not
+# collide with another file's: 00_cli.sh a default state directory under
+# /tmp (of an account no other file runs a launcher as), 11_accounts.sh the
+# OS accounts only it creates, 10_process_tree.sh pgrep/pkill of "sleep
+# 3017".."sleep 3028" (markers no other file uses), 13_pytorch.sh TCP ports
+# from 29500, 14_foreign_keeper.sh processes of nobody, 81_gantt.sh
+# Chromium's default profile; parts' cgroups are named by installation.
+#
+# Each shard is a session of its own (setsid): an interrupt or a CI
+# time-out stops every shard's files, launchers and jobs, and run.sh's exit
+# trap stops its cluster (a background job of a script ignores SIGINT).
 set -u
 cd "$(dirname "$0")" || exit 2
 jobs=${MIXDNN_E2E_JOBS:-2}
@@ -47,8 +54,15 @@ for line in "${order[@]}"; do
 done
 
 out=$(mktemp -d /tmp/mixdnn-e2e-shards.XXXXXX)
-trap 'rm -rf "$out"' EXIT
 pids=()
+stop_shards() {
+	local k
+	for k in "${!pids[@]}"; do kill -TERM -- "-${pids[k]}" 2>/dev/null; done
+	wait
+}
+trap 'rm -rf "$out"' EXIT
+trap 'stop_shards; exit 130' INT
+trap 'stop_shards; exit 143' TERM HUP
 for ((k = 0; k < jobs; k++)); do
 	files=()
 	i=0
@@ -58,7 +72,7 @@ for ((k = 0; k < jobs; k++)); do
 	done
 	[ "${#files[@]}" -gt 0 ] || continue
 	echo "# shard $k (port $((port + k))): ${files[*]}"
-	MIXDNN_E2E_SHARD=$k MIXDNN_E2E_PORT=$((port + k)) bash run.sh "${files[@]}" >"$out/$k" 2>&1 &
+	MIXDNN_E2E_SHARD=$k MIXDNN_E2E_PORT=$((port + k)) setsid bash run.sh "${files[@]}" >"$out/$k" 2>&1 &
 	pids[k]=$!
 done
 rc=0
