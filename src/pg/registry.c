@@ -164,7 +164,13 @@ mx_registry_wake(Oid db)
 	s = find_slot(db, true);
 	if (s != NULL && s->state == MX_DB_RUNNING)
 		latch = s->latch;
-	else if (s != NULL && s->state != MX_DB_STARTING && !s->opted_out)
+	else if (s != NULL && s->state == MX_DB_STARTING)
+	{
+		/* its worker may look before this commit's extension exists, and go idle */
+		if (!s->opted_out)
+			s->wanted = true;
+	}
+	else if (s != NULL && !s->opted_out)
 	{
 		s->wanted = true;
 		latch = reg->supervisor_latch;
@@ -236,14 +242,20 @@ detach(int code, Datum arg)
 	SpinLockRelease(&reg->mutex);
 }
 
-void
+bool
 mx_registry_attach(Oid db)
 {
 	mx_db_slot *s;
+	bool		taken = false;
 
 	SpinLockAcquire(&reg->mutex);
 	s = find_slot(db, true);
-	if (s != NULL)
+	/*
+	 * Another worker may hold the slot: one a supervisor that died started
+	 * (its successor no longer knows it and may have started this one).
+	 * The first to attach serves; detach() clears only its own pid.
+	 */
+	if (s != NULL && s->pid == 0)
 	{
 		s->pid = MyProcPid;
 		s->latch = MyLatch;
@@ -252,12 +264,17 @@ mx_registry_attach(Oid db)
 		/* opted_out stays until the worker has read the setting (mx_registry_served) */
 		s->since = GetCurrentTimestamp();
 	}
+	else
+		taken = s != NULL;
 	SpinLockRelease(&reg->mutex);
 	if (s == NULL)
 		ereport(FATAL,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("mixdnn serves at most %d databases", MX_MAX_DATABASES)));
+	if (taken)
+		return false;
 	on_shmem_exit(detach, ObjectIdGetDatum(db));
+	return true;
 }
 
 bool
@@ -364,8 +381,27 @@ detach_supervisor(int code, Datum arg)
 void
 mx_registry_attach_supervisor(void)
 {
+	int			i;
+
 	SpinLockAcquire(&reg->mutex);
 	reg->supervisor_latch = MyLatch;
+	/*
+	 * A worker the last supervisor started and that has not attached: that
+	 * supervisor exited (SIGTERM, an error) and took the worker's handle
+	 * with it, so no one would learn if the worker failed, and the slot
+	 * stayed STARTING: no worker for that database until a server restart.
+	 * It may still attach within MX_RESTART_S; else another is started.
+	 */
+	for (i = 0; i < MX_MAX_DATABASES; i++)
+	{
+		mx_db_slot *s = &reg->slots[i];
+
+		if (s->dboid != InvalidOid && s->state == MX_DB_STARTING && s->pid == 0)
+		{
+			s->state = MX_DB_NONE;
+			s->since = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), MX_RESTART_S * 1000);
+		}
+	}
 	SpinLockRelease(&reg->mutex);
 	on_shmem_exit(detach_supervisor, (Datum) 0);
 }

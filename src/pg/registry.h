@@ -51,8 +51,8 @@ void		mx_registry_wake(Oid db);
 pid_t		mx_registry_pause(Oid db, int seconds);
 pid_t		mx_registry_worker_pid(Oid db);
 
-/* The per-database worker. */
-void		mx_registry_attach(Oid db);
+/* The per-database worker. False when another worker holds the slot: this one exits. */
+bool		mx_registry_attach(Oid db);
 void		mx_registry_set_idle(Oid db, bool opted_out);
 void		mx_registry_served(Oid db);	/* the worker serves: mixdnn.launch_worker is on */
 bool		mx_registry_paused(Oid db);

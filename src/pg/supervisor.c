@@ -20,6 +20,7 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_database.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -82,6 +83,46 @@ mx_supervisor_init(void)
 	RegisterBackgroundWorker(&w);
 }
 
+typedef struct listed_db
+{
+	Oid			oid;
+	NameData	name;
+} listed_db;
+
+static int
+listed_db_cmp(const void *a, const void *b)
+{
+	Oid			x = ((const listed_db *) a)->oid;
+	Oid			y = ((const listed_db *) b)->oid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Said at most once an hour: the databases past the limit get no worker; names the first few. */
+static void
+warn_skipped(const listed_db *skipped, int n)
+{
+	static TimestampTz last_warning = 0;
+	StringInfoData names;
+	int			i;
+
+	if (n <= 0 || !TimestampDifferenceExceeds(last_warning, GetCurrentTimestamp(), 3600 * 1000))
+		return;
+	initStringInfo(&names);
+	for (i = 0; i < n && i < 5; i++)
+		appendStringInfo(&names, "%s\"%s\"", i > 0 ? ", " : "", NameStr(skipped[i].name));
+	if (n > 5)
+		appendStringInfo(&names, " and %d more", n - 5);
+	ereport(WARNING,
+			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+			 errmsg("mixdnn supervisor looks at only the %d oldest databases that accept connections; %d more get no launch worker: %s",
+					MX_MAX_DATABASES, n, names.data),
+			 errhint("Databases with mixdnn beyond the %d oldest are not served: their jobs are launched only by mixdnn.launch_due().",
+					 MX_MAX_DATABASES)));
+	last_warning = GetCurrentTimestamp();
+	pfree(names.data);
+}
+
 /* pg_database's databases that accept connections, templates excepted. */
 static void
 scan_databases(supervisor_state *st)
@@ -89,16 +130,14 @@ scan_databases(supervisor_state *st)
 	Relation	rel;
 	TableScanDesc scan;
 	HeapTuple	tup;
-
-	static TimestampTz last_warning = 0;
-	Oid		   *all;
+	listed_db  *all;
 	int			nall = 0,
 				cap = MX_MAX_DATABASES,
-				skipped;
+				i;
 
 	StartTransactionCommand();
 	(void) GetTransactionSnapshot();
-	all = palloc(sizeof(Oid) * cap);
+	all = palloc(sizeof(listed_db) * cap);
 	rel = table_open(DatabaseRelationId, AccessShareLock);
 	scan = table_beginscan_catalog(rel, 0, NULL);
 	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
@@ -108,28 +147,21 @@ scan_databases(supervisor_state *st)
 		if (!d->datallowconn || d->datistemplate)
 			continue;
 		if (nall == cap)
-			all = repalloc(all, sizeof(Oid) * (cap *= 2));
-		all[nall++] = d->oid;
+			all = repalloc(all, sizeof(listed_db) * (cap *= 2));
+		all[nall].oid = d->oid;
+		all[nall].name = d->datname;
+		nall++;
 	}
 	table_endscan(scan);
 	table_close(rel, AccessShareLock);
 	/* The oldest first: an ALTER DATABASE moves a row in the scan's order, not its oid. */
-	qsort(all, nall, sizeof(Oid), oid_cmp);
+	qsort(all, nall, sizeof(listed_db), listed_db_cmp);
 	st->ndbs = Min(nall, MX_MAX_DATABASES);
-	memcpy(st->dbs, all, sizeof(Oid) * st->ndbs);
-	skipped = nall - st->ndbs;
+	for (i = 0; i < st->ndbs; i++)
+		st->dbs[i] = all[i].oid;
+	warn_skipped(all + st->ndbs, nall - st->ndbs);
+	pfree(all);
 	CommitTransactionCommand();
-	/* Said at most once an hour: the databases past the limit get no worker. */
-	if (skipped > 0 && TimestampDifferenceExceeds(last_warning, GetCurrentTimestamp(), 3600 * 1000))
-	{
-		ereport(WARNING,
-				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-				 errmsg("mixdnn supervisor looks at only the %d oldest databases that accept connections; %d more get no launch worker",
-						MX_MAX_DATABASES, skipped),
-				 errhint("Databases with mixdnn beyond the %d oldest are not served: their jobs are launched only by mixdnn.launch_due().",
-						 MX_MAX_DATABASES)));
-		last_warning = GetCurrentTimestamp();
-	}
 }
 
 static started_worker *
@@ -237,6 +269,21 @@ supervise(supervisor_state *st, long *wait_ms)
 	scan_databases(st);
 	nviews = mx_registry_views(views, MX_MAX_DATABASES);
 
+	/*
+	 * Slots of databases not (or no longer) listed, first: a commit in a
+	 * database past the limit takes a free slot (mx_registry_wake), and
+	 * freed only after the starts it kept a listed database from its slot
+	 * for as long as it committed between two scans.
+	 */
+	for (j = 0; j < nviews; j++)
+	{
+		bool		exists = false;
+
+		for (i = 0; i < st->ndbs && !exists; i++)
+			exists = st->dbs[i] == views[j].dboid;
+		if (!exists)
+			mx_registry_forget(views[j].dboid);
+	}
 	for (i = 0; i < st->ndbs; i++)
 	{
 		mx_db_view	v = {st->dbs[i], MX_DB_NONE, false, false, 0, 0};
@@ -246,16 +293,6 @@ supervise(supervisor_state *st, long *wait_ms)
 				v = views[j];
 		if (needs_worker(&v, find_started(st, v.dboid), now, wait_ms))
 			start_worker(st, v.dboid);
-	}
-	/* Slots of databases that were dropped. */
-	for (j = 0; j < nviews; j++)
-	{
-		bool		exists = false;
-
-		for (i = 0; i < st->ndbs && !exists; i++)
-			exists = st->dbs[i] == views[j].dboid;
-		if (!exists)
-			mx_registry_forget(views[j].dboid);
 	}
 }
 

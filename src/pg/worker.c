@@ -436,7 +436,8 @@ mixdnn_worker_main(Datum main_arg)
 	BackgroundWorkerUnblockSignals();
 
 	BackgroundWorkerInitializeConnectionByOid(DatumGetObjectId(main_arg), InvalidOid, 0);
-	mx_registry_attach(MyDatabaseId);
+	if (!mx_registry_attach(MyDatabaseId))
+		proc_exit(0);
 	/*
 	 * Paused while it was connecting (dbguard: a DROP DATABASE or a rename
 	 * found no worker to stop yet): step aside, as a running worker would

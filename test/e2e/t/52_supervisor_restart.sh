@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# A supervisor that exits while a worker it started is still connecting
+# (SIGTERM, an error) takes that worker's handle with it. If the worker then
+# fails before it attaches, no one learnt of it: the database's slot stayed
+# "starting" and the database had no launch worker again until the server
+# restarted (a review). The new supervisor now gives such slots back, and
+# starts another worker. The worker is held connecting by a rename left
+# open in another session (new connections wait for it), as in
+# 51_drop_while_starting.sh; dbguard's pause (10 s) and the supervisor's
+# restart (5 s) are their real times.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../ops.sh"
+DB=mx_ops_sup
+
+fresh_db $DB
+qd $DB "SET client_min_messages = warning; CREATE EXTENSION mixdnn" >/dev/null
+wait_until 40 '[ "$(workers_in $DB)" = 1 ]'
+ok $? "the database has its launch worker"
+oid=$(q "SELECT oid FROM pg_database WHERE datname = '$DB'")
+postmaster=$(head -1 "$MIXDNN_E2E_PGDATA/postmaster.pid")
+connecting() {	# this cluster's workers for $DB, by process title (they are not in pg_stat_activity yet)
+	pgrep -P "$postmaster" -f "mixdnn launch worker for database $oid([^0-9]|\$)"
+}
+
+# A rename held open: dbguard stops the worker and pauses the database for
+# 10 s; the worker the supervisor starts after the pause waits to connect.
+trap '' PIPE
+mkfifo "$T/rename.in"
+psql -X -q -v ON_ERROR_STOP=1 -d postgres <"$T/rename.in" >"$T/rename.log" 2>&1 &
+renamer=$!
+exec 7>"$T/rename.in"
+echo "BEGIN; ALTER DATABASE $DB RENAME TO ${DB}_x; SELECT 'renamed';" >&7
+wait_until 10 "grep -q renamed '$T/rename.log'"
+ok $? "a rename of the database is held open" || diag "$(cat "$T/rename.log")"
+wait_until 30 "[ -n \"\$(connecting)\" ]"
+ok $? "after the pause a new worker waits to connect" || diag "$(ps -ef | grep 'postgres:')"
+
+# Its supervisor exits (the postmaster restarts it after 5 s); the worker
+# it started fails before it attaches.
+sup=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'mixdnn supervisor'")
+is "$(q "SELECT pg_terminate_backend($sup)")" t "the supervisor is terminated"
+wait_until 20 "[ -n \"\$(q \"SELECT pid FROM pg_stat_activity WHERE backend_type = 'mixdnn supervisor' AND pid <> $sup\")\" ]"
+ok $? "the postmaster starts another supervisor"
+kill -TERM $(connecting) 2>/dev/null
+wait_until 10 "[ -z \"\$(connecting)\" ]"
+ok $? "the worker the old supervisor started exits before it connects"
+echo "ROLLBACK;" >&7
+exec 7>&-
+wait "$renamer"
+trap - PIPE
+
+wait_until 40 '[ "$(workers_in $DB)" = 1 ]'
+ok $? "the new supervisor starts the database's worker again"
+psql -X -q -d postgres -c "DROP DATABASE $DB" >/dev/null 2>&1
+ok $? "DROP DATABASE $DB (its launch worker steps aside)"
+done_testing
