@@ -218,28 +218,44 @@ server_ctl() {	# server_ctl start | stop [-m MODE]
 	as_postgres pg_ctl -D "$MIXDNN_E2E_PGDATA" -l "$(dirname "$MIXDNN_E2E_PGDATA")/server.log" -w -t 60 "$@" >/dev/null
 }
 
-# ---------- a job's row held by another transaction ----------
+# ---------- a psql session kept open ----------
+
+# session_open NAME [DB]: a psql session reading what session_send writes
+# (through a FIFO), its output in $T/NAME.out, until session_close ends its
+# input and waits for it. One at a time. A session that exits early (an
+# error) must fail the caller's checks, not kill the script with SIGPIPE on
+# its next write.
+session_open() {
+	trap '' PIPE
+	E2E_SESSION=$1
+	mkfifo "$T/$1.in"
+	psql -X -q -v ON_ERROR_STOP=1 ${2:+-d "$2"} <"$T/$1.in" >"$T/$1.out" 2>&1 &
+	E2E_SESSION_PID=$!
+	exec 7>"$T/$1.in"
+}
+
+session_send() {	# session_send SQL
+	echo "$1" >&7
+}
+
+session_close() {
+	exec 7>&-
+	wait "$E2E_SESSION_PID"
+	trap - PIPE
+	rm -f "$T/$E2E_SESSION.in"
+}
 
 # hold_job_row JOB: another session takes the job's row (FOR UPDATE) and
-# keeps it until release_job_row; 0 once it holds it. A locker that exits
-# early (an error) must fail the caller's checks, not kill the script with
-# SIGPIPE on its next write.
+# keeps it until release_job_row; 0 once it holds it.
 hold_job_row() {
-	trap '' PIPE
-	mkfifo "$T/locker.in"
-	psql -X -q -v ON_ERROR_STOP=1 <"$T/locker.in" >"$T/locker.out" 2>&1 &
-	E2E_LOCKER=$!
-	exec 7>"$T/locker.in"
-	echo "BEGIN; SELECT 'locked' FROM mixdnn.jobs WHERE job_id = $1 FOR UPDATE;" >&7
+	session_open locker
+	session_send "BEGIN; SELECT 'locked' FROM mixdnn.jobs WHERE job_id = $1 FOR UPDATE;"
 	wait_until 10 "grep -q locked '$T/locker.out'"
 }
 
 release_job_row() {
-	echo "COMMIT;" >&7
-	exec 7>&-
-	wait "$E2E_LOCKER"
-	trap - PIPE
-	rm -f "$T/locker.in"
+	session_send "COMMIT;"
+	session_close
 }
 
 # ---------- waiting ----------

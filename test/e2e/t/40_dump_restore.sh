@@ -195,26 +195,20 @@ ok $? "the empty target's worker has run its start cycle"
 pg_dump --data-only --disable-triggers -d $SRC -f "$W/dt.sql"
 is "$(grep -c '^ALTER TABLE .*DISABLE TRIGGER ALL;' "$W/dt.sql")" "$(grep -c '^COPY mixdnn\.' "$W/dt.sql")" \
 	"pg_dump --data-only --disable-triggers turns each table's triggers off around its COPY"
-trap '' PIPE
-mkfifo "$W/dt.in"
-psql -X -q -v ON_ERROR_STOP=1 -d mx_ops_dt <"$W/dt.in" >"$W/dt.log" 2>&1 &
-loader=$!
-exec 8>"$W/dt.in"
+session_open loader mx_ops_dt
 # in one transaction, as pg_restore -1 loads: the table locks its ALTER
 # TABLEs take are kept until the end, after the load lock
-echo "BEGIN;" >&8
-echo "\i $W/dt.sql" >&8
-echo "SELECT 'loaded';" >&8
-wait_until 30 "grep -q loaded '$W/dt.log'"
-ok $? "the dump loads in one transaction of a session that stays connected" || diag "$(tail -5 "$W/dt.log")"
+session_send "BEGIN;"
+session_send "\i $W/dt.sql"
+session_send "SELECT 'loaded';"
+wait_until 30 "grep -q loaded '$T/loader.out'"
+ok $? "the dump loads in one transaction of a session that stays connected" || diag "$(tail -5 "$T/loader.out")"
 load_lock="SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database
 	WHERE datname = 'mx_ops_dt') AND classid = x'4d495844'::int::oid AND objid = x'4c4f4144'::int::oid
 	AND objsubid = x'4d5a'::int AND mode = 'ShareLock' AND granted"
 is "$(qd postgres "$load_lock")" 1 "its ALTER TABLEs and COPYs took the load lock, with every trigger off"
-echo "COMMIT;" >&8
-exec 8>&-
-wait "$loader"
-trap - PIPE
+session_send "COMMIT;"
+session_close
 wait_until 40 "[ \"\$(qd mx_ops_dt \"SELECT count(*) FROM mixdnn.rounds WHERE event = 'restore'\")\" = 1 ]"
 ok $? "once it disconnects the worker runs its restore round"
 psql -X -q -d postgres -c "DROP DATABASE mx_ops_dt" >/dev/null 2>&1

@@ -24,14 +24,10 @@ connecting() {	# this cluster's workers for $DB, by process title (they are not 
 
 # A rename held open: dbguard stops the worker and pauses the database for
 # 10 s; the worker the supervisor starts after the pause waits to connect.
-trap '' PIPE
-mkfifo "$T/rename.in"
-psql -X -q -v ON_ERROR_STOP=1 -d postgres <"$T/rename.in" >"$T/rename.log" 2>&1 &
-renamer=$!
-exec 7>"$T/rename.in"
-echo "BEGIN; ALTER DATABASE $DB RENAME TO ${DB}_x; SELECT 'renamed';" >&7
-wait_until 10 "grep -q renamed '$T/rename.log'"
-ok $? "a rename of the database is held open" || diag "$(cat "$T/rename.log")"
+session_open renamer postgres
+session_send "BEGIN; ALTER DATABASE $DB RENAME TO ${DB}_x; SELECT 'renamed';"
+wait_until 10 "grep -q renamed '$T/renamer.out'"
+ok $? "a rename of the database is held open" || diag "$(cat "$T/renamer.out")"
 wait_until 30 "[ -n \"\$(connecting)\" ]"
 ok $? "after the pause a new worker waits to connect" || diag "$(ps -ef | grep 'postgres:')"
 
@@ -44,10 +40,8 @@ ok $? "the postmaster starts another supervisor"
 kill -TERM $(connecting) 2>/dev/null
 wait_until 10 "[ -z \"\$(connecting)\" ]"
 ok $? "the worker the old supervisor started exits before it connects"
-echo "ROLLBACK;" >&7
-exec 7>&-
-wait "$renamer"
-trap - PIPE
+session_send "ROLLBACK;"
+session_close
 
 wait_until 40 '[ "$(workers_in $DB)" = 1 ]'
 ok $? "the new supervisor starts the database's worker again"
