@@ -43,15 +43,19 @@ override CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initia
 override CFLAGS += -MMD -MP
 -include $(wildcard src/*/*.d)
 
-# A launcher whose parts hang in their set-up as root, before exec: the
-# e2e test of stopping such a part (test/e2e/t/15_hung_setup.sh). Never installed.
-TEST_LAUNCHER = build/test/mixdnn-launcher-slow-setup
+# Test builds of the launcher, never installed: one whose parts hang in
+# their set-up as root, before exec (test/e2e/t/15_hung_setup.sh), and one
+# whose lookup of one owner's account takes 15 s, as a slow directory
+# service's may (test/e2e/t/27_slow_lookup.sh).
+TEST_LAUNCHERS = build/test/mixdnn-launcher-slow-setup build/test/mixdnn-launcher-slow-lookup
 
-all: $(BINS) $(TEST_LAUNCHER)
+all: $(BINS) $(TEST_LAUNCHERS)
 
-$(TEST_LAUNCHER): $(wildcard src/launcher/*.c src/launcher/*.h)
+build/test/mixdnn-launcher-slow-setup: LX_TEST_FLAG = -DLX_TEST_SLOW_SETUP
+build/test/mixdnn-launcher-slow-lookup: LX_TEST_FLAG = -DLX_TEST_SLOW_LOOKUP
+$(TEST_LAUNCHERS): $(wildcard src/launcher/*.c src/launcher/*.h)
 	@mkdir -p build/test
-	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) -DLX_TEST_SLOW_SETUP -I$(shell $(PG_CONFIG) --includedir) -o $@ \
+	$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LX_TEST_FLAG) -I$(shell $(PG_CONFIG) --includedir) -o $@ \
 		$(wildcard src/launcher/*.c) -L$(shell $(PG_CONFIG) --libdir) -lpq
 
 # Each also depends on its folder, whose time changes when a piece is

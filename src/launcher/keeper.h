@@ -34,7 +34,8 @@
 typedef struct lx_keeper_args
 {
 	const lx_job *job;
-	const lx_account *account;
+	const char *owner;			/* the job's role; its OS account is looked up here */
+	const lx_account_rules *rules;
 	const char *cgroup_base;	/* "" = no cgroups here */
 	const char *part_name;		/* its cgroup's and socket's name */
 	const char *socket_path;

@@ -159,8 +159,7 @@ output_path(char *buf, size_t size, const lx_job *job, const lx_spawn_ctx *ctx)
 
 /* The keeper, in the fork: nothing of the launcher but the listening socket. */
 static void __attribute__((noreturn))
-become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const lx_account *acct,
-			  const char *sock, int listen_fd)
+become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const char *sock, int listen_fd)
 {
 	char		out[PATH_MAX + 256];
 	char		part[512];
@@ -174,7 +173,8 @@ become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const lx_account *acct
 		output_path(out, sizeof(out), job, ctx);
 	part_name(part, sizeof(part), job->job_id, job->attempt);
 	a.job = job;
-	a.account = acct;
+	a.owner = job->owner ? job->owner : "";
+	a.rules = &ctx->accounts;
 	a.cgroup_base = ctx->cgroup_base;
 	a.part_name = part;
 	a.socket_path = sock;
@@ -298,7 +298,6 @@ lx_start_waiting(const lx_spawn_ctx *ctx)
 static void
 start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 {
-	lx_account	acct;
 	char		why[512],
 				sock[64];
 	struct sockaddr_un addr;
@@ -309,12 +308,6 @@ start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 	{
 		lx_log("job %lld attempt %d has no command; reporting exit code 127", job->job_id, job->attempt);
 		exited_now(c, 127, "the job has no command");
-		return;
-	}
-	if (lx_account_for(job->owner ? job->owner : "", &ctx->accounts, &acct, why, sizeof(why)) != 0)
-	{
-		lx_log("job %lld attempt %d: %s; reporting exit code 126", job->job_id, job->attempt, why);
-		exited_now(c, 126, why);
 		return;
 	}
 	socket_name(sock, sizeof(sock), job->job_id, job->attempt);
@@ -332,7 +325,7 @@ start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
-		become_keeper(job, ctx, &acct, sock, lfd);
+		become_keeper(job, ctx, sock, lfd);
 	close(lfd);
 	if (pid < 0 || (c->fd = connect_keeper(sock)) < 0)
 	{
@@ -342,8 +335,8 @@ start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 		return;
 	}
 	c->pid = pid;
-	lx_log("job %lld attempt %d started: keeper %d, user %s, rank %d, CUDA_VISIBLE_DEVICES=%s, world %d GPUs (%s)",
-		   job->job_id, job->attempt, (int) pid, acct.name, job->node_rank, job->gpus ? job->gpus : "",
+	lx_log("job %lld attempt %d started: keeper %d, owner %s, rank %d, CUDA_VISIBLE_DEVICES=%s, world %d GPUs (%s)",
+		   job->job_id, job->attempt, (int) pid, job->owner ? job->owner : "", job->node_rank, job->gpus ? job->gpus : "",
 		   job->world_gpus, job->name ? job->name : "");
 	return;
 }

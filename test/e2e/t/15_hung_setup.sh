@@ -4,7 +4,7 @@
 # when its job is cancelled: the keeper reads the set-up's error pipe in
 # its loop, so it hears the launcher and kills the part. The launcher here
 # is the test build whose set-up sleeps and ignores SIGTERM (Makefile:
-# TEST_LAUNCHER), so the part ends only by the SIGKILL after the grace.
+# TEST_LAUNCHERS), so the part ends only by the SIGKILL after the grace.
 . "$(dirname "$0")/../lib.sh"
 
 SLOW=$E2E_DIR/../../build/test/mixdnn-launcher-slow-setup
