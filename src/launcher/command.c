@@ -15,6 +15,7 @@
 #include <linux/keyctl.h>
 
 #include "command.h"
+#include "log.h"
 #include "safepath.h"
 
 #define ENV_BASE 7
@@ -163,10 +164,13 @@ build_env(const lx_command *c, const char *dir)
 }
 
 void
-lx_command_exec(const lx_command *c)
+lx_command_exec(const lx_command *in)
 {
 	char		why[512];
-	const char *dir = c->job->workdir ? c->job->workdir : c->account->home;
+	lx_command	self = *in;
+	const lx_command *c = &self;
+	lx_account	account;
+	const char *dir;
 	char	  **env;
 	sigset_t	none;
 	int			fd;
@@ -188,6 +192,22 @@ lx_command_exec(const lx_command *c)
 	errno = c->in_cgroup ? 0 : lx_tree_enter(c->tree);
 	if (errno != 0)
 		fail(c, "cannot join the part's cgroup %s: %s", c->tree->cgroup);
+	/*
+	 * The owner's account, looked up here, in the part: a lookup goes
+	 * through NSS (LDAP, sssd) and may take seconds, which neither the
+	 * launcher (its other parts, claims, heartbeats) nor the keeper (the
+	 * launcher's connection, renewals, a cancel) may wait for.
+	 */
+	if (lx_account_for(c->owner, c->rules, &account, why, sizeof(why)) != 0)
+	{
+		errno = 0;
+		fail(c, "%s%.0s", why);
+	}
+	self.account = &account;
+	/* into the launcher's log, which is still this process's stderr */
+	lx_log("job %lld attempt %d rank %d runs as OS user %s (uid %ld)", c->job->job_id, c->job->attempt,
+		   c->job->node_rank, account.name, (long) account.uid);
+	dir = c->job->workdir ? c->job->workdir : account.home;
 
 	fd = open("/dev/null", O_RDONLY);
 	if (fd < 0 || dup2(fd, STDIN_FILENO) < 0)

@@ -15,7 +15,9 @@
 typedef struct lx_command
 {
 	const lx_job *job;
-	const lx_account *account;
+	const char *owner;			/* the job's role */
+	const lx_account_rules *rules;
+	const lx_account *account;	/* whom it runs as: looked up by lx_command_exec */
 	const lx_tree *tree;
 	const char *output;			/* file for stdout and stderr; NULL: relay_fd */
 	int			relay_fd;		/* write end of the keeper's relay pipe (relay.h) */
@@ -23,7 +25,10 @@ typedef struct lx_command
 	bool		in_cgroup;		/* born in the part's cgroup already */
 } lx_command;
 
-/* Never returns: execs /bin/sh -c COMMAND, or writes why to error_fd and exits 126. */
+/*
+ * Never returns: looks up the owner's OS account, then execs /bin/sh -c
+ * COMMAND as it, or writes why to error_fd and exits 126.
+ */
 void		lx_command_exec(const lx_command *c) __attribute__((noreturn));
 
 #endif

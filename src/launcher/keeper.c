@@ -36,7 +36,6 @@
 typedef struct keeper
 {
 	const lx_keeper_args *args;
-	lx_account	account;		/* whom the command runs as */
 	lx_tree		tree;
 	pid_t		cmd;
 	int			sigfd;
@@ -133,25 +132,14 @@ cannot_start(keeper *k, const char *what)
 	snprintf(k->why, sizeof(k->why), "cannot %s: %s", what, strerror(errno));
 }
 
-/*
- * Forks the command; its setup errors come back through a pipe. The owner's
- * account is looked up here, not in the launcher: a lookup goes through
- * NSS (LDAP, sssd) and may take seconds, during which the launcher must go
- * on claiming, heartbeating and renewing its other parts' leases.
- */
+/* Forks the command; its setup errors come back through a pipe. */
 static void
 start_command(keeper *k)
 {
 	const lx_keeper_args *a = k->args;
-	lx_command	c = {a->job, &k->account, &k->tree, a->output, -1, -1, false};
+	lx_command	c = {a->job, a->owner, a->rules, NULL, &k->tree, a->output, -1, -1, false};
 	int			p[2];
 
-	if (lx_account_for(a->owner, a->rules, &k->account, k->why, sizeof(k->why)) != 0)
-	{
-		k->cmd_done = true;
-		k->code = 126;
-		return;
-	}
 	if (a->output == NULL && (c.relay_fd = open_relay(k)) < 0)
 	{
 		cannot_start(k, "create the output pipe");
