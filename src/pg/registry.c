@@ -310,7 +310,11 @@ mx_registry_served(Oid db)
 	SpinLockAcquire(&reg->mutex);
 	s = find_slot(db, false);
 	if (s != NULL)
+	{
 		s->opted_out = false;
+		/* a wake while it started is answered: not a reason to restart it when it goes idle later */
+		s->wanted = false;
+	}
 	SpinLockRelease(&reg->mutex);
 }
 

@@ -30,9 +30,10 @@ weight() {
 	case "$(basename "$1" .sh)" in
 	18_lease_keeper) echo 54 ;;
 	20_bounded_waits) echo 38 ;;
+	52_supervisor_restart) echo 41 ;;
 	12_restart) echo 33 ;;
 	04_server_restart) echo 23 ;;
-	90_fair_share | 52_supervisor_restart) echo 22 ;;
+	90_fair_share) echo 22 ;;
 	10_process_tree | 47_two_launchers_one_dir) echo 20 ;;
 	06_worker | 43_two_databases | 48_notify_lock | 51_drop_while_starting) echo 17 ;;
 	09_rounds_skip_locked_rows) echo 16 ;;

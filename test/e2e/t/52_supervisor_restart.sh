@@ -45,6 +45,23 @@ session_close
 
 wait_until 40 '[ "$(workers_in $DB)" = 1 ]'
 ok $? "the new supervisor starts the database's worker again"
+
+# The same, but the old supervisor's worker lives on: once the rename ends
+# it and the new supervisor's worker both connect, and only the first to
+# attach serves (before, the second took the slot over and both served).
+session_open renamer2 postgres
+session_send "BEGIN; ALTER DATABASE $DB RENAME TO ${DB}_x; SELECT 'renamed';"
+wait_until 10 "grep -q renamed '$T/renamer2.out'"
+ok $? "the rename is held open again" || diag "$(cat "$T/renamer2.out")"
+wait_until 30 "[ -n \"\$(connecting)\" ]"
+sup=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'mixdnn supervisor'")
+q "SELECT pg_terminate_backend($sup)" >/dev/null
+wait_until 30 "[ \"\$(connecting | wc -l)\" = 2 ]"
+ok $? "the old supervisor's worker and the new one's both wait to connect"
+session_send "ROLLBACK;"
+session_close
+wait_until 20 "[ \"\$(connecting | wc -l)\" = 1 ] && [ \"\$(workers_in $DB)\" = 1 ]"
+ok $? "once they connect, one serves and the other exits ($(connecting | wc -l) left, $(workers_in $DB) serving)"
 psql -X -q -d postgres -c "DROP DATABASE $DB" >/dev/null 2>&1
 ok $? "DROP DATABASE $DB (its launch worker steps aside)"
 done_testing
