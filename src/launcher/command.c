@@ -177,11 +177,14 @@ lx_command_exec(const lx_command *in)
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* Ignored signals stay ignored across exec: the keeper's must not. */
+	/*
+	 * Ignored signals stay ignored across exec: the keeper's must not.
+	 * SIGPIPE only at the exec: the log line below goes to the launcher's
+	 * stderr, and a log whose reader went away must not kill every part.
+	 */
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
 	setpgid(0, 0);
 #ifdef LX_TEST_SLOW_SETUP
 	/* the test build only (Makefile): a set-up step that hangs as root, deaf to SIGTERM */
@@ -204,9 +207,9 @@ lx_command_exec(const lx_command *in)
 		fail(c, "%s%.0s", why);
 	}
 	self.account = &account;
-	/* into the launcher's log, which is still this process's stderr */
-	lx_log("job %lld attempt %d rank %d runs as OS user %s (uid %ld)", c->job->job_id, c->job->attempt,
-		   c->job->node_rank, account.name, (long) account.uid);
+	/* into the launcher's log, which is still this process's stderr (this process's pid in it) */
+	lx_log("job %lld attempt %d rank %d: owner %s is OS user %s (uid %ld)", c->job->job_id, c->job->attempt,
+		   c->job->node_rank, c->owner, account.name, (long) account.uid);
 	dir = c->job->workdir ? c->job->workdir : account.home;
 
 	fd = open("/dev/null", O_RDONLY);
@@ -236,6 +239,7 @@ lx_command_exec(const lx_command *in)
 
 	/* Nothing of the launcher's (its database socket, other parts) goes along. */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	signal(SIGPIPE, SIG_DFL);
 	execve("/bin/sh", (char *const[]) {"sh", "-c", c->job->command, NULL}, env);
 	fail(c, "cannot run %s: %s", "/bin/sh");
 }

@@ -34,7 +34,7 @@
 typedef struct lx_keeper_args
 {
 	const lx_job *job;
-	const char *owner;			/* the job's role; its OS account is looked up here */
+	const char *owner;			/* the job's role; the command's process looks its OS account up */
 	const lx_account_rules *rules;
 	const char *cgroup_base;	/* "" = no cgroups here */
 	const char *part_name;		/* its cgroup's and socket's name */

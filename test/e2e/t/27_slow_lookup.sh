@@ -39,6 +39,9 @@ ok "$([ "$took" -lt 10 ]; echo $?)" "within 10 s of the launcher's start ($took 
 wait_until 12 "[ \$((\$(date +%s) - start)) -ge 10 ]"
 is "$(q "SELECT mixdnn.now() - last_heartbeat < interval '5 s' FROM mixdnn.gpu_nodes WHERE node = 'n1'")" t \
 	"the launcher heartbeats during the lookups"
+is "$(status_of "$none"),$(status_of "$okjob")" running,running "both slow parts are still being set up"
+ok "$(! grep -q "job $okjob attempt 1 rank 0: owner" "$T/launcher-n1.log"; echo $?)" \
+	"and the mapped one has not found its account yet (the test build's lookup is slow)"
 wait_until 40 "[ \"\$(status_of $none)\" = failed ] && [ \"\$(status_of $okjob)\" = completed ]"
 ok $? "once the lookups end, the job without an account fails and the mapped one completes" ||
 	diag "$(status_of "$none") $(status_of "$okjob"); $(tail -5 "$T/launcher-n1.log")"
@@ -46,8 +49,22 @@ is "$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $none")" 126 "the firs
 like "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $none")" 'role "mxe2e_slow" has no OS account' "and the reason"
 is "$(q "SELECT exit_code, attempt FROM mixdnn.jobs WHERE job_id = $okjob")" "0|1" \
 	"the second with 0, in its first attempt: its 15 s set-up outlived three 5 s leases"
-grep -q "job $okjob attempt 1 rank 0 runs as OS user nobody (uid $(id -u nobody))" "$T/launcher-n1.log"
+grep -q "job $okjob attempt 1 rank 0: owner mxe2e_slow_ok is OS user nobody (uid $(id -u nobody))" "$T/launcher-n1.log"
 ok $? "the launcher's log says whom it ran as"
+is "$(q "SELECT extract(epoch FROM finished_at - claimed_at) >= 14 FROM mixdnn.job_parts WHERE job_id = $okjob")" t \
+	"its part took the 15 s of its lookup"
 q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $other" >/dev/null
 set_setting mixdnn.lease_timeout ''
+
+# A launcher whose log is a pipe with no reader left (a tee that exited, a
+# lost journald stream) runs its jobs: the part writes its line into that
+# log before exec, with SIGPIPE still ignored (a review: with SIGPIPE back
+# to its default there, every part died of it, exit 141).
+PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n3 --poll-interval 2 --kill-grace 2 \
+	--state-dir "$T/state-n3" "${E2E_MIN_UID[@]}" >/dev/null 2> >(exec true) &
+echo $! >"$T/launcher-n3.pid"
+job=$(submit piped hard v100 1 "$(job_cmd 1)" '5 s')
+wait_until 30 "[ \"\$(status_of $job)\" = completed ] || [ \"\$(status_of $job)\" = failed ]"
+is "$(status_of "$job"),$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $job")" completed,0 \
+	"a launcher whose log lost its reader runs a job to completion"
 done_testing
