@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -605,6 +606,8 @@ main(int argc, char **argv)
 	int			sigfd;
 	int			stops_seen = 0;
 
+	/* before the first log line: a log that lost its reader must not kill the launcher */
+	signal(SIGPIPE, SIG_IGN);
 	open_standard_fds();
 	lx_options_load(&cfg, argc, argv);
 	sigfd = lx_signals_init();

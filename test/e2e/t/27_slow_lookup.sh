@@ -57,14 +57,16 @@ q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $other" >/dev/null
 set_setting mixdnn.lease_timeout ''
 
 # A launcher whose log is a pipe with no reader left (a tee that exited, a
-# lost journald stream) runs its jobs: the part writes its line into that
-# log before exec, with SIGPIPE still ignored (a review: with SIGPIPE back
-# to its default there, every part died of it, exit 141).
+# lost journald stream) runs its jobs: it ignores SIGPIPE from its first
+# line on (it died of its first log lines), and the part writes its line
+# into that log before exec, with SIGPIPE still ignored (a review: with
+# SIGPIPE back to its default there, every part died of it, exit 141).
 PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n3 --poll-interval 2 --kill-grace 2 \
 	--state-dir "$T/state-n3" "${E2E_MIN_UID[@]}" >/dev/null 2> >(exec true) &
 echo $! >"$T/launcher-n3.pid"
 job=$(submit piped hard v100 1 "$(job_cmd 1)" '5 s')
 wait_until 30 "[ \"\$(status_of $job)\" = completed ] || [ \"\$(status_of $job)\" = failed ]"
 is "$(status_of "$job"),$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $job")" completed,0 \
-	"a launcher whose log lost its reader runs a job to completion"
+	"a launcher whose log lost its reader runs a job to completion" ||
+	diag "$(q "SELECT status, exit_code, reason FROM mixdnn.jobs WHERE job_id = $job"); launcher $(kill -0 "$(launcher_pid n3)" 2>&1 && echo alive)"
 done_testing
