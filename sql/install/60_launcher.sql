@@ -78,12 +78,14 @@ END
 $$;
 COMMENT ON FUNCTION mixdnn._lose_job(bigint, text[], text) IS 'internal: marks a job''s parts on the given nodes lost and re-queues or fails the job';
 
--- Internal: locks a job's row for a launcher call, before the call takes
--- the scheduler lock and without waiting. Its owner may hold it (an open
+-- Internal: locks a job's row for a launcher call, after the call took
+-- the scheduler lock, without waiting. Its owner may hold it (an open
 -- cancel) for as long as she likes; a call that waited for it under the
 -- scheduler lock held every round and launcher call up for
 -- mixdnn.lock_timeout, at each of its launcher's retries. So a held row is
--- SQLSTATE 55P03 at once, which the launcher retries.
+-- SQLSTATE 55P03 at once, which the launcher retries. (Taken before the
+-- scheduler lock, it deadlocked with what takes that lock and then job
+-- rows: an admin setting the node down; 62_finish.sql.)
 CREATE FUNCTION mixdnn._lock_job(job bigint, OUT job_id bigint, OUT status text, OUT attempt int)
 	LANGUAGE plpgsql
 	SET search_path = pg_catalog, pg_temp
@@ -246,90 +248,6 @@ CREATE FUNCTION mixdnn.heartbeat(node text) RETURNS int
 	SET search_path = pg_catalog, pg_temp
 	AS $$ SELECT pg_catalog.count(*)::int FROM mixdnn.heartbeat_parts(heartbeat.node) $$;
 COMMENT ON FUNCTION mixdnn.heartbeat(text) IS 'launcher: renews the node''s last_heartbeat and the leases of the parts it runs; returns how many parts it runs';
-
-CREATE FUNCTION mixdnn.finish(job_id bigint, exit_code int, node text, attempt int DEFAULT NULL,
-							  reason text DEFAULT NULL)
-	RETURNS boolean
-	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-#variable_conflict use_column
-DECLARE
-	j		record;
-BEGIN
-	IF finish.job_id IS NULL OR finish.exit_code IS NULL THEN
-		RAISE EXCEPTION 'job_id and exit_code must not be NULL'
-			USING ERRCODE = 'null_value_not_allowed';
-	END IF;
-	j := mixdnn._lock_job(finish.job_id);
-	PERFORM mixdnn._lock_scheduler_now();
-	PERFORM mixdnn._check_node(finish.node);
-	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = mixdnn.now(), unreachable_since = NULL WHERE n.node = finish.node;
-
-	-- Fencing: a stale attempt, a part this node did not claim, or a second
-	-- report changes nothing.
-	IF (finish.attempt IS NOT NULL AND finish.attempt <> j.attempt)
-	   OR j.status NOT IN ('launching', 'running') THEN
-		RETURN false;
-	END IF;
-	UPDATE mixdnn.job_parts p
-		SET state = CASE WHEN finish.exit_code = 0 THEN 'completed' ELSE 'failed' END,
-			finished_at = mixdnn.now(), exit_code = finish.exit_code
-		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.node = finish.node AND p.state = 'running';
-	IF NOT FOUND THEN
-		RETURN false;
-	END IF;
-
-	IF finish.exit_code <> 0 THEN
-		-- One failed part fails the gang: the other nodes stop theirs.
-		PERFORM mixdnn._queue_notice('mixdnn_cancel',
-				pg_catalog.format('{"job_id": %s, "node": %s}', p.job_id, pg_catalog.to_json(p.node)))
-			FROM mixdnn.job_parts p
-			WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state IN ('launching', 'running');
-		UPDATE mixdnn.jobs jb
-			SET status = 'failed', exit_code = finish.exit_code,
-				reason = pg_catalog.concat(pg_catalog.format('exited with code %s on node %s', finish.exit_code, finish.node),
-										   ': ' OPERATOR(pg_catalog.||) pg_catalog.left(finish.reason, 1000))
-			WHERE jb.job_id = j.job_id;
-	ELSIF NOT EXISTS (SELECT FROM mixdnn.job_parts p
-					  WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state <> 'completed') THEN
-		UPDATE mixdnn.jobs jb SET status = 'completed', exit_code = 0, reason = NULL
-			WHERE jb.job_id = j.job_id;
-	END IF;
-	RETURN true;
-END
-$$;
-COMMENT ON FUNCTION mixdnn.finish(bigint, int, text, int, text) IS 'launcher: reports the exit code of the job''s part on node (of attempt, when given; why it failed, when known); true if it counted, false for a stale attempt, an unclaimed part or a repeated report';
-
-CREATE FUNCTION mixdnn.finish(job_id bigint, exit_code int) RETURNS boolean
-	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-#variable_conflict use_column
-DECLARE
-	j		record;
-	running	text[];
-BEGIN
-	IF finish.job_id IS NULL OR finish.exit_code IS NULL THEN
-		RAISE EXCEPTION 'job_id and exit_code must not be NULL'
-			USING ERRCODE = 'null_value_not_allowed';
-	END IF;
-	j := mixdnn._lock_job(finish.job_id);
-	PERFORM mixdnn._lock_scheduler_now();
-	SELECT pg_catalog.array_agg(p.node) INTO running FROM mixdnn.job_parts p
-		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state = 'running';
-	IF running IS NULL THEN
-		RETURN false;
-	END IF;
-	IF pg_catalog.cardinality(running) > 1 THEN
-		RAISE EXCEPTION 'job % runs on % nodes', j.job_id, pg_catalog.cardinality(running)
-			USING ERRCODE = 'invalid_parameter_value',
-				  HINT = 'Each node''s launcher reports with mixdnn.finish(job_id, exit_code, node).';
-	END IF;
-	RETURN mixdnn.finish(j.job_id, finish.exit_code, running[1], j.attempt);
-END
-$$;
-COMMENT ON FUNCTION mixdnn.finish(bigint, int) IS 'reports the exit code of a job running on one node; false if it is not running';
 
 CREATE FUNCTION mixdnn.node_parts(node text)
 	RETURNS TABLE (job_id bigint, attempt int, state text, gpus text)
@@ -508,10 +426,9 @@ $$;
 COMMENT ON FUNCTION mixdnn._repair() IS 'internal: background worker start-up repair of half-done launches';
 
 REVOKE ALL ON FUNCTION mixdnn._lease(), mixdnn._check_node(text), mixdnn._lose_job(bigint, text[], text), mixdnn._lock_job(bigint),
-	mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.heartbeat_parts(text), mixdnn.finish(bigint, int, text, int, text),
-	mixdnn.finish(bigint, int), mixdnn.node_parts(text), mixdnn.reset_node(text, bigint),
+	mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.heartbeat_parts(text),
+	mixdnn.node_parts(text), mixdnn.reset_node(text, bigint),
 	mixdnn.expire_leases(), mixdnn._next_wakeup(), mixdnn._repair(), mixdnn.lock_node(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION mixdnn.lock_node(text), mixdnn.claim(text), mixdnn.heartbeat(text), mixdnn.heartbeat_parts(text),
-	mixdnn.finish(bigint, int, text, int, text),
-	mixdnn.finish(bigint, int), mixdnn.node_parts(text), mixdnn.reset_node(text, bigint) TO mixdnn_launcher;
-GRANT EXECUTE ON FUNCTION mixdnn.finish(bigint, int), mixdnn.expire_leases() TO mixdnn_admin;
+	mixdnn.node_parts(text), mixdnn.reset_node(text, bigint) TO mixdnn_launcher;
+GRANT EXECUTE ON FUNCTION mixdnn.expire_leases() TO mixdnn_admin;

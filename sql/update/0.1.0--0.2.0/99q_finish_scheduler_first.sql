@@ -1,0 +1,1 @@
+../../install/62_finish.sql
