@@ -21,7 +21,8 @@ session_open admin
 session_send "BEGIN; SELECT mixdnn._lock_scheduler_now(); SELECT 'locked';"
 wait_until 10 "grep -q locked '$T/admin.out'"
 ok $? "an admin's transaction holds the scheduler lock" || diag "$(cat "$T/admin.out")"
-psql -X -q -A -t -c "SELECT mixdnn.finish($job, 0, '$node')" >"$T/finish.out" 2>&1 &
+# its wait bounded by 30 s, not the 2 s default: a slow machine must not make it give up first
+PGOPTIONS="-c mixdnn.lock_timeout=30s" psql -X -q -A -t -c "SELECT mixdnn.finish($job, 0, '$node')" >"$T/finish.out" 2>&1 &
 finisher=$!
 wait_until 10 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'SELECT mixdnn.finish($job,%' AND wait_event_type = 'Lock'\")\" = 1 ]"
 ok $? "the part's finish() waits for it"
