@@ -2,12 +2,15 @@
 -- piece 0.1.0--0.2.0/99q (a link to this file), so that both create the
 -- same functions; hence CREATE OR REPLACE (0.1.0 has them).
 --
--- The scheduler lock first, then the job's row without waiting
--- (mixdnn._lock_job), as everything that takes both: the row first
--- deadlocked with an admin setting the node down (the scheduler lock, then
--- the rows of the jobs it re-queues); the deadlock detector aborted one of
--- them a second later, and a part's exit 0 reported after the re-queue was
--- stale, so the job ran again (e2e 28_finish_node_down; the soak found it).
+-- The scheduler lock first, then the node's row, then the job's row
+-- without waiting (mixdnn._lock_job), the order of everything else that
+-- takes them (claim(), expire_leases(), a change to a node, which
+-- re-queues its running jobs). The job's row first deadlocked with an
+-- admin setting the node down (it holds the scheduler lock, or in
+-- plan_mode = worker the node's row, and waits for the rows of the jobs
+-- it re-queues): the detector aborted one of them a second later, and a
+-- part's exit 0 reported after the re-queue was stale, so the job ran
+-- again (e2e 28_finish_node_down, both modes; the soak found it).
 
 CREATE OR REPLACE FUNCTION mixdnn.finish(job_id bigint, exit_code int, node text, attempt int DEFAULT NULL,
 							  reason text DEFAULT NULL)
@@ -24,9 +27,9 @@ BEGIN
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
 	PERFORM mixdnn._lock_scheduler_now();
-	j := mixdnn._lock_job(finish.job_id);
 	PERFORM mixdnn._check_node(finish.node);
 	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = mixdnn.now(), unreachable_since = NULL WHERE n.node = finish.node;
+	j := mixdnn._lock_job(finish.job_id);
 
 	-- Fencing: a stale attempt, a part this node did not claim, or a second
 	-- report changes nothing.
@@ -77,7 +80,13 @@ BEGIN
 			USING ERRCODE = 'null_value_not_allowed';
 	END IF;
 	PERFORM mixdnn._lock_scheduler_now();
-	j := mixdnn._lock_job(finish.job_id);
+	-- Read, not locked: the report below locks the node's row, then the
+	-- job's, and checks the attempt again under that lock.
+	SELECT jb.job_id, jb.attempt INTO j FROM mixdnn.jobs jb WHERE jb.job_id = finish.job_id;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'job % does not exist', finish.job_id
+			USING ERRCODE = 'no_data_found';
+	END IF;
 	SELECT pg_catalog.array_agg(p.node) INTO running FROM mixdnn.job_parts p
 		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state = 'running';
 	IF running IS NULL THEN

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # A finish the database refuses for now, because another transaction holds
-# the job's row (its owner typing a cancel, another node finishing its part
-# of the same job), is logged as refused, not as failed, and is reported
+# the job's row (its owner typing a cancel), is logged as refused, not as failed, and is reported
 # again within a second once the row is free, not a heartbeat later. The
 # lock is held by this test until the launcher has met it, so the race is
 # forced, not timed.
