@@ -142,10 +142,14 @@ mx_registry_add_events(Oid db, uint32 events)
 		return;
 	SpinLockAcquire(&reg->mutex);
 	s = find_slot(db, true);
-	SpinLockRelease(&reg->mutex);
-	/* A slot is only freed for a database that no longer exists. */
+	/*
+	 * Under the lock: the supervisor frees the slots of databases it does
+	 * not serve, and a slot freed and taken by another database between
+	 * the two would get this one's events.
+	 */
 	if (s != NULL)
 		pg_atomic_fetch_or_u32(&s->events, events);
+	SpinLockRelease(&reg->mutex);
 }
 
 /*
