@@ -26,6 +26,53 @@
 
 PG_FUNCTION_INFO_V1(mixdnn_run_round);
 
+/*
+ * Plans the snapshot and writes the plan back; the round's id. No node and
+ * no job: nothing to plan or record, 0. Such a database is a fresh CREATE
+ * EXTENSION, maybe one a restore is about to load: a round recorded there
+ * (the worker's "start") took round_id 1, and the load's own rounds, and
+ * the plan history that names them, then failed (a review).
+ */
+static int64
+plan_and_record(mx_db_snapshot *d, TimestampTz now, const char *event, int *skipped)
+{
+	mx_options	o;
+	mx_plan		plan;
+	volatile int64 round_id = 0;
+
+	if (d->snap.nnodes == 0 && d->snap.njobs == 0 && d->running_jobs == 0)
+		return 0;
+	mx_guc_options(&o);
+	mx_read_owners(d, &o);
+
+	memset(&plan, 0, sizeof(plan));
+	if (mx_tenancy_plan_round(&d->snap, &o, &plan) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory in the mixdnn planner")));
+
+	/* The core's plan is malloc'd: free it on every path. */
+	PG_TRY();
+	{
+		round_id = mx_record_round(d, &plan, now, event);
+		mx_write_plan(d, &plan, round_id, mx_guc_replan_tolerance, skipped);
+		mx_write_queue(d, round_id, mx_guc_planning_horizon);
+	}
+	PG_FINALLY();
+	{
+		mx_plan_free(&plan);
+	}
+	PG_END_TRY();
+
+	/* Every round, so only at DEBUG1: a default server log stays readable. */
+	ereport(DEBUG1,
+			(errmsg_internal("mixdnn round %lld for \"%s\": %d waiting, %d running, solver %s, %.1f ms",
+							 (long long) round_id, event, d->snap.njobs, d->running_jobs,
+							 plan.solver, plan.solve_ms),
+			 errhidestmt(true)));
+	return round_id;
+}
+
 int64
 mx_run_round(const char *event)
 {
@@ -34,9 +81,7 @@ mx_run_round(const char *event)
 				oldcxt;
 	TimestampTz now;
 	mx_db_snapshot d;
-	mx_options	o;
-	mx_plan		plan;
-	volatile int64 round_id = 0;
+	int64		round_id;
 	int			skipped = 0;
 
 	mx_lock_scheduler();
@@ -52,53 +97,13 @@ mx_run_round(const char *event)
 
 	now = mx_clock_now();
 	mx_read_snapshot(&d, now, mx_guc_planning_horizon);
-	/*
-	 * No node and no job: nothing to plan or record. Such a database is a
-	 * fresh CREATE EXTENSION, maybe one a restore is about to load: a round
-	 * recorded there (the worker's "start") took round_id 1, and the load's
-	 * own rounds, and the plan history that names them, then failed (a
-	 * review).
-	 */
-	if (d.snap.nnodes == 0 && d.snap.njobs == 0 && d.running_jobs == 0)
-	{
-		SPI_finish();
-		mx_restore_user(&saved);
-		MemoryContextSwitchTo(oldcxt);
-		MemoryContextDelete(roundcxt);
-		return 0;
-	}
-	mx_guc_options(&o);
-	mx_read_owners(&d, &o);
-
-	memset(&plan, 0, sizeof(plan));
-	if (mx_tenancy_plan_round(&d.snap, &o, &plan) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory in the mixdnn planner")));
-
-	/* The core's plan is malloc'd: free it on every path. */
-	PG_TRY();
-	{
-		round_id = mx_record_round(&d, &plan, now, event);
-		mx_write_plan(&d, &plan, round_id, mx_guc_replan_tolerance, &skipped);
-		mx_write_queue(&d, round_id, mx_guc_planning_horizon);
-	}
-	PG_FINALLY();
-	{
-		mx_plan_free(&plan);
-	}
-	PG_END_TRY();
-
-	/* Every round, so only at DEBUG1: a default server log stays readable. */
-	ereport(DEBUG1,
-			(errmsg_internal("mixdnn round %lld for \"%s\": %d waiting, %d running, solver %s, %.1f ms",
-							 (long long) round_id, event, d.snap.njobs, d.running_jobs,
-							 plan.solver, plan.solve_ms),
-			 errhidestmt(true)));
+	round_id = plan_and_record(&d, now, event, &skipped);
 	SPI_finish();
 	mx_restore_user(&saved);
 	MemoryContextSwitchTo(oldcxt);
 	MemoryContextDelete(roundcxt);
+	if (round_id == 0)
+		return 0;
 
 	/* New plans may start jobs now or sooner than the worker's next wake-up. */
 	mx_worker_wake_at_commit();
