@@ -163,6 +163,28 @@ build_env(const lx_command *c, const char *dir)
 	return env;
 }
 
+/*
+ * The owner's account into *account and c->account, looked up here, in the
+ * part: a lookup goes through NSS (LDAP, sssd) and may take seconds, which
+ * neither the launcher (its other parts, claims, heartbeats) nor the keeper
+ * (the launcher's connection, renewals, a cancel) may wait for.
+ */
+static void
+look_up_account(lx_command *c, lx_account *account)
+{
+	char		why[512];
+
+	if (lx_account_for(c->owner, c->rules, account, why, sizeof(why)) != 0)
+	{
+		errno = 0;
+		fail(c, "%s%.0s", why);
+	}
+	c->account = account;
+	/* into the launcher's log, which is still this process's stderr (this process's pid in it) */
+	lx_log("job %lld attempt %d rank %d: owner %s is OS user %s (uid %ld)", c->job->job_id, c->job->attempt,
+		   c->job->node_rank, c->owner, account->name, (long) account->uid);
+}
+
 void
 lx_command_exec(const lx_command *in)
 {
@@ -195,21 +217,7 @@ lx_command_exec(const lx_command *in)
 	errno = c->in_cgroup ? 0 : lx_tree_enter(c->tree);
 	if (errno != 0)
 		fail(c, "cannot join the part's cgroup %s: %s", c->tree->cgroup);
-	/*
-	 * The owner's account, looked up here, in the part: a lookup goes
-	 * through NSS (LDAP, sssd) and may take seconds, which neither the
-	 * launcher (its other parts, claims, heartbeats) nor the keeper (the
-	 * launcher's connection, renewals, a cancel) may wait for.
-	 */
-	if (lx_account_for(c->owner, c->rules, &account, why, sizeof(why)) != 0)
-	{
-		errno = 0;
-		fail(c, "%s%.0s", why);
-	}
-	self.account = &account;
-	/* into the launcher's log, which is still this process's stderr (this process's pid in it) */
-	lx_log("job %lld attempt %d rank %d: owner %s is OS user %s (uid %ld)", c->job->job_id, c->job->attempt,
-		   c->job->node_rank, c->owner, account.name, (long) account.uid);
+	look_up_account(&self, &account);
 	dir = c->job->workdir ? c->job->workdir : account.home;
 
 	fd = open("/dev/null", O_RDONLY);

@@ -312,8 +312,8 @@ report_results(void)
 			/*
 			 * Busy (the job's row held, e.g. by its owner's open cancel, or
 			 * the scheduler lock not had within mixdnn.lock_timeout): again
-			 * within a second, as a busy heartbeat is. An SQL error: again a heartbeat later, then
-			 * backing off (REPORT_BACKOFF_MAX_S).
+			 * within a second, as a busy heartbeat is. An SQL error: again
+			 * a heartbeat later, then backing off (REPORT_BACKOFF_MAX_S).
 			 */
 			c->report_after = lx_now() + (rc != LX_BUSY ? report_backoff(c) :
 										   heartbeat_interval() > 1.0 ? 1.0 : heartbeat_interval());

@@ -36,11 +36,11 @@
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
-#include "catalog/namespace.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "tcop/pquery.h"
