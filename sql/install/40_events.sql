@@ -154,7 +154,7 @@ CREATE CONSTRAINT TRIGGER gpu_types_round AFTER UPDATE ON mixdnn.gpu_types
 -- Rounds and launches on demand.
 CREATE FUNCTION mixdnn.run_round(event text DEFAULT 'manual') RETURNS bigint
 	AS 'MODULE_PATHNAME', 'mixdnn_run_round'
-	LANGUAGE C STRICT;
+	LANGUAGE C CALLED ON NULL INPUT;
 COMMENT ON FUNCTION mixdnn.run_round(text) IS 'runs a scheduling round now and returns its round_id';
 
 CREATE FUNCTION mixdnn.launch_due() RETURNS int

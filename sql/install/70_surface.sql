@@ -50,7 +50,7 @@ CREATE FUNCTION mixdnn.explain(job_id bigint)
 				   earliest_start timestamptz, earliest_end timestamptz, value float8,
 				   chosen boolean, blocked_by text, detail text)
 	AS 'MODULE_PATHNAME', 'mixdnn_explain'
-	LANGUAGE C STRICT VOLATILE
+	LANGUAGE C CALLED ON NULL INPUT VOLATILE
 	SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION mixdnn.explain(bigint) IS 'each candidate configuration of a waiting job, which one a round chooses now and what blocks the faster ones';
 

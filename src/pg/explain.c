@@ -190,6 +190,11 @@ mixdnn_explain(PG_FUNCTION_ARGS)
 	explain_call call;
 	char	   *status;
 
+	/* Not STRICT: a NULL job_id would otherwise be an empty answer, not an error. */
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("job_id must not be NULL")));
 	call.job_id = PG_GETARG_INT64(0);
 	InitMaterializedSRF(fcinfo, 0);
 	call.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;

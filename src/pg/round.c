@@ -218,8 +218,14 @@ mx_run_round_protected(const char *event)
 Datum
 mixdnn_run_round(PG_FUNCTION_ARGS)
 {
-	char	   *event = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *event;
 
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("event must not be NULL"),
+				 errhint("Omit it for a round recorded as \"manual\".")));
+	event = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	if (strlen(event) == 0 || strlen(event) > 63)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(38);
+SELECT plan(39);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0), ('a100', 2.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('v1', 'v100', 4), ('v2', 'v100', 4), ('a1', 'a100', 4);
@@ -93,6 +93,8 @@ SELECT is((SELECT id FROM rr), (SELECT max(round_id) FROM mixdnn.rounds),
 SELECT is((SELECT event FROM mixdnn.rounds WHERE round_id > (SELECT last FROM r0)), 'test',
 	'run_round(event) records its event');
 SELECT throws_ok($$SELECT mixdnn.run_round('')$$, '22023', NULL, 'run_round('''') is refused');
+SELECT throws_ok($$SELECT mixdnn.run_round(NULL)$$, '22004', 'event must not be NULL',
+	'run_round(NULL) is refused, not a NULL round_id');
 
 -- SET CONSTRAINTS ALL IMMEDIATE: rounds at the end of each statement, and
 -- still one round per statement, however many rows it writes.

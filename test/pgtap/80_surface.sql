@@ -15,7 +15,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(46);
+SELECT plan(47);
 SET LOCAL mixdnn.critical_wait = 0;
 
 CREATE ROLE tap80_alice NOLOGIN IN ROLE mixdnn_user;
@@ -100,6 +100,8 @@ SET LOCAL ROLE tap80_alice;
 SELECT throws_ok(format('SELECT * FROM mixdnn.explain(%s)', (SELECT b FROM ids)), 'P0002',
 	format('job %s does not exist or is not yours', (SELECT b FROM ids)), 'alice cannot explain bob''s job');
 SELECT throws_ok('SELECT * FROM mixdnn.explain(987654321)', 'P0002', NULL, 'nor a job that does not exist (same error)');
+SELECT throws_ok('SELECT * FROM mixdnn.explain(NULL)', '22004', 'job_id must not be NULL',
+	'explain(NULL) is refused, not an empty answer');
 SELECT throws_ok(format('SELECT * FROM mixdnn.explain(%s)', (SELECT a_run FROM ids)), '55000', NULL,
 	'a launched job is not explained');
 SELECT results_eq(format('SELECT gpu_type, gpus, chosen, blocked_by FROM mixdnn.explain(%s)', (SELECT a_wait FROM ids)),
