@@ -105,16 +105,25 @@ wait_for_scheduler(LOCKTAG *tag)
  * aborts the transaction, first gives the lock up (hold_off_error_hook).
  * A superuser's session (its login role) keeps its messages: it could
  * hold the lock in an open transaction anyway, and an operator reads the
- * rounds' and launches' lines in psql.
+ * rounds' and launches' lines in psql. ERRORs of such a transaction are
+ * logged whatever log_min_messages says (below).
  */
 static void
 quiet_client(void)
 {
-	if (whereToSendOutput != DestRemote || client_min_messages >= ERROR ||
-		superuser_arg(GetSessionUserId()))
+	if (whereToSendOutput != DestRemote || superuser_arg(GetSessionUserId()))
 		return;
-	(void) set_config_option("client_min_messages", "error", PGC_SUSET, PGC_S_SESSION,
-							 GUC_ACTION_LOCAL, true, 0, false);
+	if (client_min_messages < ERROR)
+		(void) set_config_option("client_min_messages", "error", PGC_SUSET, PGC_S_SESSION,
+								 GUC_ACTION_LOCAL, true, 0, false);
+	/*
+	 * PostgreSQL calls the error hook only for an error it logs: with
+	 * log_min_messages above ERROR (a superuser's setting, for the server or
+	 * the role) the lock would stay held while the error waits for the client.
+	 */
+	if (log_min_messages > ERROR)
+		(void) set_config_option("log_min_messages", "error", PGC_SUSET, PGC_S_SESSION,
+								 GUC_ACTION_LOCAL, true, 0, false);
 }
 
 /*
