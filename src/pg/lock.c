@@ -13,6 +13,7 @@
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "storage/lwlock.h"
+#include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/guc.h"
@@ -108,6 +109,31 @@ wait_for_scheduler(LOCKTAG *tag)
  * rounds' and launches' lines in psql. ERRORs of such a transaction are
  * logged whatever log_min_messages says (below).
  */
+/*
+ * Whether a message of elevel reaches the server log at log_min_messages
+ * level, which ranks LOG between ERROR and FATAL (PostgreSQL's rule, elog.c).
+ */
+static bool
+logged_at(int elevel, int level)
+{
+	if (elevel == LOG || elevel == LOG_SERVER_ONLY)
+		return level == LOG || level <= ERROR;
+	if (level == LOG)
+		return elevel >= FATAL;
+	return elevel >= level;
+}
+
+/*
+ * The log_min_messages that quiet_client() overrode in this session's
+ * current transaction (local transaction id lxid), so that the error hook
+ * keeps out of the log what that level would have kept out.
+ */
+static struct
+{
+	LocalTransactionId lxid;
+	int			level;
+}			log_override = {InvalidLocalTransactionId, 0};
+
 static void
 quiet_client(void)
 {
@@ -117,13 +143,28 @@ quiet_client(void)
 		(void) set_config_option("client_min_messages", "error", PGC_SUSET, PGC_S_SESSION,
 								 GUC_ACTION_LOCAL, true, 0, false);
 	/*
-	 * PostgreSQL calls the error hook only for an error it logs: with
-	 * log_min_messages above ERROR (a superuser's setting, for the server or
-	 * the role) the lock would stay held while the error waits for the client.
+	 * PostgreSQL calls the error hook only for a message it logs: at a
+	 * log_min_messages that logs no ERROR (a superuser's setting, for the
+	 * server or the role) the lock would stay held while the error waits
+	 * for the client. The hook drops again what that level would not log.
 	 */
-	if (log_min_messages > ERROR)
+	if (!logged_at(ERROR, log_min_messages))
+	{
+		log_override.lxid = MyProc->lxid;
+		log_override.level = log_min_messages;
 		(void) set_config_option("log_min_messages", "error", PGC_SUSET, PGC_S_SESSION,
 								 GUC_ACTION_LOCAL, true, 0, false);
+	}
+}
+
+/* Whether elevel reaches the log only because quiet_client() overrode the level. */
+static bool
+logged_by_override(int elevel)
+{
+	/* The hook runs in every process, the postmaster (no MyProc) too. */
+	return MyProc != NULL && log_override.lxid != InvalidLocalTransactionId &&
+		log_override.lxid == MyProc->lxid && log_min_messages == ERROR &&
+		!logged_at(elevel, log_override.level);
 }
 
 /*
@@ -232,7 +273,9 @@ client_reads(int ms)
 static void
 hold_off_error_hook(ErrorData *edata)
 {
-	if (prev_emit_log_hook)
+	if (logged_by_override(edata->elevel))
+		edata->output_to_server = false;
+	else if (prev_emit_log_hook)
 		prev_emit_log_hook(edata);
 	if (edata->elevel < ERROR || edata->elevel >= PANIC || CritSectionCount > 0 ||
 		!edata->output_to_client || whereToSendOutput != DestRemote ||
@@ -241,6 +284,8 @@ hold_off_error_hook(ErrorData *edata)
 	if (!release_scheduler_lock() || superuser_arg(GetSessionUserId()) ||
 		client_reads(mx_guc_lock_timeout_ms))
 		return;
+	/* Logged whatever the level: the session is closed for it. */
+	edata->output_to_server = true;
 	edata->output_to_client = false;
 	edata->detail_log = pstrdup("mixdnn: the client did not take this error within mixdnn.lock_timeout "
 								"while its transaction held the rows of a scheduling round; "

@@ -91,6 +91,23 @@ stall_on_commit 1 "default settings"
 # the lock stayed held while the error waited for the client.
 q "ALTER ROLE mxe2e_stall SET log_min_messages = fatal" >/dev/null
 stall_on_commit 2 "log_min_messages = fatal for the role"
+# LOG ranks between ERROR and FATAL there: at log no ERROR is logged either.
+q "ALTER ROLE mxe2e_stall SET log_min_messages = log" >/dev/null
+stall_on_commit 3 "log_min_messages = log for the role"
+
+# What the level keeps out of the log stays out: the same failing commit
+# by a client that reads its errors gets the error, and the log does not.
+before=$(grep -c 'unsupported ON COMMIT and foreign key combination' "$log")
+q "ALTER ROLE mxe2e_stall SET log_min_messages = fatal" >/dev/null
+got=$(psql -X -q -U mxe2e_stall -c 'BEGIN' \
+	-c 'CREATE TEMP TABLE oc_a (k int PRIMARY KEY) ON COMMIT DELETE ROWS' \
+	-c 'CREATE TEMP TABLE oc_b (k int REFERENCES oc_a)' \
+	-c "INSERT INTO mixdnn.jobs (name, gpus, duration, gpu_type, model_class) VALUES ('oc', 1, '1 min', 'v100', 'hard')" \
+	-c 'COMMIT' 2>&1)
+case $got in *'unsupported ON COMMIT and foreign key combination'*) r=0 ;; *) r=1 ;; esac
+ok $r "a reading client gets the error of its commit" || diag "$got"
+is "$(grep -c 'unsupported ON COMMIT and foreign key combination' "$log")" "$before" \
+	"and with log_min_messages = fatal the server log does not"
 q "ALTER ROLE mxe2e_stall RESET log_min_messages" >/dev/null
 
 # The round at a user's commit plans with the default planner settings,
