@@ -94,22 +94,6 @@ wait_for_scheduler(LOCKTAG *tag)
 }
 
 /*
- * Holding the lock, a session must send its client nothing it could refuse
- * to read. PostgreSQL flushes every message to the client at once, and a
- * client that stops reading its socket keeps the backend waiting in
- * ClientWrite, beyond every timeout: a user's COMMIT with its round's
- * DEBUG lines, a NOTICE, or PostgreSQL's own commit-time messages would
- * hold the lock, and stop every submission, launch and launcher, for as
- * long as the user liked (a review). So until the transaction ends (as
- * SET LOCAL; PostgreSQL restores it after the commit released the lock)
- * only errors go to the client, and an error at the top level, which
- * aborts the transaction, first gives the lock up (hold_off_error_hook).
- * A superuser's session (its login role) keeps its messages: it could
- * hold the lock in an open transaction anyway, and an operator reads the
- * rounds' and launches' lines in psql. ERRORs of such a transaction are
- * logged whatever log_min_messages says (below).
- */
-/*
  * Whether a message of elevel reaches the server log at log_min_messages
  * level, which ranks LOG between ERROR and FATAL (PostgreSQL's rule, elog.c).
  */
@@ -134,20 +118,35 @@ static struct
 	int			level;
 }			log_override = {InvalidLocalTransactionId, 0};
 
+/*
+ * Holding the lock, a session must send its client nothing it could refuse
+ * to read. PostgreSQL flushes every message to the client at once, and a
+ * client that stops reading its socket keeps the backend waiting in
+ * ClientWrite, beyond every timeout: a user's COMMIT with its round's
+ * DEBUG lines, a NOTICE, or PostgreSQL's own commit-time messages would
+ * hold the lock, and stop every submission, launch and launcher, for as
+ * long as the user liked (a review). So until the transaction ends (as
+ * SET LOCAL; PostgreSQL restores it after the commit released the lock)
+ * only errors go to the client, and an error at the top level, which
+ * aborts the transaction, first gives the lock up (hold_off_error_hook).
+ * A superuser's session (its login role) keeps its messages: it could
+ * hold the lock in an open transaction anyway, and an operator reads the
+ * rounds' and launches' lines in psql. The error hook runs only for a
+ * message that is logged, so a level that logs no ERROR is lowered too
+ * (the hook keeps out of the log what it would have kept out).
+ */
 static void
 quiet_client(void)
 {
-	if (whereToSendOutput != DestRemote || superuser_arg(GetSessionUserId()))
+	/* Nothing to lower: no catalog lookup for it. */
+	if (whereToSendOutput != DestRemote ||
+		(client_min_messages >= ERROR && logged_at(ERROR, log_min_messages)) ||
+		superuser_arg(GetSessionUserId()))
 		return;
 	if (client_min_messages < ERROR)
 		(void) set_config_option("client_min_messages", "error", PGC_SUSET, PGC_S_SESSION,
 								 GUC_ACTION_LOCAL, true, 0, false);
-	/*
-	 * PostgreSQL calls the error hook only for a message it logs: at a
-	 * log_min_messages that logs no ERROR (a superuser's setting, for the
-	 * server or the role) the lock would stay held while the error waits
-	 * for the client. The hook drops again what that level would not log.
-	 */
+	/* log_min_messages at fatal, panic or log: a superuser's, for the server or the role */
 	if (!logged_at(ERROR, log_min_messages))
 	{
 		log_override.lxid = MyProc->lxid;
