@@ -16,7 +16,7 @@ SEEDS=${OPT_SEEDS:-"1 2 3"}
 BASE=${OPT_REPORT_DIR:-$ROOT/build/opt-report}
 OUTDOC=${OPT_REPORT_OUT:-$ROOT/docs/optimizer-evaluation.md}
 # label=options (',' for spaces): each switches one component off
-VARIANTS="lp= noglpk=--no-milp startnow=--start-now-milp nowait=--critical-wait,0 notrade=--critical-trade,0 nocrit=--critical-margin,-1 noguards=--critical-margin,-1,--starve-factor,0 w30=--lp-window,30 w120=--lp-window,120 nobf=--no-lp-backfill"
+VARIANTS="lp= noglpk=--no-milp startnow=--start-now-milp nowait=--critical-wait,0 notrade=--critical-trade,0 nocrit=--critical-margin,-1 noguards=--critical-margin,-1,--starve-factor,0 w60=--lp-window,60 w300=--lp-window,300 nobf=--no-lp-backfill"
 start=$(date +%s)
 
 make -s bin/mixdnn-sim >/dev/null
@@ -79,7 +79,7 @@ tmp="$OUTDOC.tmp"
 	echo "| notrade | \`--critical-trade 0\` | the critical guard's trade λ: every critical job that fits is served first (the default before the eighth pass) |"
 	echo "| nocrit | \`--critical-margin -1\` | the makespan-critical guard |"
 	echo "| noguards | \`--critical-margin -1 --starve-factor 0\` | both guards |"
-	echo "| w30, w120 | \`--lp-window 30\`, \`120\` | the LP's window of 60 jobs, smaller or larger |"
+	echo "| w60, w300 | \`--lp-window 60\`, \`300\` | the LP's window of 150 jobs, smaller (the default before table T) or larger |"
 	echo "| nobf | \`--no-lp-backfill\` | the LP's backfill (docs/model.md, \"The LP's backfill\") |"
 	echo
 	echo "The third table of each seed is the headroom (docs/model.md, table L): N, the no-wait bound, is"

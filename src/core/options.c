@@ -34,7 +34,7 @@ mx_options_default(mx_options *o)
 	o->fair_share = 0;
 	o->fair_share_half_life_s = MX_DEFAULT_HALF_LIFE_S;
 	o->lp_configs = 1;
-	o->lp_window = 60;
+	o->lp_window = 150;
 	o->lp_backfill = 1;
 }
 
@@ -103,7 +103,7 @@ const mx_option_spec mx_option_specs[] = {
 	{"start-now-milp", MX_OPT_CLEAR, OFF(lp_configs), 0, 0, NULL,
 	"mixdnn: the start-now MILP instead of the configuration LP (ablation)"},
 	{"lp-window", MX_OPT_INT, OFF(lp_window), 1, 100000, "N",
-	"mixdnn: waiting jobs inside the configuration LP (default 60)"},
+	"mixdnn: waiting jobs inside the configuration LP (default 150)"},
 	{"no-lp-backfill", MX_OPT_CLEAR, OFF(lp_backfill), 0, 0, NULL,
 	"mixdnn: a window job its LP configuration makes wait is not started on a free, sooner one (ablation)"},
 	{"fair-share", MX_OPT_SET, OFF(fair_share), 0, 0, NULL,

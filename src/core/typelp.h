@@ -18,10 +18,10 @@
 
 typedef enum mx_typelp_result
 {
-	MX_TYPELP_OK = 0,			/* choice[] filled from an optimal (or iteration-limited feasible) LP */
+	MX_TYPELP_OK = 0,			/* choice[] filled from an optimal LP */
 	MX_TYPELP_NOTHING,			/* no job with a choice between configurations */
 	MX_TYPELP_LIMIT,			/* the CPU budget ran out (a partial solution is not used) */
-	MX_TYPELP_ITERATIONS,		/* the iteration limit before a feasible solution */
+	MX_TYPELP_ITERATIONS,		/* the iteration limit before the optimum (a partial solution is not used) */
 	MX_TYPELP_NUMERIC,			/* GLPK failed to solve, unscaled and scaled (docs/model.md) */
 	MX_TYPELP_ERROR				/* GLPK error caught, or out of memory */
 } mx_typelp_result;
@@ -36,6 +36,9 @@ typedef struct mx_typelp_stats
 
 /* Tests only: make a deliberately invalid GLPK call (the error-hook path). */
 extern int	mx_typelp_test_force_error;
+
+/* Tests only: start from GLPK's standard basis (every slack basic), not the catch-all one. */
+extern int	mx_typelp_test_slack_basis;
 
 /* Tests only: take the status of the first n solves (1, 2) as "no feasible solution". */
 extern int	mx_typelp_test_force_fail;

@@ -1,5 +1,6 @@
 /* test_typelp.c — the configuration LP (typelp.c, typeplan.c) in a round. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "unit.h"
@@ -47,7 +48,7 @@ test_configuration_choice(void)
 
 	speedup_instance(&s);
 	mx_options_default(&o);
-	CHECK(o.lp_configs == 1 && o.lp_window == 60, "defaults: configuration LP on, window 60");
+	CHECK(o.lp_configs == 1 && o.lp_window == 150, "defaults: configuration LP on, window 150");
 	/* job 2, the longest, would be makespan-critical and served first: off here */
 	o.critical_margin = -1;
 	CHECK(mx_plan_round(&s, &o, &p) == 0, "planned");
@@ -167,9 +168,10 @@ false_nofeas(int on)
 
 /*
  * The simplex in chunks of 10 iterations, resumed from the basis (whole
- * solves here take 34-123). Not fewer: each call of glp_simplex starts
- * its pricing afresh, and in chunks of 3 the simplex cycled on a
- * degenerate LP of these snapshots (seed 4: 727 434 iterations without an
+ * solves of these snapshots take tens to a few hundred, test_start_basis).
+ * Not fewer: each call of glp_simplex starts its pricing afresh, and in
+ * chunks of 3 the simplex cycled on a degenerate LP of these snapshots
+ * (seed 4, from GLPK's standard basis: 727 434 iterations without an
  * optimum, against 69 in one call and 109 in chunks of 10). The planner's
  * chunks are at least TLP_MIN_CHUNK (50) iterations.
  */
@@ -385,8 +387,8 @@ test_long_jobs(void)
 }
 
 /*
- * An LP solved in many chunks (10 iterations each, against 34-123 for a
- * whole solve here) chooses as one solved in a single chunk: each chunk
+ * An LP solved in many chunks (10 iterations each, against tens to a few
+ * hundred for a whole solve here) chooses as one solved in a single chunk: each chunk
  * starts from the basis the one before left. (That the iteration limit
  * counts every chunk's iterations is test_fallbacks'.)
  */
@@ -445,6 +447,81 @@ test_fallbacks(void)
 	falls_back_once("two failed solves", two_failures, "heuristic (glpk numerical failure)");
 }
 
+/*
+ * The LP of snapshot s over its whole queue, from the starting basis or
+ * from GLPK's standard one (slack); OK or not, its stats in *st.
+ */
+static mx_typelp_result
+solve_from(const mx_snapshot *s, int slack, mx_typelp_stats *st)
+{
+	mx_options	o;
+	mx_capacity cap;
+	mx_config  *choice = malloc(((size_t) s->njobs + 1) * sizeof(mx_config));
+	int		   *window = malloc(((size_t) s->njobs + 1) * sizeof(int));
+	mx_typelp_result r;
+	int			i;
+
+	mx_options_default(&o);
+	for (i = 0; i < s->njobs; i++)
+		window[i] = i;
+	if (mx_capacity_init(&cap, s, o.overrun_s, o.overrun_factor) != 0)
+		return MX_TYPELP_ERROR;
+	mx_typelp_test_slack_basis = slack;
+	r = mx_typelp_configs(s, &o, &cap, window, s->njobs, mx_thread_cpu_ms() + 60000, choice, st);
+	mx_typelp_test_slack_basis = 0;
+	mx_capacity_free(&cap);
+	free(choice);
+	free(window);
+	return r;
+}
+
+/*
+ * The starting basis (every job in the catch-all slot) reaches the LP's
+ * optimum, the one GLPK's standard basis reaches, in fewer iterations:
+ * the random snapshots of test_random, and queues of 150 jobs.
+ */
+static void
+test_start_basis(void)
+{
+	int			seed,
+				differ = 0,
+				failed = 0;
+	long		its[2][2] = {{0, 0}, {0, 0}};	/* [small, large][start, slack] */
+	int			least = 1 << 30,
+				most = 0;
+
+	for (seed = 1; seed <= 80; seed++)
+	{
+		mx_snapshot s;
+		mx_typelp_stats a,
+					b;
+		int			large = seed > 60;
+
+		fx_random(&s, (uint64_t) seed, large ? 24 : 2 + seed % 5, large ? 150 : 10 + seed % 70);
+		if (solve_from(&s, 0, &a) != MX_TYPELP_OK || solve_from(&s, 1, &b) != MX_TYPELP_OK)
+			failed++;
+		else
+		{
+			differ += fabs(a.lp_obj - b.lp_obj) > 1e-7 * fmax(1.0, fabs(b.lp_obj));
+			its[large][0] += a.iterations;
+			if (!large)
+			{
+				least = a.iterations < least ? a.iterations : least;
+				most = a.iterations > most ? a.iterations : most;
+			}
+			its[large][1] += b.iterations;
+		}
+		mx_snapshot_free(&s);
+	}
+	CHECK(failed == 0 && differ == 0, "the starting basis reaches the LP's optimum (%d failed, %d differ)",
+		  failed, differ);
+	CHECK(its[0][0] < its[0][1],
+		  "60 queues of 10-79 jobs: %ld iterations from the starting basis (%d-%d each), %ld from the slack one",
+		  its[0][0], least, most, its[0][1]);
+	CHECK(its[1][0] < 0.8 * its[1][1], "20 queues of 150 jobs: %ld iterations from the starting basis, %ld from the slack one",
+		  its[1][0], its[1][1]);
+}
+
 int
 main(void)
 {
@@ -457,5 +534,6 @@ main(void)
 	test_long_jobs();
 	test_chunks();
 	test_fallbacks();
+	test_start_basis();
 	return unit_done("test_typelp");
 }
