@@ -201,7 +201,7 @@ lp_round(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 		r = MX_TYPELP_LIMIT;
 	else
 		r = mx_typeplan(s, o, cap, holdcap, order, np, win, nw, guard, best, deadline_ms, p, &st);
-	p->milp_jobs = nw;
+	p->milp_jobs = st.njobs > 0 ? st.njobs : nw;
 	p->milp_vars = r == MX_TYPELP_ERROR || r == MX_TYPELP_NOTHING ? 0 : st.ncols;
 	if (r == MX_TYPELP_OK)
 	{

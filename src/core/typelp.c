@@ -355,12 +355,12 @@ set_start_basis(glp_prob *P, const tlp_model *m)
 }
 
 /*
- * The problem in GLPK, from the model, with the starting basis; scaled:
- * with GLPK's automatic scaling (the rescue's). Only GLPK calls: solve()'s
- * protected region.
+ * The problem in GLPK, from the model: the first solve's with the
+ * starting basis; the rescue's scaled (GLPK's automatic scaling), from
+ * GLPK's standard basis. Only GLPK calls: solve()'s protected region.
  */
 static glp_prob *
-load_problem(const tlp_model *m, int scaled)
+load_problem(const tlp_model *m, int rescue)
 {
 	glp_prob   *P = glp_create_prob();
 	int			i;
@@ -381,9 +381,10 @@ load_problem(const tlp_model *m, int scaled)
 	if (mx_typelp_test_force_error)
 		glp_set_obj_coef(P, m->ncol + 7, 1.0);	/* invalid: GLPK calls the error hook */
 	glp_load_matrix(P, m->nnz, m->ia, m->ja, m->ar);
-	if (scaled)
+	if (rescue)
 		glp_scale_prob(P, GLP_SF_AUTO);
-	set_start_basis(P, m);
+	else
+		set_start_basis(P, m);
 	return P;
 }
 
@@ -391,7 +392,10 @@ load_problem(const tlp_model *m, int scaled)
  * A solve that ended for a reason other than a limit without a solution:
  * GLPK's "basis matrix singular" or "ill-conditioned" (GLP_EFAIL), or a
  * status of no feasible or unbounded solution, none of which this LP can
- * have (every job fits in the catch-all slot; costs are positive).
+ * have (every job fits in the catch-all slot; costs are positive). A
+ * starting basis GLPK refuses (GLP_EBADB, GLP_ESING, GLP_ECOND) cannot
+ * be built here (it is a permutation of the identity) but would count
+ * too: the rescue starts from GLPK's own.
  */
 static int
 failed(int ret, int st)
@@ -409,13 +413,15 @@ status_of(glp_prob *P, int nth)
 }
 
 /*
- * The first solve is unscaled: on ordinary rounds it is what it always
- * was. But capacity rows carry GPU-seconds (up to about 10^9 for jobs of
- * weeks on many GPUs) beside the job rows' 1, and on such a matrix GLPK's
- * unscaled simplex can fail (docs/model.md, "A failed solve"): then once
- * more, scaled, on a new problem object (GLPK 5.0 does not recover on
- * the one that failed), with an iteration limit and the rest of the
- * budget. *pp is the problem to read; *its counts both solves' iterations.
+ * The first solve is unscaled, from the starting basis. Capacity rows
+ * carry GPU-seconds (up to about 10^9 for jobs of weeks on many GPUs)
+ * beside the job rows' 1, and on such a matrix GLPK's unscaled simplex
+ * can fail (docs/model.md, "A failed solve"); and from the starting basis
+ * a few small degenerate LPs stall past the iteration limit. Either way
+ * once more, scaled and from GLPK's standard basis, on a new problem
+ * object (GLPK 5.0 does not recover on the one that failed), with an
+ * iteration limit of its own and the rest of the budget. *pp is the
+ * problem to read; *its counts both solves' iterations.
  */
 static int
 simplex_with_rescue(const tlp_model *m, glp_prob **pp, glp_smcp *sm, int it_total, int chunk,
@@ -425,7 +431,7 @@ simplex_with_rescue(const tlp_model *m, glp_prob **pp, glp_smcp *sm, int it_tota
 
 	*st = status_of(*pp, 1);
 	*its = 0;
-	if (failed(ret, *st))
+	if (failed(ret, *st) || ret == GLP_EITLIM)
 	{
 		*its = glp_get_it_cnt(*pp);
 		glp_delete_prob(*pp);
@@ -445,9 +451,9 @@ outcome(int ret, int st)
 	if (ret == GLP_ETMLIM)
 		return MX_TYPELP_LIMIT;
 	/*
-	 * Nor one the iteration limit stopped: from the feasible starting
-	 * basis it has a solution at every step, but that of wherever it
-	 * stopped (at the start, every job in the catch-all slot).
+	 * Nor one the iteration limit stopped: it may have a solution, but
+	 * that of wherever it stopped (from the starting basis, at first every
+	 * job in the catch-all slot), not the LP's.
 	 */
 	if (ret == GLP_EITLIM)
 		return MX_TYPELP_ITERATIONS;
@@ -494,10 +500,9 @@ solve(tlp_model *m, double deadline_ms)
 	sm.msg_lev = GLP_MSG_OFF;
 	sm.presolve = GLP_OFF;
 	/*
-	 * GLPK 5.0's shifting of bounds to zero, on by default, let the
-	 * primal simplex cycle from the starting basis on degenerate LPs of
-	 * a few jobs (3 of the 72 runs of docs/model.md's out-of-sample set
-	 * hit the iteration limit; none without it).
+	 * GLPK 5.0's shifting of bounds to zero, on by default, made the
+	 * primal simplex stall from the starting basis on small degenerate
+	 * LPs (docs/model.md, "Starting basis").
 	 */
 	sm.shift = GLP_OFF;
 	ret = simplex_with_rescue(m, &P, &sm, it_total, chunk, deadline_ms, &st, &its);
@@ -576,6 +581,7 @@ mx_typelp_configs(const mx_snapshot *s, const mx_options *o, const mx_capacity *
 		r = MX_TYPELP_ERROR;
 	else
 		r = solve(&m, deadline_ms);
+	st->njobs = m.n;
 	st->ncols = m.ncol;
 	st->nrows = m.nrow;
 	st->iterations = m.iterations;

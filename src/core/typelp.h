@@ -28,6 +28,7 @@ typedef enum mx_typelp_result
 
 typedef struct mx_typelp_stats
 {
+	int			njobs;			/* window jobs in the LP (the window cut at its column limit) */
 	int			ncols;			/* LP columns built */
 	int			nrows;
 	int			iterations;		/* simplex iterations used */

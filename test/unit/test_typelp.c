@@ -185,7 +185,7 @@ small_chunks(int on)
 static void
 slow_chunks(int on)
 {
-	/* 3: the instance's LP takes 9 iterations, so several chunks */
+	/* 3: the instance's LP takes 17 iterations, so several chunks */
 	mx_typelp_test_chunk = on ? 3 : 0;
 	mx_typelp_test_chunk_cpu_ms = on ? 1e6 : 0;
 }
@@ -430,8 +430,9 @@ falls_back_once(const char *what, void (*perturb)(int), const char *solver)
 }
 
 /*
- * An iteration limit that phase 1 cannot meet is named for the iteration
- * limit, not the time limit, also when it is spent in several chunks; a
+ * An iteration limit that stops both solves before the optimum is named
+ * for the iteration limit, not the time limit, also when it is spent in
+ * several chunks; a
  * budget that runs out between two chunks keeps the heuristic's plan (a
  * partial solution would depend on where the budget struck); a GLPK error
  * is caught; two failed solves (unscaled, scaled) keep it too.
@@ -462,10 +463,14 @@ solve_from(const mx_snapshot *s, int slack, mx_typelp_stats *st)
 	int			i;
 
 	mx_options_default(&o);
+	if (choice == NULL || window == NULL || mx_capacity_init(&cap, s, o.overrun_s, o.overrun_factor) != 0)
+	{
+		free(choice);
+		free(window);
+		return MX_TYPELP_ERROR;
+	}
 	for (i = 0; i < s->njobs; i++)
 		window[i] = i;
-	if (mx_capacity_init(&cap, s, o.overrun_s, o.overrun_factor) != 0)
-		return MX_TYPELP_ERROR;
 	mx_typelp_test_slack_basis = slack;
 	r = mx_typelp_configs(s, &o, &cap, window, s->njobs, mx_thread_cpu_ms() + 60000, choice, st);
 	mx_typelp_test_slack_basis = 0;
@@ -488,7 +493,9 @@ test_start_basis(void)
 				failed = 0;
 	long		its[2][2] = {{0, 0}, {0, 0}};	/* [small, large][start, slack] */
 	int			least = 1 << 30,
-				most = 0;
+				most = 0,
+				cut = 0,
+				over = 0;
 
 	for (seed = 1; seed <= 80; seed++)
 	{
@@ -510,6 +517,8 @@ test_start_basis(void)
 				most = a.iterations > most ? a.iterations : most;
 			}
 			its[large][1] += b.iterations;
+			cut += a.njobs < s.njobs;
+			over += a.ncols > 10000;
 		}
 		mx_snapshot_free(&s);
 	}
@@ -520,6 +529,46 @@ test_start_basis(void)
 		  its[0][0], least, most, its[0][1]);
 	CHECK(its[1][0] < 0.8 * its[1][1], "20 queues of 150 jobs: %ld iterations from the starting basis, %ld from the slack one",
 		  its[1][0], its[1][1]);
+	CHECK(cut > 0 && over == 0, "the LP stops before 10 000 columns (%d of its windows cut, %d over)", cut, over);
+}
+
+/*
+ * Small random queues (1-8 jobs, then 10-40) planned with a budget no
+ * round reaches: no round ends on the simplex iteration limit. From the
+ * starting basis a few degenerate LPs of a few jobs stall past it
+ * (seed 1339 of the first set: 4 jobs, 153 columns); the round then
+ * solves again from GLPK's standard basis.
+ */
+static void
+test_no_stall(void)
+{
+	int			seed,
+				stalled = 0,
+				used = 0;
+
+	for (seed = 1; seed <= 5000; seed++)
+	{
+		mx_snapshot s;
+		mx_options	o;
+		mx_plan		p;
+
+		fx_random(&s, (uint64_t) seed, 2 + seed % 5, seed <= 3000 ? 1 + seed % 8 : 10 + seed % 31);
+		mx_options_default(&o);
+		o.time_limit_ms = 5000;
+		if (mx_plan_round(&s, &o, &p) == 0)
+		{
+			if (strcmp(p.solver, "heuristic (glpk iteration limit)") == 0)
+			{
+				stalled++;
+				fprintf(stderr, "# seed %d: '%s'\n", seed, p.solver);
+			}
+			used += strcmp(p.solver, "glpk (lp configurations)") == 0;
+			mx_plan_free(&p);
+		}
+		mx_snapshot_free(&s);
+	}
+	CHECK(stalled == 0, "5000 small random rounds: none ends on the iteration limit (%d did; GLPK chose in %d)",
+		  stalled, used);
 }
 
 int
@@ -535,5 +584,6 @@ main(void)
 	test_chunks();
 	test_fallbacks();
 	test_start_basis();
+	test_no_stall();
 	return unit_done("test_typelp");
 }
