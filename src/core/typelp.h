@@ -41,6 +41,9 @@ extern int	mx_typelp_test_force_error;
 /* Tests only: start from GLPK's standard basis (every slack basic), not the catch-all one. */
 extern int	mx_typelp_test_slack_basis;
 
+/* Tests only: > 0 replaces the first solve's iteration limit (the rescue keeps its own). */
+extern int	mx_typelp_test_first_iterations;
+
 /* Tests only: take the status of the first n solves (1, 2) as "no feasible solution". */
 extern int	mx_typelp_test_force_fail;
 
