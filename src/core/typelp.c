@@ -433,10 +433,17 @@ static int
 simplex_with_rescue(const tlp_model *m, glp_prob **pp, glp_smcp *sm, int it_total, int chunk,
 					double deadline_ms, int *st, int *its)
 {
-	int			ret = simplex_chunks(*pp, sm,
-										 mx_typelp_test_first_iterations > 0 ? mx_typelp_test_first_iterations : it_total,
-										 chunk, deadline_ms);
+	int			ret;
 
+	/*
+	 * GLPK 5.0's shifting of bounds to zero, on by default, made the
+	 * primal simplex stall from the starting basis on small degenerate
+	 * LPs (docs/model.md, "Starting basis").
+	 */
+	sm->shift = GLP_OFF;
+	ret = simplex_chunks(*pp, sm,
+						 mx_typelp_test_first_iterations > 0 ? mx_typelp_test_first_iterations : it_total,
+						 chunk, deadline_ms);
 	*st = status_of(*pp, 1);
 	*its = 0;
 	if (failed(ret, *st) || ret == GLP_EITLIM)
@@ -512,12 +519,6 @@ solve(tlp_model *m, double deadline_ms)
 	glp_init_smcp(&sm);
 	sm.msg_lev = GLP_MSG_OFF;
 	sm.presolve = GLP_OFF;
-	/*
-	 * GLPK 5.0's shifting of bounds to zero, on by default, made the
-	 * primal simplex stall from the starting basis on small degenerate
-	 * LPs (docs/model.md, "Starting basis").
-	 */
-	sm.shift = GLP_OFF;
 	ret = simplex_with_rescue(m, &P, &sm, it_total, chunk, deadline_ms, &st, &its);
 	m->iterations = its;
 	if (st == GLP_OPT || st == GLP_FEAS)
