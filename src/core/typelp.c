@@ -65,6 +65,16 @@ int			mx_typelp_test_iterations = 0;
 int			mx_typelp_test_chunk = 0;
 double		mx_typelp_test_chunk_cpu_ms = 0;
 
+/* Tests: the CPU time the chunks of this solve are said to have taken. */
+static double test_charged_ms = 0;
+
+/* The thread's CPU time, the scale of every budget check of a solve. */
+static double
+cpu_spent_ms(void)
+{
+	return mx_thread_cpu_ms() + test_charged_ms;
+}
+
 typedef struct tlp_col
 {
 	int			job;			/* window position */
@@ -320,7 +330,6 @@ simplex_chunks(glp_prob *P, glp_smcp *sm, int it_total, int chunk, double deadli
 {
 	int			first = glp_get_it_cnt(P),
 				ret;
-	double		charged = 0;	/* tests: CPU time the chunks are said to have taken */
 
 	for (;;)
 	{
@@ -328,10 +337,10 @@ simplex_chunks(glp_prob *P, glp_smcp *sm, int it_total, int chunk, double deadli
 
 		sm->it_lim = it_total - used < chunk ? it_total - used : chunk;
 		ret = glp_simplex(P, sm);
+		test_charged_ms += mx_typelp_test_chunk_cpu_ms;
 		if (ret != GLP_EITLIM || glp_get_it_cnt(P) - first >= it_total)
 			return ret;
-		charged += mx_typelp_test_chunk_cpu_ms;
-		if (mx_thread_cpu_ms() + charged >= deadline_ms)
+		if (cpu_spent_ms() >= deadline_ms)
 			return GLP_ETMLIM;
 	}
 }
@@ -450,7 +459,7 @@ simplex_with_rescue(const tlp_model *m, glp_prob **pp, glp_smcp *sm, int it_tota
 	{
 		*its = glp_get_it_cnt(*pp);
 		/* the first solve may have ended on its own, past the budget */
-		if (mx_thread_cpu_ms() >= deadline_ms)
+		if (cpu_spent_ms() >= deadline_ms)
 			return GLP_ETMLIM;
 		glp_delete_prob(*pp);
 		*pp = load_problem(m, 1);
@@ -505,7 +514,8 @@ solve(tlp_model *m, double deadline_ms)
 				: (int) fmax(TLP_MIN_CHUNK, TLP_CHUNK_WORK / (m->ncol > 0 ? m->ncol : 1));
 
 	/* the model's build may have used what the planner's check left */
-	if (mx_thread_cpu_ms() >= deadline_ms)
+	test_charged_ms = 0;
+	if (cpu_spent_ms() >= deadline_ms)
 		return MX_TYPELP_LIMIT;
 	mx_glpk_reset();
 	if (setjmp(jb) != 0)

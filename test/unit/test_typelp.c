@@ -190,6 +190,18 @@ slow_chunks(int on)
 	mx_typelp_test_chunk_cpu_ms = on ? 1e6 : 0;
 }
 
+/*
+ * The first solve taken to have failed, in a chunk said to use a thousand
+ * seconds of CPU: it ends on its own (no chunk boundary to check the
+ * budget at), and the rescue must not start with the budget spent.
+ */
+static void
+failed_past_budget(int on)
+{
+	mx_typelp_test_force_fail = on;
+	mx_typelp_test_chunk_cpu_ms = on ? 1e6 : 0;
+}
+
 static void
 one_iteration(int on)
 {
@@ -434,8 +446,9 @@ falls_back_once(const char *what, void (*perturb)(int), const char *solver)
  * for the iteration limit, not the time limit, also when it is spent in
  * several chunks; a
  * budget that runs out between two chunks keeps the heuristic's plan (a
- * partial solution would depend on where the budget struck); a GLPK error
- * is caught; two failed solves (unscaled, scaled) keep it too.
+ * partial solution would depend on where the budget struck), and so does
+ * one spent by a first solve that failed, before the rescue starts; a
+ * GLPK error is caught; two failed solves (unscaled, scaled) keep it too.
  */
 static void
 test_fallbacks(void)
@@ -444,6 +457,8 @@ test_fallbacks(void)
 	falls_back_once("two iterations in chunks of one", two_iterations_in_chunks,
 					"heuristic (glpk iteration limit)");
 	falls_back_once("the CPU budget spent after a chunk", slow_chunks, "heuristic (glpk time limit)");
+	falls_back_once("the CPU budget spent by a first solve that failed", failed_past_budget,
+					"heuristic (glpk time limit)");
 	falls_back_once("a GLPK error", glpk_error, "heuristic (glpk error)");
 	falls_back_once("two failed solves", two_failures, "heuristic (glpk numerical failure)");
 }
