@@ -104,6 +104,8 @@ typedef struct tlp_model
 	double	   *ar;				/* 1-based */
 	double	   *x;				/* LP solution, 1-based */
 	int		   *start;			/* job i's basic column in the starting basis (0: none) */
+	int		   *prevc;			/* job i's previous plan's configuration, index into cf[] (-1: none) */
+	double	   *prevt;			/* and its planned start, seconds after now (at least 0) */
 	int			iterations;
 	double		lp_obj;
 } tlp_model;
@@ -123,6 +125,24 @@ tlp_free(tlp_model *m)
 	free(m->ar);
 	free(m->x);
 	free(m->start);
+	free(m->prevc);
+	free(m->prevt);
+}
+
+/*
+ * Job j (window position i, its configurations loaded): which of them the
+ * previous round's plan gave it, and when it was to start.
+ */
+static void
+set_previous(tlp_model *m, const mx_snapshot *s, const mx_job *j, int i)
+{
+	m->prevc[i] = -1;
+	m->prevt[i] = fmax(0.0, j->prev_start - s->now);
+	if (j->prev_type < 0 || j->prev_gpus <= 0)
+		return;
+	for (int c = m->cfoff[i]; c < m->cfoff[i + 1]; c++)
+		if (m->cf[c].type == j->prev_type && m->cf[c].gpus == j->prev_gpus)
+			m->prevc[i] = c;
 }
 
 /*
@@ -141,7 +161,9 @@ load_configs(tlp_model *m, const mx_snapshot *s, const mx_options *o, const int 
 	m->cfoff = malloc(((size_t) n + 1) * sizeof(int));
 	m->cf = malloc((size_t) (tot > 0 ? tot : 1) * sizeof(mx_config));
 	m->w = malloc(((size_t) n + 1) * sizeof(double));
-	if (!m->cfoff || !m->cf || !m->w)
+	m->prevc = malloc(((size_t) n + 1) * sizeof(int));
+	m->prevt = malloc(((size_t) n + 1) * sizeof(double));
+	if (!m->cfoff || !m->cf || !m->w || !m->prevc || !m->prevt)
 		return -1;
 	m->cfoff[0] = 0;
 	for (i = 0; i < n; i++)
@@ -155,6 +177,7 @@ load_configs(tlp_model *m, const mx_snapshot *s, const mx_options *o, const int 
 		cols += nc * m->S;
 		m->w[i] = mx_job_weight(s, j, o);
 		m->cfoff[i + 1] = m->cfoff[i] + nc;
+		set_previous(m, s, j, i);
 	}
 	m->n = i;
 	return 0;
@@ -256,6 +279,26 @@ cap_row(const tlp_model *m, int k, int sl)
 	return m->n + 1 + k * (m->S - 1) + sl;
 }
 
+/*
+ * Column j of job i in the starting basis (load_problem): the previous
+ * plan's configuration in the first slot that ends after its planned
+ * start (the catch-all if none does); a job without one, its catch-all
+ * column of least cost. Columns come in slot order per configuration.
+ */
+static void
+set_start_column(tlp_model *m, int i, int j)
+{
+	const tlp_col *cj = &m->col[j];
+	int			last = cj->slot == m->S - 1;
+
+	if (m->start[i] > 0 && m->col[m->start[i]].cfg == m->prevc[i])
+		return;
+	if (cj->cfg == m->prevc[i] && (last || m->prevt[i] < m->b[cj->slot + 1]))
+		m->start[i] = j;
+	else if (last && (m->start[i] == 0 || m->obj[j] < m->obj[m->start[i]]))
+		m->start[i] = j;
+}
+
 /* Columns, objective and the constraint matrix. */
 static int
 build_matrix(tlp_model *m)
@@ -300,8 +343,7 @@ build_matrix(tlp_model *m)
 				m->col[j].cfg = c;
 				m->col[j].slot = sl;
 				m->obj[j] = m->w[i] * (fmax(mid, from) + cf->runtime);
-				if (sl == m->S - 1 && (m->start[i] == 0 || m->obj[j] < m->obj[m->start[i]]))
-					m->start[i] = j;
+				set_start_column(m, i, j);
 				nz++;
 				m->ia[nz] = i + 1;
 				m->ja[nz] = j;
@@ -346,13 +388,18 @@ simplex_chunks(glp_prob *P, glp_smcp *sm, int it_total, int chunk, double deadli
 }
 
 /*
- * The starting basis: each job's cheapest catch-all column basic in place
- * of its row, every capacity row's slack basic. The catch-all slot has no
- * capacity row, so the basis matrix is a permutation of the identity and
- * the basis is feasible (every job in the catch-all slot): the simplex
- * starts in phase 2. From GLPK's standard basis (every slack basic) phase
- * 1 must first make the job rows' "= 1" hold; the LPs of docs/model.md
- * then took a quarter to a third more iterations.
+ * The starting basis: each job's start column (set_start_column) basic in
+ * place of its row, every capacity row's slack basic. A column has its
+ * job row's 1 and entries only in capacity rows, so the basis matrix is
+ * triangular with a unit diagonal: never singular. With every job in the
+ * catch-all slot, which has no capacity row, it is also feasible and the
+ * simplex starts in phase 2; from GLPK's standard basis (every slack
+ * basic) phase 1 must first make the job rows' "= 1" hold, a quarter to a
+ * third more iterations. A job the previous round planned starts where
+ * that plan put it: most of the window is where it was a round ago, and
+ * the simplex starts near the optimum (a third less LP time over the
+ * evaluation's rounds, docs/model.md), in phase 1 if those starts
+ * overfill a slot.
  */
 static void
 set_start_basis(glp_prob *P, const tlp_model *m)
