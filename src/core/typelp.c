@@ -57,6 +57,9 @@
 #define TLP_CHUNK_WORK 1.5e6
 #define TLP_MIN_CHUNK 50
 
+/* LP masses (shares of a job, 0..1) this close are a tie for the majority rule. */
+#define TLP_TIE 1e-6
+
 int			mx_typelp_test_force_error = 0;
 int			mx_typelp_test_slack_basis = 0;
 int			mx_typelp_test_first_iterations = 0;
@@ -104,8 +107,13 @@ typedef struct tlp_model
 	double	   *ar;				/* 1-based */
 	double	   *x;				/* LP solution, 1-based */
 	int		   *start;			/* job i's basic column in the starting basis (0: none) */
+	int		   *cheap;			/* job i's catch-all column of least cost */
+	int		   *prev;			/* job i's column of its previous plan (0: none) */
 	int		   *prevc;			/* job i's previous plan's configuration, index into cf[] (-1: none) */
 	double	   *prevt;			/* and its planned start, seconds after now (at least 0) */
+	int		   *colbeg;			/* column j's entries: ia/ja/ar[colbeg[j] .. colbeg[j + 1]) */
+	int			prev_kept;		/* jobs whose starting column is their previous plan's */
+	int			rescued;		/* the first solve was repeated (simplex_with_rescue) */
 	int			iterations;
 	double		lp_obj;
 } tlp_model;
@@ -125,6 +133,9 @@ tlp_free(tlp_model *m)
 	free(m->ar);
 	free(m->x);
 	free(m->start);
+	free(m->cheap);
+	free(m->prev);
+	free(m->colbeg);
 	free(m->prevc);
 	free(m->prevt);
 }
@@ -280,23 +291,61 @@ cap_row(const tlp_model *m, int k, int sl)
 }
 
 /*
- * Column j of job i in the starting basis (load_problem): the previous
- * plan's configuration in the first slot that ends after its planned
- * start (the catch-all if none does); a job without one, its catch-all
- * column of least cost. Columns come in slot order per configuration.
+ * Job i's candidate columns for the starting basis, as its column j is
+ * built: its catch-all column of least cost, and its previous plan's
+ * configuration in the first slot that configuration can start in which
+ * ends after the previous planned start (the catch-all if none does).
+ * Columns come in slot order per configuration.
  */
 static void
-set_start_column(tlp_model *m, int i, int j)
+note_start_column(tlp_model *m, int i, int j)
 {
 	const tlp_col *cj = &m->col[j];
 	int			last = cj->slot == m->S - 1;
 
-	if (m->start[i] > 0 && m->col[m->start[i]].cfg == m->prevc[i])
-		return;
-	if (cj->cfg == m->prevc[i] && (last || m->prevt[i] < m->b[cj->slot + 1]))
+	if (last && (m->cheap[i] == 0 || m->obj[j] < m->obj[m->cheap[i]]))
+		m->cheap[i] = j;
+	if (m->prev[i] == 0 && cj->cfg == m->prevc[i] && (last || m->prevt[i] < m->b[cj->slot + 1]))
+		m->prev[i] = j;
+}
+
+/*
+ * Each job's column in the starting basis: its previous plan's while, in
+ * window order, that keeps every capacity row within its free
+ * GPU-seconds, else its cheapest catch-all column. A slot's column
+ * counts its job from the slot's start, so even a plan that fits the
+ * capacity as it is can overfill the rows; an infeasible start made
+ * GLPK's unscaled phase 1 report "no feasible solution" on a few rounds
+ * (docs/model.md, "A failed solve"). The catch-all slot has no capacity
+ * row, so the basis stays feasible. Returns -1 when out of memory.
+ */
+static int
+choose_start(tlp_model *m)
+{
+	double	   *used = calloc((size_t) m->K * (m->S - 1) + 1, sizeof(double));
+
+	if (!used)
+		return -1;
+	m->prev_kept = 0;
+	for (int i = 0; i < m->n; i++)
+	{
+		int			j = m->prev[i],
+					fits = j > 0,
+					p;
+
+		m->start[i] = m->cheap[i];
+		/* a column's first entry is its job row's, the others capacity rows' */
+		for (p = fits ? m->colbeg[j] + 1 : 0; fits && p < m->colbeg[j + 1]; p++)
+			fits = used[m->ia[p] - m->n - 1] + m->ar[p] <= m->capk[m->ia[p] - m->n - 1];
+		if (!fits)
+			continue;
+		for (p = m->colbeg[j] + 1; p < m->colbeg[j + 1]; p++)
+			used[m->ia[p] - m->n - 1] += m->ar[p];
 		m->start[i] = j;
-	else if (last && (m->start[i] == 0 || m->obj[j] < m->obj[m->start[i]]))
-		m->start[i] = j;
+		m->prev_kept++;
+	}
+	free(used);
+	return 0;
 }
 
 /* Columns, objective and the constraint matrix. */
@@ -316,11 +365,15 @@ build_matrix(tlp_model *m)
 	m->obj = malloc((maxcol + 1) * sizeof(double));
 	m->x = calloc(maxcol + 1, sizeof(double));
 	m->start = calloc((size_t) m->n + 1, sizeof(int));
+	m->cheap = calloc((size_t) m->n + 1, sizeof(int));
+	m->prev = calloc((size_t) m->n + 1, sizeof(int));
+	m->colbeg = malloc((maxcol + 2) * sizeof(int));
 	/* each column: its job row and at most S - 1 capacity rows */
 	m->ia = malloc((maxcol * m->S + 1) * sizeof(int));
 	m->ja = malloc((maxcol * m->S + 1) * sizeof(int));
 	m->ar = malloc((maxcol * m->S + 1) * sizeof(double));
-	if (!m->col || !m->obj || !m->x || !m->start || !m->ia || !m->ja || !m->ar)
+	if (!m->col || !m->obj || !m->x || !m->start || !m->cheap || !m->prev || !m->colbeg ||
+		!m->ia || !m->ja || !m->ar)
 		return -1;
 	m->ncol = 0;
 	for (i = 0; i < m->n; i++)
@@ -343,8 +396,9 @@ build_matrix(tlp_model *m)
 				m->col[j].cfg = c;
 				m->col[j].slot = sl;
 				m->obj[j] = m->w[i] * (fmax(mid, from) + cf->runtime);
-				set_start_column(m, i, j);
+				note_start_column(m, i, j);
 				nz++;
+				m->colbeg[j] = nz;
 				m->ia[nz] = i + 1;
 				m->ja[nz] = j;
 				m->ar[nz] = 1.0;
@@ -357,8 +411,9 @@ build_matrix(tlp_model *m)
 				}
 			}
 	m->nnz = nz;
+	m->colbeg[m->ncol + 1] = nz + 1;
 	m->nrow = m->n + m->K * (m->S - 1);
-	return 0;
+	return choose_start(m);
 }
 
 /*
@@ -388,18 +443,19 @@ simplex_chunks(glp_prob *P, glp_smcp *sm, int it_total, int chunk, double deadli
 }
 
 /*
- * The starting basis: each job's start column (set_start_column) basic in
+ * The starting basis: each job's start column (choose_start) basic in
  * place of its row, every capacity row's slack basic. A column has its
- * job row's 1 and entries only in capacity rows, so the basis matrix is
- * triangular with a unit diagonal: never singular. With every job in the
- * catch-all slot, which has no capacity row, it is also feasible and the
- * simplex starts in phase 2; from GLPK's standard basis (every slack
- * basic) phase 1 must first make the job rows' "= 1" hold, a quarter to a
- * third more iterations. A job the previous round planned starts where
- * that plan put it: most of the window is where it was a round ago, and
- * the simplex starts near the optimum (a third less LP time over the
- * evaluation's rounds, docs/model.md), in phase 1 if those starts
- * overfill a slot.
+ * job row's entry and others only in capacity rows, so the basis matrix
+ * is triangular with a nonzero diagonal: never singular. The start
+ * columns keep the capacity rows within their bounds, so the basis is
+ * feasible and the simplex starts in phase 2; from GLPK's standard basis
+ * (every slack basic) phase 1 must first make the job rows' "= 1" hold,
+ * a quarter to a third more iterations than from every job in the
+ * catch-all slot. A job the previous round planned starts, where it fits,
+ * where that plan put it: a round follows the last by one arrival or
+ * completion, so most of the window starts near where the optimum puts
+ * it (about 30 % less LP time over the evaluation's rounds,
+ * docs/model.md).
  */
 static void
 set_start_basis(glp_prob *P, const tlp_model *m)
@@ -453,11 +509,12 @@ load_problem(const tlp_model *m, int rescue)
 /*
  * A solve that ended for a reason other than a limit without a solution:
  * GLPK's "basis matrix singular" or "ill-conditioned" (GLP_EFAIL), or a
- * status of no feasible or unbounded solution, none of which this LP can
- * have (every job fits in the catch-all slot; costs are positive). A
- * starting basis GLPK refuses (GLP_EBADB, GLP_ESING, GLP_ECOND) cannot
- * be built here (it is a permutation of the identity) but would count
- * too: the rescue starts from GLPK's own.
+ * status of no feasible or unbounded solution, none of which this LP has
+ * (every job fits in the catch-all slot; costs are positive), though
+ * GLPK's unscaled simplex reports them. A starting basis GLPK refuses
+ * (GLP_EBADB, GLP_ESING, GLP_ECOND) cannot be built here (it is
+ * triangular, set_start_basis) but would count too: the rescue starts
+ * from GLPK's own.
  */
 static int
 failed(int ret, int st)
@@ -483,11 +540,12 @@ status_of(glp_prob *P, int nth)
  * once more, scaled and from GLPK's standard basis, on a new problem
  * object (GLPK 5.0 does not recover on the one that failed), with an
  * iteration limit of its own and the rest of the budget. *pp is the
- * problem to read; *its counts both solves' iterations.
+ * problem to read; *its counts both solves' iterations; *rescued is set
+ * when the second solve ran.
  */
 static int
 simplex_with_rescue(const tlp_model *m, glp_prob **pp, glp_smcp *sm, int it_total, int chunk,
-					double deadline_ms, int *st, int *its)
+					double deadline_ms, int *st, int *its, int *rescued)
 {
 	int			ret;
 
@@ -502,6 +560,7 @@ simplex_with_rescue(const tlp_model *m, glp_prob **pp, glp_smcp *sm, int it_tota
 						 chunk, deadline_ms);
 	*st = status_of(*pp, 1);
 	*its = 0;
+	*rescued = 0;
 	if (failed(ret, *st) || ret == GLP_EITLIM)
 	{
 		*its = glp_get_it_cnt(*pp);
@@ -510,6 +569,7 @@ simplex_with_rescue(const tlp_model *m, glp_prob **pp, glp_smcp *sm, int it_tota
 			return GLP_ETMLIM;
 		glp_delete_prob(*pp);
 		*pp = load_problem(m, 1);
+		*rescued = 1;
 		/* the rescue as it was measured: GLPK's defaults but for scaling */
 		sm->shift = GLP_ON;
 		ret = simplex_chunks(*pp, sm, it_total, chunk, deadline_ms);
@@ -528,8 +588,8 @@ outcome(int ret, int st)
 		return MX_TYPELP_LIMIT;
 	/*
 	 * Nor one the iteration limit stopped: it may have a solution, but
-	 * that of wherever it stopped (from the starting basis, at first every
-	 * job in the catch-all slot), not the LP's.
+	 * that of wherever it stopped (at first, the starting basis's), not
+	 * the LP's.
 	 */
 	if (ret == GLP_EITLIM)
 		return MX_TYPELP_ITERATIONS;
@@ -576,7 +636,7 @@ solve(tlp_model *m, double deadline_ms)
 	glp_init_smcp(&sm);
 	sm.msg_lev = GLP_MSG_OFF;
 	sm.presolve = GLP_OFF;
-	ret = simplex_with_rescue(m, &P, &sm, it_total, chunk, deadline_ms, &st, &its);
+	ret = simplex_with_rescue(m, &P, &sm, it_total, chunk, deadline_ms, &st, &its, &m->rescued);
 	m->iterations = its;
 	if (st == GLP_OPT || st == GLP_FEAS)
 	{
@@ -589,7 +649,10 @@ solve(tlp_model *m, double deadline_ms)
 	return outcome(ret, st);
 }
 
-/* Each job's configuration with the largest LP mass (ties: lower index). */
+/*
+ * Each job's configuration with the largest LP mass (ties: the previous
+ * plan's, else the lower index).
+ */
 static void
 majority(const tlp_model *m, mx_config *choice, int n)
 {
@@ -611,6 +674,13 @@ majority(const tlp_model *m, mx_config *choice, int n)
 		for (c = m->cfoff[i]; c < m->cfoff[i + 1]; c++)
 			if (bestc < 0 || mass[c] > mass[bestc] + 1e-9)
 				bestc = c;
+		/*
+		 * A tie (two configurations at 0.5, say) goes to the previous plan's:
+		 * which of the tied ones an optimal vertex favours depends on the
+		 * starting basis, and a plan should not change without an event.
+		 */
+		if (bestc >= 0 && m->prevc[i] >= 0 && mass[m->prevc[i]] >= mass[bestc] - TLP_TIE)
+			bestc = m->prevc[i];
 		if (bestc >= 0 && m->cfoff[i + 1] - m->cfoff[i] > 1)
 			choice[i] = m->cf[bestc];
 	}
@@ -657,6 +727,8 @@ mx_typelp_configs(const mx_snapshot *s, const mx_options *o, const mx_capacity *
 	st->nrows = m.nrow;
 	st->iterations = m.iterations;
 	st->lp_obj = m.lp_obj;
+	st->prev_starts = m.prev_kept;
+	st->rescued = m.rescued;
 	if (r == MX_TYPELP_OK)
 		majority(&m, choice, n);
 	tlp_free(&m);

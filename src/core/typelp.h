@@ -33,12 +33,14 @@ typedef struct mx_typelp_stats
 	int			nrows;
 	int			iterations;		/* simplex iterations used */
 	double		lp_obj;			/* LP objective (weighted completion-time estimate, s) */
+	int			prev_starts;	/* jobs started in the simplex's basis from the previous plan */
+	int			rescued;		/* 1: the first solve was repeated from GLPK's standard basis */
 } mx_typelp_stats;
 
 /* Tests only: make a deliberately invalid GLPK call (the error-hook path). */
 extern int	mx_typelp_test_force_error;
 
-/* Tests only: start from GLPK's standard basis (every slack basic), not the catch-all one. */
+/* Tests only: start from GLPK's standard basis (every slack basic), not the starting one. */
 extern int	mx_typelp_test_slack_basis;
 
 /* Tests only: > 0 replaces the first solve's iteration limit (the rescue keeps its own). */
