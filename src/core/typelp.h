@@ -58,6 +58,10 @@ extern int	mx_typelp_test_chunk;
 /* Tests only: CPU milliseconds each chunk is taken to have used. */
 extern double mx_typelp_test_chunk_cpu_ms;
 
+/* Tests only: when set, count first solves whose starting basis is primal infeasible. */
+extern int	mx_typelp_test_count_starts;
+extern int	mx_typelp_test_infeasible_starts;
+
 /*
  * Choose a configuration for each of the jobs window[0..n) of s against cap
  * (running jobs and the round's holds). On MX_TYPELP_OK, choice[i] is the
