@@ -318,8 +318,9 @@ note_start_column(tlp_model *m, int i, int j)
  * counts its job from the slot's start, so even a plan that fits the
  * capacity as it is can overfill the rows; an infeasible start made
  * GLPK's unscaled phase 1 report "no feasible solution" on a few rounds
- * (docs/model.md, "The previous plan in the starting basis"). The catch-all slot has no capacity
- * row, so the basis stays feasible. Returns -1 when out of memory.
+ * (docs/model.md, "The previous plan in the starting basis"). The
+ * catch-all slot has no capacity row, so the basis stays feasible.
+ * Returns -1 when out of memory.
  */
 static int
 choose_start(tlp_model *m)
