@@ -22,18 +22,6 @@
  * completion if it starts mid-slot, or when it fits (the mean busy time
  * mid_s + p_c / 2 measured 0.4 points worse, docs/model.md).
  *
- * GLPK is given the same LP in another form: per type k and slot s, the
- * GPU-seconds the columns use in slot s itself, plus a carry y[k,s] >= 0
- * of unused seconds into slot s + 1, equal the slot's free seconds:
- *
- *        sum g_c u[c,s',s] x[j,c,s'] + y[k,s] - y[k,s-1] = free GPU-seconds of k in slot s
- *        where u[c,s',s] = min(p_c, b_{s+1} - a)+ - min(p_c, b_s - a)+,  a = a_{c,s'}
- *
- * Summing the rows of slots 0..s gives the cumulative row of slot s with
- * y[k,s] as its slack, so the feasible x and the optimum are the same;
- * but a column has entries only in the slots its run overlaps, not in
- * every slot after its start (docs/model.md, "The slot rows").
- *
  * This runs inside the PostgreSQL server: GLPK must never print, exit or
  * abort, so it is hosted as in milp.c (terminal off, an error hook that
  * longjmp()s back, the environment freed after every solve), and only
@@ -111,8 +99,7 @@ typedef struct tlp_model
 	mx_config  *cf;
 	double	   *est;			/* earliest start of cf[c] in the capacity, seconds after now */
 	double	   *w;				/* weight of job i */
-	int			ncol,			/* x columns, 1..ncol; the carries y follow */
-				ncarry,			/* K * (S - 1), y[k,s] column ncol + 1 + k * (S - 1) + s */
+	int			ncol,
 				nrow,
 				nnz;
 	tlp_col    *col;			/* 1-based */
@@ -298,7 +285,7 @@ set_earliest(tlp_model *m, const mx_snapshot *s, const mx_capacity *cap)
 	return 0;
 }
 
-/* Capacity row (1-based) of type k and finite slot sl; the carry y[k,sl] has the same offset. */
+/* Capacity row (1-based) of type k and finite slot sl. */
 static int
 cap_row(const tlp_model *m, int k, int sl)
 {
@@ -325,38 +312,6 @@ note_start_column(tlp_model *m, int i, int j)
 }
 
 /*
- * Job i's start column j added to the slot rows' use, if the cumulative
- * use of j's type stays within its free GPU-seconds in every slot (the
- * carries stay non-negative); returns whether it was. A column's first
- * entry is its job row's, the others one type's slot rows'.
- */
-static int
-add_if_fits(const tlp_model *m, double *used, int j)
-{
-	int			p,
-				first = m->colbeg[j] + 1,
-				end = m->colbeg[j + 1],
-				k0,
-				fits = 1;
-	double		cum = 0;
-
-	if (first == end)
-		return 1;
-	for (p = first; p < end; p++)
-		used[m->ia[p] - m->n - 1] += m->ar[p];
-	k0 = (m->ia[first] - m->n - 1) / (m->S - 1) * (m->S - 1);
-	for (int sl = 0; sl < m->S - 1 && fits; sl++)
-	{
-		cum += used[k0 + sl];
-		fits = cum <= m->capk[k0 + sl];
-	}
-	if (!fits)
-		for (p = first; p < end; p++)
-			used[m->ia[p] - m->n - 1] -= m->ar[p];
-	return fits;
-}
-
-/*
  * Each job's column in the starting basis: its previous plan's while, in
  * window order, that keeps every capacity row within its free
  * GPU-seconds, else its cheapest catch-all column. A slot's column
@@ -377,42 +332,23 @@ choose_start(tlp_model *m)
 	m->prev_kept = 0;
 	for (int i = 0; i < m->n; i++)
 	{
+		int			j = m->prev[i],
+					fits = j > 0,
+					p;
+
 		m->start[i] = m->cheap[i];
-		if (m->prev[i] > 0 && add_if_fits(m, used, m->prev[i]))
-		{
-			m->start[i] = m->prev[i];
-			m->prev_kept++;
-		}
+		/* a column's first entry is its job row's, the others capacity rows' */
+		for (p = fits ? m->colbeg[j] + 1 : 0; fits && p < m->colbeg[j + 1]; p++)
+			fits = used[m->ia[p] - m->n - 1] + m->ar[p] <= m->capk[m->ia[p] - m->n - 1];
+		if (!fits)
+			continue;
+		for (p = m->colbeg[j] + 1; p < m->colbeg[j + 1]; p++)
+			used[m->ia[p] - m->n - 1] += m->ar[p];
+		m->start[i] = j;
+		m->prev_kept++;
 	}
 	free(used);
 	return 0;
-}
-
-/*
- * The carries y[k,s] after the ncol columns: +1 in slot s's row of type
- * k, -1 in slot s + 1's. Returns the count of entries.
- */
-static int
-add_carries(tlp_model *m, int nz)
-{
-	m->ncarry = m->K * (m->S - 1);
-	for (int r = 0; r < m->ncarry; r++)
-	{
-		int			j = m->ncol + 1 + r;
-
-		nz++;
-		m->ia[nz] = m->n + 1 + r;
-		m->ja[nz] = j;
-		m->ar[nz] = 1.0;
-		if ((r + 1) % (m->S - 1) != 0)
-		{
-			nz++;
-			m->ia[nz] = m->n + 2 + r;
-			m->ja[nz] = j;
-			m->ar[nz] = -1.0;
-		}
-	}
-	return nz;
 }
 
 /* Columns, objective and the constraint matrix. */
@@ -424,8 +360,7 @@ build_matrix(tlp_model *m)
 				sl,
 				s2,
 				nz = 0;
-	size_t		maxcol = 0,
-				maxnz;
+	size_t		maxcol = 0;
 
 	for (i = 0; i < m->n; i++)
 		maxcol += (size_t) (m->cfoff[i + 1] - m->cfoff[i]) * m->S;
@@ -436,11 +371,10 @@ build_matrix(tlp_model *m)
 	m->cheap = calloc((size_t) m->n + 1, sizeof(int));
 	m->prev = calloc((size_t) m->n + 1, sizeof(int));
 	m->colbeg = malloc((maxcol + 2) * sizeof(int));
-	/* each column: its job row and at most S - 1 slot rows; each carry two */
-	maxnz = maxcol * m->S + 2 * (size_t) m->K * m->S;
-	m->ia = malloc((maxnz + 1) * sizeof(int));
-	m->ja = malloc((maxnz + 1) * sizeof(int));
-	m->ar = malloc((maxnz + 1) * sizeof(double));
+	/* each column: its job row and at most S - 1 capacity rows */
+	m->ia = malloc((maxcol * m->S + 1) * sizeof(int));
+	m->ja = malloc((maxcol * m->S + 1) * sizeof(int));
+	m->ar = malloc((maxcol * m->S + 1) * sizeof(double));
 	if (!m->col || !m->obj || !m->x || !m->start || !m->cheap || !m->prev || !m->colbeg ||
 		!m->ia || !m->ja || !m->ar)
 		return -1;
@@ -452,8 +386,7 @@ build_matrix(tlp_model *m)
 				const mx_config *cf = &m->cf[c];
 				double		e = m->est[c],
 							from = fmax(m->b[sl], e),
-							mid = 0.5 * (m->b[sl] + m->b[sl + 1]),
-							done = 0;	/* of the run, by the end of slot s2 - 1 */
+							mid = 0.5 * (m->b[sl] + m->b[sl + 1]);
 				int			j;
 
 				/* no start before the configuration fits; the catch-all always stays */
@@ -472,20 +405,16 @@ build_matrix(tlp_model *m)
 				m->ia[nz] = i + 1;
 				m->ja[nz] = j;
 				m->ar[nz] = 1.0;
-				/* from < b[sl + 1]: the run is under way in slot sl */
-				for (s2 = sl; s2 < m->S - 1 && done < cf->runtime; s2++)
+				for (s2 = sl; s2 < m->S - 1; s2++)
 				{
-					double		upto = fmin(cf->runtime, m->b[s2 + 1] - from);
-
 					nz++;
 					m->ia[nz] = cap_row(m, cf->type, s2);
 					m->ja[nz] = j;
-					m->ar[nz] = cf->gpus * (upto - done);
-					done = upto;
+					m->ar[nz] = cf->gpus * fmax(0.0, fmin(cf->runtime, m->b[s2 + 1] - from));
 				}
 			}
+	m->nnz = nz;
 	m->colbeg[m->ncol + 1] = nz + 1;
-	m->nnz = add_carries(m, nz);
 	m->nrow = m->n + m->K * (m->S - 1);
 	return choose_start(m);
 }
@@ -518,14 +447,12 @@ simplex_chunks(glp_prob *P, glp_smcp *sm, int it_total, int chunk, double deadli
 
 /*
  * The starting basis: each job's start column (choose_start) basic in
- * place of its row, every slot row's carry basic in place of the row. A
- * column has its job row's entry and others only in slot rows, and a
- * carry +1 in its own slot row and -1 in the next one's, so the basis
- * matrix is triangular with a nonzero diagonal: never singular. The
- * start columns keep the cumulative use within the free GPU-seconds, so
- * every carry is non-negative, the basis is feasible and the simplex
- * starts in phase 2; from GLPK's standard basis (every row's auxiliary
- * variable basic) phase 1 must first make the job rows' "= 1" hold,
+ * place of its row, every capacity row's slack basic. A column has its
+ * job row's entry and others only in capacity rows, so the basis matrix
+ * is triangular with a nonzero diagonal: never singular. The start
+ * columns keep the capacity rows within their bounds, so the basis is
+ * feasible and the simplex starts in phase 2; from GLPK's standard basis
+ * (every slack basic) phase 1 must first make the job rows' "= 1" hold,
  * a quarter to a third more iterations than from every job in the
  * catch-all slot. A job the previous round planned starts, where it fits,
  * where that plan put it: a round follows the last by one arrival or
@@ -546,18 +473,6 @@ set_start_basis(glp_prob *P, const tlp_model *m)
 			glp_set_row_stat(P, i + 1, GLP_NS);
 			glp_set_col_stat(P, m->start[i], GLP_BS);
 		}
-	for (i = 0; i < m->ncarry; i++)
-	{
-		glp_set_row_stat(P, m->n + 1 + i, GLP_NS);
-		glp_set_col_stat(P, m->ncol + 1 + i, GLP_BS);
-	}
-}
-
-/* Free GPU-seconds of slot row r (0-based among the slot rows) in its slot alone. */
-static double
-slot_free(const tlp_model *m, int r)
-{
-	return m->capk[r] - (r % (m->S - 1) > 0 ? m->capk[r - 1] : 0.0);
 }
 
 /*
@@ -577,18 +492,15 @@ load_problem(const tlp_model *m, int rescue)
 		if (m->cfoff[i] > m->cfoff[i - 1])
 			glp_set_row_bnds(P, i, GLP_FX, 1.0, 1.0);
 	for (i = m->n + 1; i <= m->nrow; i++)
-	{
-		double		f = slot_free(m, i - m->n - 1);
-
-		glp_set_row_bnds(P, i, GLP_FX, f, f);
-	}
-	glp_add_cols(P, m->ncol + m->ncarry);
-	for (i = 1; i <= m->ncol + m->ncarry; i++)
-		glp_set_col_bnds(P, i, GLP_LO, 0.0, 0.0);
+		glp_set_row_bnds(P, i, GLP_UP, 0.0, m->capk[i - m->n - 1]);
+	glp_add_cols(P, m->ncol);
 	for (i = 1; i <= m->ncol; i++)
+	{
+		glp_set_col_bnds(P, i, GLP_LO, 0.0, 0.0);
 		glp_set_obj_coef(P, i, m->obj[i]);
+	}
 	if (mx_typelp_test_force_error)
-		glp_set_obj_coef(P, m->ncol + m->ncarry + 7, 1.0);	/* invalid: GLPK calls the error hook */
+		glp_set_obj_coef(P, m->ncol + 7, 1.0);	/* invalid: GLPK calls the error hook */
 	glp_load_matrix(P, m->nnz, m->ia, m->ja, m->ar);
 	if (rescue)
 		glp_scale_prob(P, GLP_SF_AUTO);
