@@ -113,8 +113,9 @@ typedef struct tlp_model
 	int		   *prev;			/* job i's column of its previous plan (0: none) */
 	int		   *prevc;			/* job i's previous plan's configuration, index into cf[] (-1: none) */
 	double	   *prevt;			/* and its planned start, seconds after now (at least 0) */
+	unsigned char *hinted;		/* 1: prevc/prevt are the heuristic's plan, not a previous round's */
 	int		   *colbeg;			/* column j's entries: ia/ja/ar[colbeg[j] .. colbeg[j + 1]) */
-	int			prev_kept;		/* jobs whose starting column is their previous plan's */
+	int			prev_kept;		/* jobs whose starting column is their previous (or hinted) plan's */
 	int			rescued;		/* the first solve was repeated (simplex_with_rescue) */
 	int			iterations;
 	double		lp_obj;
@@ -140,22 +141,41 @@ tlp_free(tlp_model *m)
 	free(m->colbeg);
 	free(m->prevc);
 	free(m->prevt);
+	free(m->hinted);
+}
+
+/* Job i's configuration of type and gpus, index into cf[] (-1: not a candidate). */
+static int
+find_config(const tlp_model *m, int i, int type, int gpus)
+{
+	if (type < 0 || gpus <= 0)
+		return -1;
+	for (int c = m->cfoff[i]; c < m->cfoff[i + 1]; c++)
+		if (m->cf[c].type == type && m->cf[c].gpus == gpus)
+			return c;
+	return -1;
 }
 
 /*
  * Job j (window position i, its configurations loaded): which of them the
- * previous round's plan gave it, and when it was to start.
+ * previous round's plan gave it, and when it was to start. A job the
+ * previous round did not plan (every job in the first round of a batch),
+ * or planned on a configuration that is no longer a candidate, takes the
+ * heuristic's plan of this round instead: it starts the simplex nearer
+ * the optimum than the catch-all slot, but is no tie-breaker.
  */
 static void
-set_previous(tlp_model *m, const mx_snapshot *s, const mx_job *j, int i)
+set_previous(tlp_model *m, const mx_snapshot *s, const mx_job *j, int i,
+			 const mx_assignment *hint)
 {
-	m->prevc[i] = -1;
+	m->prevc[i] = find_config(m, i, j->prev_type, j->prev_gpus);
 	m->prevt[i] = fmax(0.0, j->prev_start - s->now);
-	if (j->prev_type < 0 || j->prev_gpus <= 0)
+	m->hinted[i] = 0;
+	if (m->prevc[i] >= 0 || hint == NULL || hint->status != MX_PLANNED)
 		return;
-	for (int c = m->cfoff[i]; c < m->cfoff[i + 1]; c++)
-		if (m->cf[c].type == j->prev_type && m->cf[c].gpus == j->prev_gpus)
-			m->prevc[i] = c;
+	m->prevc[i] = find_config(m, i, hint->type, hint->gpus);
+	m->prevt[i] = fmax(0.0, hint->start - s->now);
+	m->hinted[i] = 1;
 }
 
 /*
@@ -163,7 +183,8 @@ set_previous(tlp_model *m, const mx_snapshot *s, const mx_job *j, int i)
  * the job that would take the model past TLP_MAX_COLS columns.
  */
 static int
-load_configs(tlp_model *m, const mx_snapshot *s, const mx_options *o, const int *window, int n)
+load_configs(tlp_model *m, const mx_snapshot *s, const mx_options *o, const int *window, int n,
+			 const mx_plan *hint)
 {
 	int			tot = 0,
 				i,
@@ -176,7 +197,8 @@ load_configs(tlp_model *m, const mx_snapshot *s, const mx_options *o, const int 
 	m->w = malloc(((size_t) n + 1) * sizeof(double));
 	m->prevc = malloc(((size_t) n + 1) * sizeof(int));
 	m->prevt = malloc(((size_t) n + 1) * sizeof(double));
-	if (!m->cfoff || !m->cf || !m->w || !m->prevc || !m->prevt)
+	m->hinted = malloc((size_t) n + 1);
+	if (!m->cfoff || !m->cf || !m->w || !m->prevc || !m->prevt || !m->hinted)
 		return -1;
 	m->cfoff[0] = 0;
 	for (i = 0; i < n; i++)
@@ -190,7 +212,7 @@ load_configs(tlp_model *m, const mx_snapshot *s, const mx_options *o, const int 
 		cols += nc * m->S;
 		m->w[i] = mx_job_weight(s, j, o);
 		m->cfoff[i + 1] = m->cfoff[i] + nc;
-		set_previous(m, s, j, i);
+		set_previous(m, s, j, i, hint ? &hint->a[window[i]] : NULL);
 	}
 	m->n = i;
 	return 0;
@@ -684,7 +706,8 @@ majority(const tlp_model *m, mx_config *choice, int n)
 		 * which of the tied ones an optimal vertex favours depends on the
 		 * starting basis, and a plan should not change without an event.
 		 */
-		if (bestc >= 0 && m->prevc[i] >= 0 && mass[m->prevc[i]] >= mass[bestc] - TLP_TIE)
+		if (bestc >= 0 && m->prevc[i] >= 0 && !m->hinted[i] &&
+			mass[m->prevc[i]] >= mass[bestc] - TLP_TIE)
 			bestc = m->prevc[i];
 		if (bestc >= 0 && m->cfoff[i + 1] - m->cfoff[i] > 1)
 			choice[i] = m->cf[bestc];
@@ -694,7 +717,7 @@ majority(const tlp_model *m, mx_config *choice, int n)
 
 mx_typelp_result
 mx_typelp_configs(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
-				  const int *window, int n, double deadline_ms,
+				  const int *window, int n, const mx_plan *hint, double deadline_ms,
 				  mx_config *choice, mx_typelp_stats *st)
 {
 	tlp_model	m;
@@ -710,7 +733,7 @@ mx_typelp_configs(const mx_snapshot *s, const mx_options *o, const mx_capacity *
 	m.S = TLP_SLOTS + 1;
 	if (n <= 0 || m.K <= 0)
 		return MX_TYPELP_NOTHING;
-	if (load_configs(&m, s, o, window, n) < 0)
+	if (load_configs(&m, s, o, window, n, hint) < 0)
 	{
 		tlp_free(&m);
 		return MX_TYPELP_ERROR;

@@ -15,6 +15,7 @@
 #include "options.h"
 #include "capacity.h"
 #include "utility.h"
+#include "plan.h"
 
 typedef enum mx_typelp_result
 {
@@ -33,7 +34,7 @@ typedef struct mx_typelp_stats
 	int			nrows;
 	int			iterations;		/* simplex iterations used */
 	double		lp_obj;			/* LP objective (weighted completion-time estimate, s) */
-	int			prev_starts;	/* jobs started in the simplex's basis from the previous plan */
+	int			prev_starts;	/* jobs started in the simplex's basis from the previous plan or the hint */
 	int			rescued;		/* 1: the first solve was repeated from GLPK's standard basis */
 } mx_typelp_stats;
 
@@ -66,6 +67,10 @@ extern int	mx_typelp_test_infeasible_starts;
  * Choose a configuration for each of the jobs window[0..n) of s against cap
  * (running jobs and the round's holds). On MX_TYPELP_OK, choice[i] is the
  * chosen configuration of window[i] (type -1: keep the heuristic's choice).
+ * hint (may be NULL): the round's heuristic plan, indexed by job; a window
+ * job without a previous plan starts the simplex from its configuration
+ * there. It changes where the simplex starts, not the LP, nor (unlike a
+ * previous plan) how ties are broken.
  * deadline_ms (mx_thread_cpu_ms() scale) is a safety stop only; the
  * simplex iteration limit decides where a round's search ends, so the same
  * input gives the same choice on a busy machine. The simplex runs in
@@ -73,7 +78,7 @@ extern int	mx_typelp_test_infeasible_starts;
  * there is not used (MX_TYPELP_LIMIT). GLPK's wall-clock limit is not set.
  */
 mx_typelp_result mx_typelp_configs(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
-								   const int *window, int n, double deadline_ms,
+								   const int *window, int n, const mx_plan *hint, double deadline_ms,
 								   mx_config *choice, mx_typelp_stats *st);
 
 #endif

@@ -117,7 +117,7 @@ mx_typeplan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
 
 	if (choice == NULL)
 		return MX_TYPELP_ERROR;
-	r = mx_typelp_configs(s, o, holdcap, window, nw, deadline_ms, choice, st);
+	r = mx_typelp_configs(s, o, holdcap, window, nw, p, deadline_ms, choice, st);
 	if (r != MX_TYPELP_OK)
 	{
 		free(choice);

@@ -15,8 +15,10 @@
  * Re-plan the jobs order[0..np) of s into a copy of cap (running jobs only)
  * by the heuristic's passes, with the jobs window[0..nw) pinned to the
  * configuration the LP over holdcap (running jobs and the round's holds)
- * chose for them; guard and best are mx_job_guards()'s. On MX_TYPELP_OK p
- * holds the new plan; otherwise p is unchanged. deadline_ms
+ * chose for them; guard and best are mx_job_guards()'s. On entry p is the
+ * heuristic's plan of the round (the LP's starting point for jobs without
+ * a previous plan); on MX_TYPELP_OK it holds the new plan, otherwise it is
+ * unchanged. deadline_ms
  * (mx_thread_cpu_ms() scale) is the LP's safety stop.
  */
 mx_typelp_result mx_typeplan(const mx_snapshot *s, const mx_options *o, const mx_capacity *cap,
