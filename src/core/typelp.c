@@ -317,8 +317,9 @@ cap_row(const tlp_model *m, int k, int sl)
 /*
  * Job i's candidate columns for the starting basis, as its column j is
  * built: its catch-all column of least cost, and its previous plan's
- * configuration in the first slot that configuration can start in which
- * ends after the previous planned start (the catch-all if none does).
+ * configuration (set_previous: else the heuristic's) in the first slot
+ * that configuration can start in which ends after the planned start
+ * (the catch-all if none does).
  * Columns come in slot order per configuration.
  */
 static void
@@ -334,7 +335,8 @@ note_start_column(tlp_model *m, int i, int j)
 }
 
 /*
- * Each job's column in the starting basis: its previous plan's while, in
+ * Each job's column in the starting basis: its previous plan's (or,
+ * without one, the heuristic's plan's; set_previous) while, in
  * window order, that keeps every capacity row within its free
  * GPU-seconds, else its cheapest catch-all column. A slot's column
  * counts its job from the slot's start, so even a plan that fits the
@@ -480,7 +482,9 @@ simplex_chunks(glp_prob *P, glp_smcp *sm, int it_total, int chunk, double deadli
  * where that plan put it: a round follows the last by one arrival or
  * completion, so most of the window starts near where the optimum puts
  * it (about a third less planning time over the evaluation's rounds,
- * docs/model.md).
+ * docs/model.md). A job without a previous plan starts where the
+ * round's heuristic plan put it (a third fewer iterations, the first
+ * round of a batch the one that gains).
  */
 static void
 set_start_basis(glp_prob *P, const tlp_model *m)
@@ -678,20 +682,22 @@ solve(tlp_model *m, double deadline_ms)
 
 /*
  * Each job's configuration with the largest LP mass (ties: the previous
- * plan's, else the lower index).
+ * plan's, else the lower index). Returns how many ties the previous plan
+ * decided against the lower index.
  */
-static void
+static int
 majority(const tlp_model *m, mx_config *choice, int n)
 {
 	double	   *mass = calloc((size_t) (m->cfoff[m->n] > 0 ? m->cfoff[m->n] : 1), sizeof(double));
 	int			i,
 				c,
-				j;
+				j,
+				ties = 0;
 
 	for (i = 0; i < n; i++)
 		choice[i].type = -1;
 	if (mass == NULL)
-		return;
+		return 0;
 	for (j = 1; j <= m->ncol; j++)
 		mass[m->col[j].cfg] += m->x[j];
 	for (i = 0; i < m->n; i++)
@@ -706,13 +712,17 @@ majority(const tlp_model *m, mx_config *choice, int n)
 		 * which of the tied ones an optimal vertex favours depends on the
 		 * starting basis, and a plan should not change without an event.
 		 */
-		if (bestc >= 0 && m->prevc[i] >= 0 && !m->hinted[i] &&
+		if (bestc >= 0 && m->prevc[i] >= 0 && m->prevc[i] != bestc && !m->hinted[i] &&
 			mass[m->prevc[i]] >= mass[bestc] - TLP_TIE)
+		{
 			bestc = m->prevc[i];
+			ties++;
+		}
 		if (bestc >= 0 && m->cfoff[i + 1] - m->cfoff[i] > 1)
 			choice[i] = m->cf[bestc];
 	}
 	free(mass);
+	return ties;
 }
 
 mx_typelp_result
@@ -758,7 +768,7 @@ mx_typelp_configs(const mx_snapshot *s, const mx_options *o, const mx_capacity *
 	st->prev_starts = m.prev_kept;
 	st->rescued = m.rescued;
 	if (r == MX_TYPELP_OK)
-		majority(&m, choice, n);
+		st->prev_ties = majority(&m, choice, n);
 	tlp_free(&m);
 	return r;
 }

@@ -36,6 +36,7 @@ typedef struct mx_typelp_stats
 	double		lp_obj;			/* LP objective (weighted completion-time estimate, s) */
 	int			prev_starts;	/* jobs started in the simplex's basis from the previous plan or the hint */
 	int			rescued;		/* 1: the first solve was repeated from GLPK's standard basis */
+	int			prev_ties;		/* ties between configurations the previous plan decided */
 } mx_typelp_stats;
 
 /* Tests only: make a deliberately invalid GLPK call (the error-hook path). */

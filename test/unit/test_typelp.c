@@ -697,6 +697,7 @@ typedef struct warm_tally
 	int			differ;			/* LP optima that differ */
 	int			failed;			/* warm solves (or rounds) without a solution */
 	int			kept;			/* jobs that started from the warm plan */
+	int			ties;			/* LP ties the warm plan decided */
 	int			rescued[2];		/* first solves repeated: warm, catch-all */
 } warm_tally;
 
@@ -725,6 +726,7 @@ tally_warm(warm_tally *t, int size, mx_typelp_result ra, const mx_typelp_stats *
 	t->its[size][0] += a->iterations;
 	t->its[size][1] += b->iterations;
 	t->kept += a->prev_starts;
+	t->ties += a->prev_ties;
 	t->rescued[0] += a->rescued;
 	t->rescued[1] += b->rescued;
 }
@@ -790,6 +792,7 @@ test_previous_plan_basis(void)
 		mx_snapshot_free(&s);
 	}
 	check_warm(&t, "the previous plan");
+	CHECK(t.ties > 0, "the previous plan decided %d ties between configurations", t.ties);
 	previous_plan_not_binding();
 	CHECK(t.its[0][0] < 0.8 * t.its[0][1],
 		  "60 queues of 10-79 jobs: %ld iterations from the previous plan, %ld without one", t.its[0][0], t.its[0][1]);
@@ -801,15 +804,18 @@ test_previous_plan_basis(void)
 }
 
 /*
- * Jobs without a previous plan (the first round of a batch) start the
- * simplex from the heuristic's plan of the round: the LP's optimum in
- * fewer iterations, every starting basis feasible, and the first solve
- * repeated about as rarely.
+ * Jobs without a previous plan (the first round of a batch), or whose
+ * previous configuration is no longer a candidate (every other small
+ * queue), start the simplex from the heuristic's plan of the round: the
+ * LP's optimum in fewer iterations, every starting basis feasible, the
+ * first solve repeated about as rarely, and no tie decided by the
+ * heuristic's plan (only a plan the users have seen breaks ties).
  */
 static void
 test_heuristic_hint_basis(void)
 {
 	warm_tally	t;
+	int			stale_kept = 0;
 
 	warm_begin(&t);
 	for (int seed = 1; seed <= 2020; seed++)
@@ -819,8 +825,10 @@ test_heuristic_hint_basis(void)
 		mx_plan		h;
 		mx_typelp_stats a,
 					b;
-		mx_typelp_result rb;
-		int			size = seed <= 20 ? 0 : 1;
+		mx_typelp_result ra,
+					rb;
+		int			size = seed <= 20 ? 0 : 1,
+					stale = size == 1 && seed % 2 == 1;
 
 		fx_random(&s, (uint64_t) seed + 7000, size == 0 ? 24 : 2 + seed % 5,
 				  size == 0 ? 150 : 1 + seed % 40);
@@ -832,12 +840,23 @@ test_heuristic_hint_basis(void)
 			mx_snapshot_free(&s);
 			continue;
 		}
+		for (int k = 0; stale && k < s.njobs; k++)
+		{
+			s.jobs[k].prev_type = 0;
+			s.jobs[k].prev_gpus = 100000;
+			s.jobs[k].prev_start = s.now;
+		}
 		rb = solve_from(&s, 0, &b);
-		tally_warm(&t, size, rb == MX_TYPELP_OK ? solve_hinted(&s, 0, &h, &a) : rb, &a, rb, &b);
+		ra = rb == MX_TYPELP_OK ? solve_hinted(&s, 0, &h, &a) : rb;
+		tally_warm(&t, size, ra, &a, rb, &b);
+		stale_kept += stale && ra == MX_TYPELP_OK ? a.prev_starts : 0;
 		mx_plan_free(&h);
 		mx_snapshot_free(&s);
 	}
 	check_warm(&t, "the heuristic's plan");
+	CHECK(stale_kept > 0 && t.ties == 0,
+		  "%d jobs whose previous configuration is gone started from the heuristic's plan; it decided %d ties",
+		  stale_kept, t.ties);
 	CHECK(t.its[0][0] < 0.8 * t.its[0][1],
 		  "20 queues of 150 jobs: %ld iterations from the heuristic's plan, %ld without", t.its[0][0], t.its[0][1]);
 	CHECK(t.its[1][0] < t.its[1][1] && t.rescued[0] <= t.rescued[1] + 2,
