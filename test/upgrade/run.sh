@@ -66,6 +66,12 @@ done
 # Data kept through the upgrade. The virtual clock is years ahead, so the
 # background worker (real clock) neither launches nor expires anything here.
 oldest=$(echo "$versions" | sort -V | head -1)
+# The oldest version on one node of four V100s, on the virtual clock.
+old_v100="SET client_min_messages = error;
+CREATE EXTENSION mixdnn VERSION '$oldest';
+SET mixdnn.virtual_now = '2031-01-01 00:00+00';
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('v0', 'v100', 4);"
 fresh_db mx_up_data
 $PSQL -d mx_up_data >"$OUT/data.log" 2>&1 <<SQL
 SET client_min_messages = error;
@@ -116,11 +122,7 @@ ok $? "a submission after the upgrade is planned ($after)"
 # one such row fails every round after the upgrade).
 fresh_db mx_up_model
 out=$($PSQL -d mx_up_model -tA 2>&1 <<SQL
-SET client_min_messages = error;
-CREATE EXTENSION mixdnn VERSION '$oldest';
-SET mixdnn.virtual_now = '2031-01-01 00:00+00';
-INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
-INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('v0', 'v100', 4);
+$old_v100
 INSERT INTO mixdnn.jobs (name, model, model_class, gpu_type, gpus, duration)
 	VALUES ('m1', repeat('m', 100), 'hard', 'v100', 4, '1 hour'), ('m2', repeat('m', 100), 'hard', 'v100', 4, '1 hour');
 SET client_min_messages = warning;
@@ -139,11 +141,7 @@ esac
 # A command over the 64 kB that 0.2.0 sets: kept, and the upgrade says so.
 fresh_db mx_up_long
 out=$($PSQL -d mx_up_long -tA 2>&1 <<SQL
-SET client_min_messages = error;
-CREATE EXTENSION mixdnn VERSION '$oldest';
-SET mixdnn.virtual_now = '2031-01-01 00:00+00';
-INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
-INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('v0', 'v100', 4);
+$old_v100
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
 	VALUES ('long', 'hard', 'v100', 2, '1 hour', repeat('x', 70000));
 SET client_min_messages = warning;
@@ -156,8 +154,63 @@ case "$out" in
 *) ok 1 "an upgrade keeps a command over 64 kB and warns of it"; echo "$out" | tail -5 | sed 's/^/# /' ;;
 esac
 
+# An infinite submitted_at, which 0.1.0 let an admin write: the upgrade gives
+# it a finite time and says so, and the constraint is valid, as in a fresh
+# install (a NOT VALID one left the row, and a dump of it did not restore:
+# a COPY into a fresh install refused it and lost the whole table). The
+# fix runs no trigger: no event, no round.
+fresh_db mx_up_inf
+out=$($PSQL -d mx_up_inf -tA 2>&1 <<SQL
+$old_v100
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, submitted_at)
+	VALUES ('early', 'hard', 'v100', 2, '1 hour', '-infinity'), ('late', 'hard', 'v100', 2, '1 hour', 'infinity'),
+	       ('plain', 'hard', 'v100', 2, '1 hour', '2030-12-31 00:00+00');
+CREATE TABLE public.counts_before AS
+SELECT (SELECT count(*) FROM mixdnn.job_events) events, (SELECT count(*) FROM mixdnn.rounds) rounds;
+SET client_min_messages = warning;
+ALTER EXTENSION mixdnn UPDATE;
+SELECT string_agg(name || '=' || to_char(submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), ' ' ORDER BY name)
+	FROM mixdnn.jobs;
+SELECT convalidated FROM pg_catalog.pg_constraint WHERE conname = 'jobs_submitted_at_check';
+SELECT (SELECT count(*) FROM mixdnn.job_events) = events AND (SELECT count(*) FROM mixdnn.rounds) = rounds
+	FROM public.counts_before;
+SQL
+)
+case "$out" in
+*"WARNING:  jobs 1, 2 had an infinite submitted_at"*"early=2031-01-01 00:00 late=2031-01-01 00:00 plain=2030-12-31 00:00"?t?t)
+	ok 0 "an upgrade gives an infinite submitted_at a finite time, warns, and validates the constraint" ;;
+*) ok 1 "an upgrade gives an infinite submitted_at a finite time, warns, and validates the constraint"
+	echo "$out" | tail -6 | sed 's/^/# /' ;;
+esac
+$PSQL -d mx_up_inf -tA -c "SELECT 1 FROM mixdnn.jobs" >/dev/null 2>&1 &&
+	pg_dump -d mx_up_inf -f "$OUT/inf.sql" 2>"$OUT/inf-dump.log" && fresh_db mx_up_inf2 &&
+	$PSQL -d mx_up_inf2 -f "$OUT/inf.sql" >"$OUT/inf-restore.log" 2>&1 &&
+	[ "$($PSQL -d mx_up_inf2 -tA -c "SELECT count(*) FROM mixdnn.jobs")" = 3 ]
+ok $? "and its dump restores every job" || tail -5 "$OUT/inf-restore.log" | sed 's/^/# /'
+
+# A role of the extension's that is not a plain group role, which 0.1.0
+# adopted: the update refuses it as CREATE EXTENSION does (55000), and
+# changes nothing. Roles are the cluster's, so the catalog comparison above
+# cannot see this; the role is put back whatever happens.
+fresh_db mx_up_role
+$PSQL -d mx_up_role -c "SET client_min_messages = error; CREATE EXTENSION mixdnn VERSION '$oldest'" >/dev/null 2>&1
+$PSQL -d postgres -c "ALTER ROLE mixdnn_launcher LOGIN" >/dev/null
+out=$($PSQL -d mx_up_role -c "SET client_min_messages = error" -c "ALTER EXTENSION mixdnn UPDATE" 2>&1)
+code=$?
+$PSQL -d postgres -c "ALTER ROLE mixdnn_launcher NOLOGIN" >/dev/null
+got=$($PSQL -d mx_up_role -tA -c "SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'mixdnn'")
+case "$code:$got:$out" in
+[1-9]*:"$oldest":*"role mixdnn_launcher already exists and is not a plain group role"*)
+	ok 0 "the update refuses a role of the extension's that can log in, and stays at $oldest" ;;
+*) ok 1 "the update refuses a role of the extension's that can log in, and stays at $oldest"
+	echo "$code $got $out" | tail -4 | sed 's/^/# /' ;;
+esac
+$PSQL -d mx_up_role -c "SET client_min_messages = error" -c "ALTER EXTENSION mixdnn UPDATE" >/dev/null 2>&1
+ok $? "made a plain group role again, the update goes through"
+
 $PSQL -d postgres -c "DROP DATABASE mx_up_fresh" -c "DROP DATABASE mx_up_old" -c "DROP DATABASE mx_up_data" \
-	-c "DROP DATABASE mx_up_long" -c "DROP DATABASE mx_up_model" >/dev/null 2>&1
+	-c "DROP DATABASE mx_up_long" -c "DROP DATABASE mx_up_model" -c "DROP DATABASE mx_up_inf" \
+	-c "DROP DATABASE mx_up_inf2" -c "DROP DATABASE mx_up_role" >/dev/null 2>&1
 echo "1..$n"
 echo "upgrade: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -2,16 +2,29 @@
 -- admin could write 'infinity' or '-infinity' (admins may set it, for
 -- replays), and every user's mixdnn.queue and mixdnn.metrics then failed
 -- with "cannot subtract infinite timestamps" while that job waited (a
--- review). A database that already holds such a row keeps it: the
--- constraint is then left NOT VALID (new rows are checked) rather than
--- failing the upgrade; fix the row and run
--- ALTER TABLE mixdnn.jobs VALIDATE CONSTRAINT jobs_submitted_at_check.
-ALTER TABLE mixdnn.jobs ADD CONSTRAINT jobs_submitted_at_check
-	CHECK (pg_catalog.isfinite(submitted_at)) NOT VALID;
+-- review). Such a row gets the earliest finite time the job has (started,
+-- finished, or now), with a warning naming it: left as it was, with the
+-- constraint NOT VALID, the row could not be restored from a dump into a
+-- fresh install (whose constraint is valid), and a COPY that fails loses
+-- its whole table. The triggers are off for the fix: it is the upgrade's,
+-- not a user's change, and plans nothing.
 DO $$
+DECLARE
+	ids text;
 BEGIN
-	IF NOT EXISTS (SELECT FROM mixdnn.jobs WHERE NOT pg_catalog.isfinite(submitted_at)) THEN
-		ALTER TABLE mixdnn.jobs VALIDATE CONSTRAINT jobs_submitted_at_check;
+	SELECT pg_catalog.string_agg(job_id::text, ', ' ORDER BY job_id) INTO ids
+		FROM mixdnn.jobs WHERE NOT pg_catalog.isfinite(submitted_at);
+	IF ids IS NULL THEN
+		RETURN;
 	END IF;
+	ALTER TABLE mixdnn.jobs DISABLE TRIGGER USER;
+	UPDATE mixdnn.jobs SET submitted_at = LEAST(
+			CASE WHEN pg_catalog.isfinite(started_at) THEN started_at END,
+			CASE WHEN pg_catalog.isfinite(finished_at) THEN finished_at END,
+			mixdnn.now())
+		WHERE NOT pg_catalog.isfinite(submitted_at);
+	ALTER TABLE mixdnn.jobs ENABLE TRIGGER USER;
+	RAISE WARNING 'jobs % had an infinite submitted_at; it is now their start, end or the current time', ids;
 END
 $$;
+ALTER TABLE mixdnn.jobs ADD CONSTRAINT jobs_submitted_at_check CHECK (pg_catalog.isfinite(submitted_at));

@@ -67,6 +67,12 @@ ok $? "pg_dump, plain format"
 pg_dump -d $SRC -Fc -f "$W/custom.dump"
 ok $? "pg_dump, custom format"
 is "$(grep -c '^COPY mixdnn\.' "$W/plain.sql")" 12 "the dump has the rows of the 12 tables registered for it"
+# The extension alone, as docs/operations.md says to dump it; not the
+# schema, which belongs to the extension and so is left out with its rows.
+pg_dump -d $SRC -e mixdnn -f "$W/ext.sql" && pg_dump -d $SRC -n mixdnn -f "$W/schema.sql"
+ok $? "pg_dump --extension=mixdnn, and -n mixdnn"
+is "$(grep -c '^CREATE EXTENSION IF NOT EXISTS mixdnn\|^COPY mixdnn\.' "$W/ext.sql") $(grep -c '^COPY \|^CREATE ' "$W/schema.sql")" \
+	"13 0" "--extension=mixdnn dumps the extension and its 12 tables' rows; -n mixdnn dumps none of it"
 
 # The rows are compared before the launch worker may serve the copies: once
 # a load ends the worker repairs and runs a "restore" round there, which
