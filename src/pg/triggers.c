@@ -256,8 +256,8 @@ leave_to_after_commit(int events)
 	ereport(NOTICE,
 			(errmsg(nnew_jobs > 0 ? "mixdnn cannot plan in this commit: this transaction's jobs stay pending"
 					: "mixdnn cannot plan in this commit: the next round plans this transaction's changes"),
-			 errdetail("A COMMIT inside a procedure or DO block, and a REPEATABLE READ or SERIALIZABLE transaction, leave their round to the background worker, and none serves this database."),
-			 errhint("Write in a READ COMMITTED transaction committed by COMMIT, or load mixdnn through shared_preload_libraries.")));
+			 errdetail("A COMMIT inside a procedure or DO block, a REPEATABLE READ or SERIALIZABLE transaction, and one that used temporary tables leave their round to the background worker, and none serves this database."),
+			 errhint("Write in a READ COMMITTED transaction, without temporary tables, committed by COMMIT, or load mixdnn through shared_preload_libraries.")));
 	record_reason("submitted where no round could run at commit; the next round plans it");
 }
 
@@ -298,13 +298,17 @@ mixdnn_round_at_commit(PG_FUNCTION_ARGS)
  * The transaction's round, from the pre-commit callback: after its deferred
  * triggers and its WITH HOLD cursors, where PostgreSQL runs no more code of
  * the user's, so the scheduler lock is held only for the round itself and
- * the commit that follows. Two cases go to the background worker, which
+ * the commit that follows. Three cases go to the background worker, which
  * plans once the transaction has committed: a COMMIT inside a procedure or
  * DO block (it ends a transaction under a statement that goes on, holding
- * the lock into the next one's work), and a transaction snapshot
+ * the lock into the next one's work); a transaction snapshot
  * (REPEATABLE READ, SERIALIZABLE), which would not show the rounds and
  * launches other sessions committed since it began, so its round would
- * plan onto GPUs they took.
+ * plan onto GPUs they took; and a transaction that used temporary
+ * tables: after every pre-commit callback PostgreSQL empties its
+ * ON COMMIT DELETE ROWS tables, each by a scan of all the session's local
+ * buffers, a wait the user sizes (temp_buffers, the number of tables) and
+ * the lock would be held through (a review held it 36 s in one commit).
  */
 static void
 round_before_commit(void)
@@ -317,7 +321,8 @@ round_before_commit(void)
 		return;
 	/* SPI needs an active snapshot; a deferred trigger had the one PostgreSQL pushed for it. */
 	PushActiveSnapshot(GetTransactionSnapshot());
-	if (!mx_at_commit_point() || IsolationUsesXactSnapshot())
+	if (!mx_at_commit_point() || IsolationUsesXactSnapshot() ||
+		(MyXactFlags & XACT_FLAGS_ACCESSEDTEMPNAMESPACE))
 		leave_to_after_commit(events);
 	else
 	{

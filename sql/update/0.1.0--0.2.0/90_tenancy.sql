@@ -144,6 +144,13 @@ BEGIN
 		-- mixdnn.quotas (65_tenancy.sql) or mixdnn.max_waiting_jobs; NULL: none.
 		lim := mixdnn._waiting_limit(r.owner);
 		CONTINUE WHEN lim IS NULL;
+		-- Another role's submission for r.owner (an admin's) waits for
+		-- r.owner's open submission at most mixdnn.lock_timeout (55P03):
+		-- no user's transaction holds up someone else's statement. A
+		-- role's own submissions wait for each other, as they must.
+		IF r.owner OPERATOR(pg_catalog.<>) session_user THEN
+			PERFORM mixdnn._bound_lock_waits();
+		END IF;
 		INSERT INTO mixdnn.submitters AS s (owner) VALUES (r.owner)
 			ON CONFLICT (owner) DO UPDATE SET owner = EXCLUDED.owner;
 		SELECT pg_catalog.count(*) INTO waiting FROM (

@@ -337,6 +337,35 @@ is "${r%/*}" 0 "rr: ... never at the same time as bob's on his GPUs (overlapping
 [ "${r%/*}" = 0 ] || diag "$(q "SELECT h.round_id, j.name, h.status, h.planned_start, h.planned_end FROM mixdnn.plan_history h
 	JOIN mixdnn.jobs j USING (job_id) WHERE j.name IN ('a-rr', 'b-rr') ORDER BY h.round_id")"
 
+# 12. A transaction that used temporary tables: after the pre-commit
+# callback PostgreSQL empties its ON COMMIT DELETE ROWS tables, each by a
+# scan of all the session's local buffers (a wait alice sizes with
+# temp_buffers and the number of tables: a review held the scheduler lock
+# 36 s so). Her round is the worker's, after her commit.
+PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -c "SET client_min_messages = debug1" \
+	-c "BEGIN; CREATE TEMP TABLE scratch (x int) ON COMMIT DELETE ROWS; INSERT INTO scratch VALUES (1);
+	$rr_job ('a-tmp', 'hard', 'v100', 1, 0, '1 hour', 'true'); COMMIT" >"$T/12.log" 2>&1
+ok $? "tmp: alice's transaction with a temporary table commits" || diag "$(tail -5 "$T/12.log")"
+grep -q 'mixdnn: no round in this commit' "$T/12.log"
+ok $? "tmp: ... with no round in her commit"
+wait_until 10 "[ \"\$(job_named \"status <> 'pending'\" a-tmp)\" = t ]"
+ok $? "tmp: her job is planned after commit"
+
+# 13. An admin submits for alice while alice's own submission is open: the
+# waiting-jobs limit counts alice's jobs under a row lock her transaction
+# holds. The admin's statement waits mixdnn.lock_timeout (2 s) and fails
+# with 55P03, not until her commit.
+hold e2e_alice "$rr_job ('a-open', 'hard', 'v100', 1, 0, '1 hour', 'true')"
+ok $? "limit: alice's submission stays open"
+out=$(psql -X -q -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -c "INSERT INTO mixdnn.jobs
+	(owner, name, model_class, gpu_type, gpus, duration, command) VALUES ('e2e_alice', 'adm-a', 'hard', 'v100', 1, '1 hour', 'true')" 2>&1)
+case $out in *55P03*) r=55P03 ;; *) r="other: $out" ;; esac
+is "$r" 55P03 "limit: an admin's submission for her fails with 55P03"
+is "$(q "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND usename = 'e2e_alice'")" 1 \
+	"limit: ... while her transaction is still open"
+wait "$holder"
+ok $? "limit: her transaction commits" || diag "$(cat "$T/holder.log")"
+
 psql -X -q -c "SET mixdnn.force_drop = on" -c "DROP EXTENSION mixdnn CASCADE" >/dev/null
 q "DROP SCHEMA e2e_alice CASCADE" >/dev/null 2>&1
 q "DROP ROLE e2e_alice, e2e_bob, e2e_outsider" >/dev/null
