@@ -29,6 +29,10 @@ DECLARE
 	lim		int;
 	r		record;
 	waiting	bigint;
+	-- The role in effect outside this SECURITY DEFINER function: SET
+	-- ROLE's, else the session's.
+	submitter name := CASE pg_catalog.current_setting('role')
+		WHEN 'none' THEN session_user ELSE pg_catalog.current_setting('role')::pg_catalog.name END;
 BEGIN
 	-- Superusers (the extension's owner, replays, benchmarks) are not limited.
 	FOR r IN SELECT n.owner FROM new_jobs n
@@ -42,7 +46,7 @@ BEGIN
 		-- r.owner's open submission at most mixdnn.lock_timeout (55P03):
 		-- no user's transaction holds up someone else's statement. A
 		-- role's own submissions wait for each other, as they must.
-		IF r.owner OPERATOR(pg_catalog.<>) session_user THEN
+		IF r.owner OPERATOR(pg_catalog.<>) submitter THEN
 			PERFORM mixdnn._bound_lock_waits();
 		END IF;
 		INSERT INTO mixdnn.submitters AS s (owner) VALUES (r.owner)

@@ -155,10 +155,10 @@ case "$out" in
 esac
 
 # An infinite submitted_at, which 0.1.0 let an admin write: the upgrade gives
-# it a finite time and says so, and the constraint is valid, as in a fresh
-# install (a NOT VALID one left the row, and a dump of it did not restore:
-# a COPY into a fresh install refused it and lost the whole table). The
-# fix runs no trigger: no event, no round.
+# it a finite time in the same place of the queue and says so, and the
+# constraint is valid, as in a fresh install (a NOT VALID one left the row,
+# and a dump of it did not restore: a COPY into a fresh install refused it
+# and lost the whole table). It writes no history and runs no round.
 fresh_db mx_up_inf
 out=$($PSQL -d mx_up_inf -tA 2>&1 <<SQL
 $old_v100
@@ -169,7 +169,7 @@ CREATE TABLE public.counts_before AS
 SELECT (SELECT count(*) FROM mixdnn.job_events) events, (SELECT count(*) FROM mixdnn.rounds) rounds;
 SET client_min_messages = warning;
 ALTER EXTENSION mixdnn UPDATE;
-SELECT string_agg(name || '=' || to_char(submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), ' ' ORDER BY name)
+SELECT string_agg(name || '=' || to_char(submitted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS'), ' ' ORDER BY name)
 	FROM mixdnn.jobs;
 SELECT convalidated FROM pg_catalog.pg_constraint WHERE conname = 'jobs_submitted_at_check';
 SELECT (SELECT count(*) FROM mixdnn.job_events) = events AND (SELECT count(*) FROM mixdnn.rounds) = rounds
@@ -177,7 +177,7 @@ SELECT (SELECT count(*) FROM mixdnn.job_events) = events AND (SELECT count(*) FR
 SQL
 )
 case "$out" in
-*"WARNING:  jobs 1, 2 had an infinite submitted_at"*"early=2031-01-01 00:00 late=2031-01-01 00:00 plain=2030-12-31 00:00"?t?t)
+*"WARNING:  jobs 1, 2 had an infinite submitted_at"*"early=2030-12-30 23:59:59 late=2031-01-01 00:00:00 plain=2030-12-31 00:00:00"?t?t)
 	ok 0 "an upgrade gives an infinite submitted_at a finite time, warns, and validates the constraint" ;;
 *) ok 1 "an upgrade gives an infinite submitted_at a finite time, warns, and validates the constraint"
 	echo "$out" | tail -6 | sed 's/^/# /' ;;
@@ -194,6 +194,7 @@ ok $? "and its dump restores every job" || tail -5 "$OUT/inf-restore.log" | sed 
 # cannot see this; the role is put back whatever happens.
 fresh_db mx_up_role
 $PSQL -d mx_up_role -c "SET client_min_messages = error; CREATE EXTENSION mixdnn VERSION '$oldest'" >/dev/null 2>&1
+trap '$PSQL -d postgres -c "ALTER ROLE mixdnn_launcher NOLOGIN" >/dev/null 2>&1; rm -rf "$OUT"' EXIT
 $PSQL -d postgres -c "ALTER ROLE mixdnn_launcher LOGIN" >/dev/null
 out=$($PSQL -d mx_up_role -c "SET client_min_messages = error" -c "ALTER EXTENSION mixdnn UPDATE" 2>&1)
 code=$?

@@ -365,6 +365,15 @@ is "$(q "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND 
 	"limit: ... while her transaction is still open"
 wait "$holder"
 ok $? "limit: her transaction commits" || diag "$(cat "$T/holder.log")"
+# Her own next submission, made under SET ROLE from another login (here a
+# superuser's), is hers: it waits for her open one, as a role's own
+# submissions must, and is accepted once that one commits.
+hold e2e_alice "$rr_job ('a-open-2', 'hard', 'v100', 1, 0, '1 hour', 'true')"
+ok $? "limit: alice's submission stays open again"
+out=$(psql -X -q -v ON_ERROR_STOP=1 -c "SET ROLE e2e_alice" -c "$rr_job ('a-setrole', 'hard', 'v100', 1, 0, '1 hour', 'true')" 2>&1)
+ok $? "limit: her own submission under SET ROLE waits for the open one and is accepted" || diag "$out"
+wait "$holder"
+ok $? "limit: the open one commits" || diag "$(cat "$T/holder.log")"
 
 psql -X -q -c "SET mixdnn.force_drop = on" -c "DROP EXTENSION mixdnn CASCADE" >/dev/null
 q "DROP SCHEMA e2e_alice CASCADE" >/dev/null 2>&1
