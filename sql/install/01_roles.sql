@@ -34,7 +34,7 @@ BEGIN
 								  OR r.rolcreatedb OR r.rolreplication
 							 THEN 'it has LOGIN, SUPERUSER, BYPASSRLS, CREATEROLE, CREATEDB or REPLICATION' END,
 						CASE WHEN parents IS NOT NULL THEN pg_catalog.format('it is a member of %s', parents) END),
-					  HINT = pg_catalog.format('Every member of %s would get that; DROP ROLE it, or make it NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB NOREPLICATION and a member of no role, then create the extension.', want);
+					  HINT = pg_catalog.format('Every member of %s would get that; DROP ROLE it, or make it NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE NOCREATEDB NOREPLICATION and a member of no role, then create or update the extension.', want);
 		END IF;
 		SELECT pg_catalog.string_agg(u.rolname, ', ' ORDER BY u.rolname) INTO members
 			FROM pg_catalog.pg_auth_members m JOIN pg_catalog.pg_roles u ON u.oid OPERATOR(pg_catalog.=) m.member

@@ -30,7 +30,7 @@ weight() {
 	case "$(basename "$1" .sh)" in
 	18_lease_keeper) echo 54 ;;
 	52_supervisor_restart) echo 41 ;;
-	20_bounded_waits) echo 38 ;;
+	20_bounded_waits) echo 66 ;;
 	12_restart) echo 33 ;;
 	04_server_restart) echo 23 ;;
 	90_fair_share) echo 22 ;;

@@ -12,8 +12,9 @@ Prints "pid N" (its backend) and "committing" on stdout, then exits.
 With "oncommit" (USER a plain user): its transaction makes PostgreSQL's
 own commit work fail after the round (an ON COMMIT DELETE ROWS temporary
 table that another one references: "unsupported ON COMMIT and foreign key
-combination"), with the socket full: the error finds it
-so, the round's rows and the lock held.
+combination"), with the socket full. Such a transaction (it used temporary
+tables) leaves its round to the background worker, so the error finds the
+socket full with nothing of the scheduler's held.
 
 With "error" (USER a superuser): fills its socket first, then sends one
 statement that takes the scheduler lock and fails (a GPU type of speed 0:

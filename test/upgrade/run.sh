@@ -164,7 +164,8 @@ out=$($PSQL -d mx_up_inf -tA 2>&1 <<SQL
 $old_v100
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, submitted_at)
 	VALUES ('early', 'hard', 'v100', 2, '1 hour', '-infinity'), ('late', 'hard', 'v100', 2, '1 hour', 'infinity'),
-	       ('plain', 'hard', 'v100', 2, '1 hour', '2030-12-31 00:00+00');
+	       ('plain', 'hard', 'v100', 2, '1 hour', '2030-12-31 00:00+00'),
+	       ('future', 'hard', 'v100', 2, '1 hour', '2031-06-01 00:00+00');
 CREATE TABLE public.counts_before AS
 SELECT (SELECT count(*) FROM mixdnn.job_events) events, (SELECT count(*) FROM mixdnn.rounds) rounds;
 SET client_min_messages = warning;
@@ -177,7 +178,7 @@ SELECT (SELECT count(*) FROM mixdnn.job_events) = events AND (SELECT count(*) FR
 SQL
 )
 case "$out" in
-*"WARNING:  jobs 1, 2 had an infinite submitted_at"*"early=2030-12-30 23:59:59 late=2031-01-01 00:00:00 plain=2030-12-31 00:00:00"?t?t)
+*"WARNING:  jobs 1, 2 had an infinite submitted_at"*"early=2030-12-30 23:59:59 future=2031-06-01 00:00:00 late=2031-06-01 00:00:01 plain=2030-12-31 00:00:00"?t?t)
 	ok 0 "an upgrade gives an infinite submitted_at a finite time, warns, and validates the constraint" ;;
 *) ok 1 "an upgrade gives an infinite submitted_at a finite time, warns, and validates the constraint"
 	echo "$out" | tail -6 | sed 's/^/# /' ;;
@@ -185,7 +186,7 @@ esac
 $PSQL -d mx_up_inf -tA -c "SELECT 1 FROM mixdnn.jobs" >/dev/null 2>&1 &&
 	pg_dump -d mx_up_inf -f "$OUT/inf.sql" 2>"$OUT/inf-dump.log" && fresh_db mx_up_inf2 &&
 	$PSQL -d mx_up_inf2 -f "$OUT/inf.sql" >"$OUT/inf-restore.log" 2>&1 &&
-	[ "$($PSQL -d mx_up_inf2 -tA -c "SELECT count(*) FROM mixdnn.jobs")" = 3 ]
+	[ "$($PSQL -d mx_up_inf2 -tA -c "SELECT count(*) FROM mixdnn.jobs")" = 4 ]
 ok $? "and its dump restores every job" || tail -5 "$OUT/inf-restore.log" | sed 's/^/# /'
 
 # A role of the extension's that is not a plain group role, which 0.1.0

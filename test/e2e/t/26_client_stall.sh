@@ -66,6 +66,11 @@ is "$(grep -c "you don't own a lock" "$log")" 0 "the lock is given up without a 
 # used temporary tables now leaves its round to the worker
 # (e2e/t/20_bounded_waits.sh, case 12): the session waits for its client
 # holding nothing of the scheduler's, and the commit is rolled back.
+# With mixdnn.lock_timeout at 300 ms, a session that held the lock or the
+# re-planned rows would be closed within it (the client treated as lost);
+# 1.5 s after the commit this one is not.
+set_setting mixdnn.lock_timeout 300ms
+lost_before=$(grep -c 'the client did not take this error within mixdnn.lock_timeout' "$log")
 python3 "$E2E_DIR/stall_client.py" "$PGHOST/.s.PGSQL.$PGPORT" mxe2e_stall "${PGDATABASE:-postgres}" 60 oncommit \
 	>"$T/stall-oc.out" 2>&1 &
 client=$!
@@ -73,8 +78,13 @@ wait_until 30 "grep -q committing '$T/stall-oc.out'"
 ok $? "a plain user's client filled its socket and committed a transaction whose ON COMMIT work fails" ||
 	diag "$(cat "$T/stall-oc.out")"
 pid=$(sed -n 's/^pid //p' "$T/stall-oc.out")
-wait_until 30 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE pid = $pid AND wait_event IS DISTINCT FROM 'ClientWrite'\")\" = 0 ]"
-ok $? "its backend waits for its client or has ended"
+wait_until 30 "[ \"\$(q \"SELECT wait_event FROM pg_stat_activity WHERE pid = $pid\")\" = ClientWrite ]"
+ok $? "its backend waits for its client to take the error"
+sleep 1.5
+is "$(q "SELECT wait_event FROM pg_stat_activity WHERE pid = $pid")" ClientWrite \
+	"past mixdnn.lock_timeout it still waits: it holds nothing of the scheduler's, so it is not closed"
+is "$(grep -c 'the client did not take this error within mixdnn.lock_timeout' "$log")" "$lost_before" \
+	"and the server log has no client treated as lost"
 is "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 19800 AND pid = $pid AND granted")" 0 \
 	"it holds no scheduler lock"
 is "$(q "SELECT count(*) FROM mixdnn.jobs WHERE name = 'stall' AND owner = 'mxe2e_stall' AND submitted_at > now() - interval '1 minute' AND status = 'pending'")" 0 \
@@ -83,6 +93,7 @@ job=$(submit after-stall hard a100 1 "$(job_cmd 1 0)" '1 min')
 is "$(q "SELECT status <> 'pending' FROM mixdnn.jobs WHERE job_id = $job")" t "a submission is planned meanwhile"
 kill "$client" 2>/dev/null
 wait "$client" 2>/dev/null
+set_setting mixdnn.lock_timeout ''
 
 # What the level keeps out of the log stays out: the same failing commit
 # by a client that reads its errors gets the error, and the log does not.
