@@ -446,6 +446,29 @@ renew_keepers(const lx_part *parts, int nparts, double until)
 	}
 }
 
+/*
+ * Whether every live child is among the parts the server lists for this
+ * node. Counting alone is not enough: a part whose cancel notice was lost
+ * (unlisted, alive) and one that exited while its finish() keeps failing
+ * (listed, not alive) leave the counts equal, and the cancelled part would
+ * run on until its keeper's lease deadline.
+ */
+static bool
+all_live_listed(const lx_part *parts, int nparts)
+{
+	int			i,
+				listed_live = 0;
+
+	for (i = 0; i < nparts; i++)
+	{
+		lx_child   *c = lx_find(parts[i].job_id, parts[i].attempt);
+
+		if (c != NULL && !c->exited)
+			listed_live++;
+	}
+	return listed_live == lx_nlive();
+}
+
 static void
 heartbeat(void)
 {
@@ -461,7 +484,7 @@ heartbeat(void)
 	{
 		st.lease_s = lease;
 		renew_keepers(parts, nparts, lease_deadline(asked));
-		if (nparts != lx_nlive() || st.reconcile_failed)
+		if (nparts != lx_nlive() || !all_live_listed(parts, nparts) || st.reconcile_failed)
 			st.want_reconcile = true;
 		if (cfg.heartbeat_s > lease / 2 && !st.warned_interval)
 			lx_log("--heartbeat-interval %.2f s is more than half of mixdnn.lease_timeout (%.0f s): "

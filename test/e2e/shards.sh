@@ -37,6 +37,7 @@ weight() {
 	10_process_tree | 47_two_launchers_one_dir) echo 20 ;;
 	06_worker | 43_two_databases | 48_notify_lock | 51_drop_while_starting) echo 17 ;;
 	09_rounds_skip_locked_rows) echo 16 ;;
+	53_lost_cancel) echo 5 ;;
 	*) echo 10 ;;
 	esac
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Stopping jobs: a cancel kills the process group; one failed rank fails a
+# Stopping jobs: a cancel stops every process of the part (its cgroup, or
+# every descendant of its keeper); one failed rank fails a
 # multi-node job and stops the other ranks; exit codes and signals are
 # reported; a launcher stopped with SIGTERM stops its jobs and reports them.
 . "$(dirname "$0")/../lib.sh"
