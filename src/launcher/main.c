@@ -425,12 +425,14 @@ claim(void)
 /*
  * Renews the keepers of the parts whose leases the server renewed. A part
  * it lists but did not renew (someone held its row locked) keeps its
- * keeper's deadline, which comes before the server's lease ends.
+ * keeper's deadline, which comes before the server's lease ends. Returns
+ * how many of the listed parts are live here.
  */
-static void
+static int
 renew_keepers(const lx_part *parts, int nparts, double until)
 {
-	int			i;
+	int			i,
+				live = 0;
 
 	for (i = 0; i < nparts; i++)
 	{
@@ -438,35 +440,14 @@ renew_keepers(const lx_part *parts, int nparts, double until)
 
 		if (c == NULL)
 			continue;
+		live += !c->exited;
 		if (parts[i].renewed)
 			lx_renew(c, until);
 		else
 			lx_log("job %lld attempt %d: the server did not renew its lease (its row is locked); "
 				   "its deadline stays", c->job_id, c->attempt);
 	}
-}
-
-/*
- * Whether every live child is among the parts the server lists for this
- * node. Counting alone is not enough: a part whose cancel notice was lost
- * (unlisted, alive) and one that exited while its finish() keeps failing
- * (listed, not alive) leave the counts equal, and the cancelled part would
- * run on until its keeper's lease deadline.
- */
-static bool
-all_live_listed(const lx_part *parts, int nparts)
-{
-	int			i,
-				listed_live = 0;
-
-	for (i = 0; i < nparts; i++)
-	{
-		lx_child   *c = lx_find(parts[i].job_id, parts[i].attempt);
-
-		if (c != NULL && !c->exited)
-			listed_live++;
-	}
-	return listed_live == lx_nlive();
+	return live;
 }
 
 static void
@@ -482,9 +463,19 @@ heartbeat(void)
 		return;
 	if (rc == LX_OK)
 	{
-		st.lease_s = lease;
-		renew_keepers(parts, nparts, lease_deadline(asked));
-		if (nparts != lx_nlive() || !all_live_listed(parts, nparts) || st.reconcile_failed)
+		int			listed_live;
+
+		st.lease_s = lease;	/* before lease_deadline(), which reads it */
+		listed_live = renew_keepers(parts, nparts, lease_deadline(asked));
+
+		/*
+		 * Reconcile unless the listed parts are exactly the live ones.
+		 * Equal counts are not enough: a part whose cancel notice was
+		 * lost (alive, unlisted) and one that exited while its finish()
+		 * keeps failing (listed, not alive) leave them equal, and the
+		 * cancelled part would run on until its keeper's lease deadline.
+		 */
+		if (nparts != lx_nlive() || listed_live != lx_nlive() || st.reconcile_failed)
 			st.want_reconcile = true;
 		if (cfg.heartbeat_s > lease / 2 && !st.warned_interval)
 			lx_log("--heartbeat-interval %.2f s is more than half of mixdnn.lease_timeout (%.0f s): "

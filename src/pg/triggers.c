@@ -324,7 +324,6 @@ round_before_commit(void)
 	pending_events = 0;
 	if (mx_guc_plan_mode == MX_PLAN_MODE_WORKER && mx_worker_request_round(events))
 		return;
-	AtEOXact_LargeObject(true);
 	/* SPI needs an active snapshot; a deferred trigger had the one PostgreSQL pushed for it. */
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (!mx_at_commit_point() || IsolationUsesXactSnapshot() ||
@@ -332,6 +331,7 @@ round_before_commit(void)
 		leave_to_after_commit(events);
 	else
 	{
+		AtEOXact_LargeObject(true);
 		mx_events_name(events, event, sizeof(event));
 		if (mx_run_round_protected(event) == MX_ROUND_BUSY)
 			leave_to_later_round(events);

@@ -5,8 +5,7 @@
 -- review). Such a row gets a finite time in the same place of the queue
 -- (one second before the earliest finite submission for '-infinity', one
 -- second after the latest, or now if later, for 'infinity'), or its start
--- or end if earlier, with a warning naming
--- it: left as it was, with the
+-- or end if earlier, with a warning naming it. Left as it was, with the
 -- constraint NOT VALID, the row could not be restored from a dump into a
 -- fresh install (whose constraint is valid), and a COPY that fails loses
 -- its whole table. The triggers are off for the fix: it is the upgrade's,
