@@ -39,7 +39,7 @@ typedef struct keeper
 	lx_tree		tree;
 	pid_t		cmd;
 	int			sigfd;
-	int			listen_fd;		/* where launchers connect; -1 once none may */
+	int			listen_fd;		/* where launchers connect, until the keeper leaves */
 	int			conn;			/* the launcher's connection, -1 if none */
 	int			errfd;			/* the command's set-up errors until it execs, -1 after */
 	lx_relay	relay;			/* the part's output without an output file; in = -1 if none */
@@ -53,7 +53,7 @@ typedef struct keeper
 	double		term_at;		/* when 'T' came, 0 if not */
 	double		orphan_until;	/* no launcher: kill the part then; 0 if connected */
 	double		lease_until;	/* kill the part then unless renewed; 0: no lease known */
-	bool		lease_lost;		/* killed for it: the launcher reports nothing */
+	bool		lease_lost;		/* killed for want of a launcher or lease: not the job's result */
 	char		renewal[32];	/* digits of an "R<deadline>\n" being read */
 	int			renewal_len;	/* -1: not reading one */
 } keeper;
@@ -98,6 +98,24 @@ kill_part(keeper *k)
 {
 	k->killing = true;
 	lx_tree_signal(&k->tree, SIGKILL);
+}
+
+/*
+ * Kills a running part for a reason of the node's, not the job's (no
+ * launcher, no lease): whichever launcher hears how it ended gives it up
+ * to be re-queued instead of reporting the SIGKILL as the job's exit. A
+ * part whose command had exited keeps that exit as its result.
+ */
+static void
+give_up_part(keeper *k, const char *why)
+{
+	if (!k->cmd_done && !k->lease_lost)
+	{
+		k->lease_lost = true;
+		snprintf(k->why, sizeof(k->why), "%s", why);
+	}
+	if (!k->killing)
+		kill_part(k);
 }
 
 static void __attribute__((noreturn))
@@ -307,15 +325,14 @@ read_launcher(keeper *k)
 	{
 		/*
 		 * The launcher died while the command ran: nobody renews the lease
-		 * any more. A new launcher must not adopt this part: it gives it up
-		 * to be re-queued. The socket stays until the part is gone
-		 * (finish): a launcher that finds it refusing kills what the part's
-		 * cgroup still runs and waits for it before the GPUs count as free.
+		 * any more, and the part is given up to be re-queued. Until it is
+		 * gone the keeper still answers: a launcher that connects meanwhile
+		 * holds its GPUs until it hears the part ended, then gives it up
+		 * (refused, it could only guess how long a process slow to die,
+		 * say in the GPU driver's teardown, still holds them).
 		 */
-		kill_part(k);
+		give_up_part(k, "its launcher died while it ran");
 		k->leaving = true;
-		close(k->listen_fd);
-		k->listen_fd = -1;
 	}
 	return false;
 }
@@ -345,9 +362,7 @@ check_lease(keeper *k, double now)
 {
 	if (k->lease_until <= 0 || now < k->lease_until || k->cmd_done || k->lease_lost)
 		return;
-	k->lease_lost = true;
-	snprintf(k->why, sizeof(k->why), "its lease ran out: no launcher renewed it in time");
-	kill_part(k);
+	give_up_part(k, "its lease ran out: no launcher renewed it in time");
 }
 
 /* Timers: SIGKILL after the grace period, an orphan's deadline, the lease, the part's end. */
@@ -363,8 +378,7 @@ check_part(keeper *k)
 	/* No launcher came back: end the part (if it still runs) and leave. */
 	if (k->orphan_until > 0 && now >= k->orphan_until)
 	{
-		if (!k->killing)
-			kill_part(k);
+		give_up_part(k, "no launcher adopted it in time");
 		k->leaving = true;
 	}
 	/* Whatever the command left behind must not hold the GPUs. */

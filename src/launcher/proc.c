@@ -322,14 +322,33 @@ start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 		exited_now(c, 126, why);
 		return;
 	}
+	/*
+	 * Connected before the fork (the connection waits in the listening
+	 * socket's backlog): once forked, the keeper runs the command, and a
+	 * connection failing then would report the part ended while it runs
+	 * on the GPUs the report frees.
+	 */
+	if ((c->fd = connect_keeper(sock)) < 0)
+	{
+		snprintf(why, sizeof(why), "cannot connect to the keeper's socket: %s", strerror(errno));
+		close(lfd);
+		unlink(sock);
+		c->fd = -1;
+		lx_log("job %lld attempt %d: %s", job->job_id, job->attempt, why);
+		exited_now(c, 126, why);
+		return;
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid == 0)
 		become_keeper(job, ctx, sock, lfd);
 	close(lfd);
-	if (pid < 0 || (c->fd = connect_keeper(sock)) < 0)
+	if (pid < 0)
 	{
 		snprintf(why, sizeof(why), "cannot start the keeper: %s", strerror(errno));
+		close(c->fd);
+		c->fd = -1;
+		unlink(sock);
 		lx_log("job %lld attempt %d: %s", job->job_id, job->attempt, why);
 		exited_now(c, 126, why);
 		return;

@@ -39,7 +39,7 @@ typedef struct lx_child
 	bool		stop_sent;
 	bool		kill_sent;
 	bool		exited;			/* no process of the part is alive */
-	bool		lease_lost;		/* its keeper killed it when its lease ran out */
+	bool		lease_lost;		/* its keeper killed it for want of a launcher or lease: give it up */
 	int			installation;	/* lx_new_installation()'s count when it was started or adopted */
 	int			code;			/* exit code to report, once exited */
 	char		why[512];		/* why it failed, when the launcher knows */

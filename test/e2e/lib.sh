@@ -141,6 +141,12 @@ job_cmd() {
 	echo "sh $E2E_DIR/job.sh $T/out $1 ${2:-0}"
 }
 
+# job_cmd's, recording first, in OUT/JOB-ATTEMPT.previous, whether the
+# attempt before is still alive ("alive" or "dead") when this one starts.
+once() {	# once SECONDS
+	echo "sh $E2E_DIR/once.sh $T/out $E2E_DIR/job.sh $1"
+}
+
 submit() {	# submit NAME CLASS TYPE GPUS COMMAND [DURATION] -> job_id
 	local type=NULL
 	[ -n "$3" ] && type="'$3'"

@@ -10,23 +10,6 @@
 
 reset_cluster
 set_setting mixdnn.lease_timeout 3s
-# The command records, when an attempt starts, whether the one before is still alive.
-cat >"$T/out/once.sh" <<'JOB'
-out=$1
-prev=$out/$MIXDNN_JOB_ID-$((MIXDNN_ATTEMPT - 1))-0.env
-if [ -f "$prev" ]; then
-	pid=$(sed -n 's/^PID=//p' "$prev")
-	if [ -r "/proc/$pid/stat" ] && ! sed 's/.*) //' "/proc/$pid/stat" | grep -q '^Z'; then
-		echo alive
-	else
-		echo dead
-	fi >"$out/$MIXDNN_JOB_ID-$MIXDNN_ATTEMPT.previous"
-fi
-exec sh "$2" "$out" "$3"
-JOB
-once() {	# once SECONDS: the command
-	echo "sh $T/out/once.sh $T/out $E2E_DIR/job.sh $1"
-}
 node_of() {	# node_of JOB ATTEMPT
 	env_of "$1" "$2" 0 MIXDNN_NODE
 }
@@ -53,7 +36,7 @@ ok $? "the job was re-queued and started again"
 is "$(cat "$T/out/$job-2.previous" 2>/dev/null)" dead "when attempt 2 started, attempt 1's process was gone"
 ok "$([ "$(node_of "$job" 2)" != "$node" ]; echo $?)" "attempt 2 runs on the other node"
 kill -CONT "$(launcher_pid "$node")"
-wait_until 10 "grep -q 'job $job attempt 1: its keeper killed it when its lease ran out; not reported as an exit' '$T/launcher-$node.log'"
+wait_until 10 "grep -q 'job $job attempt 1: its keeper killed it (its lease ran out: no launcher renewed it in time); not reported as an exit' '$T/launcher-$node.log'"
 ok $? "the launcher, resumed, does not report the killed part as an exit"
 is "$(status_of "$job")" running "the job keeps running in attempt 2"
 is "$(q "SELECT reason FROM mixdnn.job_events WHERE job_id = $job AND old_status = 'running' AND new_status = 'planned'")" \
