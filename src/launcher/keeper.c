@@ -106,9 +106,12 @@ kill_part(keeper *k)
  * to be re-queued instead of reporting the SIGKILL as the job's exit. A
  * part whose command had exited keeps that exit as its result.
  */
+static void reap(keeper *k);
+
 static void
 give_up_part(keeper *k, const char *why)
 {
+	reap(k);					/* a command that exited in this very turn has its result */
 	if (!k->cmd_done && !k->lease_lost)
 	{
 		k->lease_lost = true;
@@ -118,10 +121,26 @@ give_up_part(keeper *k, const char *why)
 		kill_part(k);
 }
 
+/*
+ * Leaves. A launcher whose connection is still in the backlog counts on
+ * an answer (its connect succeeded): with the socket's name gone no other
+ * can come, and each waiting one hears how the part ended, as a launcher
+ * connected earlier did; dropped, it would take the keeper for killed.
+ */
 static void __attribute__((noreturn))
 finish(keeper *k)
 {
+	int			fd;
+
 	unlink(k->args->socket_path);
+	if (k->part_done && k->listen_fd >= 0 && fcntl(k->listen_fd, F_SETFL, O_NONBLOCK) == 0)
+		while ((fd = accept4(k->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0)
+		{
+			if (k->conn >= 0)
+				close(k->conn);
+			k->conn = fd;
+			send_state(k);
+		}
 	lx_tree_remove(&k->tree);
 	_exit(0);
 }

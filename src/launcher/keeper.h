@@ -6,9 +6,10 @@
  * serves a Unix socket, so that a launcher started later can adopt it:
  *
  *   keeper -> launcher   "H <keeper pid> <cgroup or ->\n" on every connection
- *                        "L\n" before X: the keeper killed the part when its
- *                        lease ran out (nothing to report; the database gives
- *                        the part up)
+ *                        "L\n" before X: the keeper killed the running part
+ *                        for the node's sake, not the job's (its lease ran
+ *                        out, its launcher died, nobody adopted it in time):
+ *                        nothing to report; the database gives the part up
  *                        "X <exit code> <why, may be empty>\n" once no process
  *                        of the part is alive (the command's code, 128 + signal)
  *   launcher -> keeper   'T' stop: SIGTERM to every process, SIGKILL after grace
@@ -19,8 +20,12 @@
  *                        "R<deadline>\n" the lease is renewed: the part may
  *                            run until CLOCK_BOOTTIME reads deadline seconds
  *
- * A connection that ends without 'D' means the launcher died: the keeper
- * kills the part, so nothing of it outlives its lease unsupervised. Nor
+ * The launcher connects before it forks the keeper (the connection waits
+ * in the listening socket's backlog), so no command runs that no launcher
+ * hears. A connection that ends without 'D' means the launcher died: the
+ * keeper kills the part, so nothing of it outlives its lease
+ * unsupervised, and answers any launcher that connects until the part is
+ * gone; one that connected as it left still hears how the part ended. Nor
  * does it outlive its lease under a launcher that is stopped, hung or cut
  * off from the database: past the deadline of the last renewal the keeper
  * kills it, before the database hands the job to another node.

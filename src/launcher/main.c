@@ -295,7 +295,7 @@ report_results(void)
 		if (c->lease_lost)
 		{
 			/* not a result of the job's: reconcile gives the part up if the database still lists it */
-			lx_log("job %lld attempt %d: its keeper killed it (%s); not reported as an exit",
+			lx_log("job %lld attempt %d: given up, not reported as an exit: %s",
 				   c->job_id, c->attempt, c->why);
 			lx_forget(c);
 			st.want_reconcile = true;

@@ -437,6 +437,23 @@ keeper_lost(lx_child *c)
 }
 
 /*
+ * An adopted keeper that closed the connection before its hello: it was
+ * leaving (or was killed) as this launcher connected, and said nothing of
+ * the part. As for a socket that refuses: end what the part's cgroup
+ * still runs, and give the part up (reconcile re-queues it if the
+ * database still lists it) rather than fail the job with a made-up 137.
+ */
+static void
+keeper_left_unheard(lx_child *c)
+{
+	kill_orphaned_cgroup(c->job_id, c->attempt);
+	lx_log("job %lld attempt %d: its keeper left before it said how the part ended; giving the part up",
+		   c->job_id, c->attempt);
+	c->lease_lost = true;
+	exited_now(c, 137, "its keeper left before it said how the part ended");
+}
+
+/*
  * Whether c->cgroup is the one this launcher's keeper of c creates: the
  * part's name under the launcher's cgroup, nothing else. Root writes
  * cgroup.kill there and signals what cgroup.procs lists.
@@ -505,7 +522,9 @@ read_keeper(lx_child *c)
 		{
 			close(c->fd);
 			c->fd = -1;
-			if (!c->exited)
+			if (!c->exited && c->pid == 0)
+				keeper_left_unheard(c);
+			else if (!c->exited)
 				keeper_lost(c);
 			return;
 		}

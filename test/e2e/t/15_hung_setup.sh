@@ -43,7 +43,7 @@ kill -STOP "$(launcher_pid n1)"
 wait_until 8 "! kill -0 $setup 2>/dev/null"
 ok $? "with its launcher stopped, the keeper kills the set-up when the 3 s lease runs out"
 kill -CONT "$(launcher_pid n1)"
-wait_until 10 "grep -q 'job $job attempt 1: its keeper killed it (its lease ran out' '$T/launcher-n1.log'"
+wait_until 10 "grep -q 'job $job attempt 1: given up, not reported as an exit: its lease ran out' '$T/launcher-n1.log'"
 ok $? "the launcher, resumed, hears that the lease ended it" || diag "$(tail -5 "$T/launcher-n1.log")"
 q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
 set_setting mixdnn.lease_timeout ''

@@ -36,7 +36,7 @@ ok $? "the job was re-queued and started again"
 is "$(cat "$T/out/$job-2.previous" 2>/dev/null)" dead "when attempt 2 started, attempt 1's process was gone"
 ok "$([ "$(node_of "$job" 2)" != "$node" ]; echo $?)" "attempt 2 runs on the other node"
 kill -CONT "$(launcher_pid "$node")"
-wait_until 10 "grep -q 'job $job attempt 1: its keeper killed it (its lease ran out: no launcher renewed it in time); not reported as an exit' '$T/launcher-$node.log'"
+wait_until 10 "grep -q 'job $job attempt 1: given up, not reported as an exit: its lease ran out: no launcher renewed it in time' '$T/launcher-$node.log'"
 ok $? "the launcher, resumed, does not report the killed part as an exit"
 is "$(status_of "$job")" running "the job keeps running in attempt 2"
 is "$(q "SELECT reason FROM mixdnn.job_events WHERE job_id = $job AND old_status = 'running' AND new_status = 'planned'")" \

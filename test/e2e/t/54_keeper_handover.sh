@@ -21,7 +21,10 @@
 . "$(dirname "$0")/../lib.sh"
 
 reset_cluster
-set_setting mixdnn.lease_timeout 3s
+# long enough that a launcher started on a busy machine renews the database's
+# lease in time, and that the keeper's adoption deadline (6 s) comes well
+# before its own lease's (8.1 s)
+set_setting mixdnn.lease_timeout 9s
 kill_pending() {	# kill_pending PID: SIGKILL sent to it and not yet taken
 	[ $((0x$(sed -n 's/^ShdPnd:\t*//p' "/proc/$1/status" 2>/dev/null || echo 0) & 0x100)) != 0 ] ||
 		[ $((0x$(sed -n 's/^SigPnd:\t*//p' "/proc/$1/status" 2>/dev/null || echo 0) & 0x100)) != 0 ]
@@ -34,7 +37,7 @@ freeze() {	# freeze PID
 thaw() {
 	echo THAWED >"$ice/freezer.state" 2>/dev/null
 }
-trap 'thaw; rmdir "$ice" 2>/dev/null' EXIT
+trap 'thaw; rmdir "$ice" 2>/dev/null; stop_all_launchers' EXIT
 started() {	# started JOB: its keeper's pid and its command's, once it runs on n3
 	wait_until 15 "[ -f '$T/out/$1-1-0.env' ]"
 	ok $? "job $1 runs on n3"
@@ -59,9 +62,9 @@ requeued() {	# requeued JOB: re-queued after the frozen part was thawed and gone
 }
 
 if [ ! -d "$freezer" ] || ! mkdir -p "$ice" 2>/dev/null; then
-	skip 18 "no cgroup v1 freezer to hold a process in the kernel"
+	skip 19 "no cgroup v1 freezer to hold a process in the kernel"
 else
-	# --- 1. adopted while it dies of the adoption deadline (2/3 of the 3 s lease)
+	# --- 1. adopted while it dies of the adoption deadline (2/3 of the lease)
 	start_launcher n3
 	job=$(submit orphan hard v100 1 "$(once 30)" '30 s')
 	started "$job"
@@ -70,7 +73,7 @@ else
 	wait "$usr2"
 	rm -f "$T/launcher-n3.pid"
 	freeze "$pid"
-	wait_until 10 "kill_pending $pid"
+	wait_until 15 "kill_pending $pid"
 	ok $? "no launcher came: the keeper killed the part, which is slow to die"
 	start_launcher n3
 	wait_until 10 "grep -q 'job $job attempt 1: adopted its keeper' '$T/launcher-n3.log'"
@@ -78,7 +81,7 @@ else
 	sleep 3		# a lower bound: the dying part must hold its GPU meanwhile
 	held "$job" "three seconds later its GPU is still held, the job neither failed nor re-queued"
 	thaw
-	wait_until 10 "grep -q 'job $job attempt 1: its keeper killed it (no launcher adopted it in time); not reported as an exit' '$T/launcher-n3.log'"
+	wait_until 10 "grep -q 'job $job attempt 1: given up, not reported as an exit: no launcher adopted it in time' '$T/launcher-n3.log'"
 	ok $? "thawed and gone, it is not reported as the job's exit" || diag "$(grep "job $job" "$T/launcher-n3.log" | tail -3)"
 	requeued "$job"
 
@@ -93,13 +96,17 @@ else
 	sleep 3		# a lower bound, as above
 	held "$job" "three seconds after the next launcher started, its GPU is still held"
 	thaw
-	wait_until 10 "grep -q 'job $job attempt 1: its keeper killed it (its launcher died while it ran); not reported as an exit' '$T/launcher-n3.log'"
+	wait_until 10 "grep -q 'job $job attempt 1: given up, not reported as an exit: its launcher died while it ran' '$T/launcher-n3.log'"
 	ok $? "thawed and gone, it is given up, not reported as the job's exit" || diag "$(grep "job $job" "$T/launcher-n3.log" | tail -3)"
 	requeued "$job"
 fi
 
 # --- 3. no descriptor left for the connection to a new keeper
 set_setting mixdnn.lease_timeout ''
+if [ -z "$(launcher_pid n3)" ]; then
+	start_launcher n3
+	wait_until 10 "grep -q 'listening' '$T/launcher-n3.log'"
+fi
 lpid=$(launcher_pid n3)
 # a descriptor limit that leaves one free number: the keeper's listening socket takes it, the connection finds none
 free=0
