@@ -362,7 +362,6 @@ CREATE FUNCTION mixdnn._repair() RETURNS int
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	r		record;
 	fixed	int := 0;
 	k		int;
 BEGIN
@@ -396,30 +395,8 @@ BEGIN
 	GET DIAGNOSTICS k = ROW_COUNT;
 	fixed := fixed + k;
 
-	-- An active job needs its GPUs and a part on every node it holds GPUs
-	-- on; a part that completed keeps its GPUs until the whole job ends.
-	FOR r IN
-		SELECT j.job_id FROM mixdnn.jobs j
-		WHERE j.status IN ('launching', 'running')
-		  AND (NOT EXISTS (SELECT FROM mixdnn.gpu_holds h WHERE h.job_id = j.job_id)
-			   OR NOT EXISTS (SELECT FROM mixdnn.job_parts p
-							  WHERE p.job_id = j.job_id AND p.attempt = j.attempt
-								AND p.state IN ('launching', 'running'))
-			   OR EXISTS (SELECT FROM mixdnn.gpu_holds h
-						  WHERE h.job_id = j.job_id
-							AND NOT EXISTS (SELECT FROM mixdnn.job_parts p
-											WHERE p.job_id = j.job_id AND p.attempt = j.attempt
-											  AND p.node = h.node
-											  AND p.state IN ('launching', 'running', 'completed'))))
-		ORDER BY j.job_id
-	LOOP
-		PERFORM mixdnn._lose_job(r.job_id,
-				ARRAY(SELECT p.node FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id
-					  WHERE p.job_id = r.job_id AND p.attempt = j.attempt),
-				'found half-launched after a restart');
-		fixed := fixed + 1;
-	END LOOP;
-
+	-- The half-launched jobs: mixdnn._lose_half_launched(), which the
+	-- worker calls after this in the same transaction.
 	RETURN fixed;
 END
 $$;

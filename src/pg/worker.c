@@ -123,6 +123,25 @@ static const char *const step_names[] = {"repair", "lease expiry", "plan", "laun
  * worker, ALTER DATABASE SET): renewing then kept a lost launcher's parts
  * alive for as long as the restarts went on.
  */
+/*
+ * Jobs active without their GPUs or parts: re-queued or failed, but for
+ * those whose row another transaction holds; while any is left, the next
+ * cycle's lease expiry looks again (a repair runs only at the worker's
+ * start and after a load).
+ */
+static bool half_launched_held = false;
+
+static int
+lose_half_launched(void)
+{
+	bool		isnull;
+	int			lost = spi_int("SELECT h.lost, h.held FROM mixdnn._lose_half_launched() h", "repair");
+	Datum		held = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+
+	half_launched_held = !isnull && DatumGetInt32(held) > 0;
+	return lost;
+}
+
 static void
 step_repair(void)
 {
@@ -131,19 +150,29 @@ step_repair(void)
 	if (!mx_registry_leases_renewed(MyDatabaseId) ||
 		(mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE))
 		(void) spi_int("SELECT mixdnn._renew_leases()", "repair");
+	fixed += lose_half_launched();
 	if (fixed > 0)
 		ereport(LOG,
 				(errmsg("mixdnn worker repaired %d half-done launch records", fixed)));
+	if (half_launched_held)
+		ereport(LOG,
+				(errmsg("mixdnn worker left half-launched jobs whose rows another transaction holds; it looks again at each cycle")));
 }
 
 static void
 step_expire(void)
 {
+	int			lost;
+
+	if (half_launched_held && (lost = lose_half_launched()) > 0)
+		ereport(LOG,
+				(errmsg("mixdnn worker repaired %d half-done launch records", lost)));
+
 	/* The unlocked look first: most cycles have nothing to expire. */
-	int			lost = spi_int("SELECT CASE WHEN EXISTS (SELECT FROM mixdnn.job_parts p "
-							   "WHERE p.state IN ('launching', 'running') "
-							   "AND p.lease_until < mixdnn.now()) "
-							   "THEN mixdnn.expire_leases() ELSE 0 END", "lease expiry");
+	lost = spi_int("SELECT CASE WHEN EXISTS (SELECT FROM mixdnn.job_parts p "
+				   "WHERE p.state IN ('launching', 'running') "
+				   "AND p.lease_until < mixdnn.now()) "
+				   "THEN mixdnn.expire_leases() ELSE 0 END", "lease expiry");
 
 	if (lost > 0)
 		ereport(LOG,

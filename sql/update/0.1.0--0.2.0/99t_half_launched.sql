@@ -1,0 +1,1 @@
+../../install/62_half_launched.sql
