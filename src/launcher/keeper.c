@@ -133,6 +133,7 @@ finish(keeper *k)
 	int			fd;
 
 	unlink(k->args->socket_path);
+	lx_tree_remove(&k->tree);
 	if (k->part_done && k->listen_fd >= 0 && fcntl(k->listen_fd, F_SETFL, O_NONBLOCK) == 0)
 		while ((fd = accept4(k->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0)
 		{
@@ -141,7 +142,6 @@ finish(keeper *k)
 			k->conn = fd;
 			send_state(k);
 		}
-	lx_tree_remove(&k->tree);
 	_exit(0);
 }
 
@@ -330,6 +330,7 @@ read_launcher(keeper *k)
 		return true;
 	close(k->conn);
 	k->conn = -1;
+	reap(k);					/* a command that exited in this very turn has a result to keep */
 	if (detached || k->cmd_done)
 	{
 		/*

@@ -437,15 +437,19 @@ keeper_lost(lx_child *c)
 }
 
 /*
- * An adopted keeper that closed the connection before its hello: it was
- * leaving (or was killed) as this launcher connected, and said nothing of
- * the part. As for a socket that refuses: end what the part's cgroup
- * still runs, and give the part up (reconcile re-queues it if the
- * database still lists it) rather than fail the job with a made-up 137.
+ * An adopted keeper that closed the connection before its hello: killed
+ * or crashed as this launcher connected (one that leaves answers first),
+ * and it said nothing of the part. As for a socket that refuses: end what
+ * the part's cgroup still runs, and give the part up (reconcile re-queues
+ * it if the database still lists it) rather than fail the job with a
+ * made-up 137.
  */
 static void
 keeper_left_unheard(lx_child *c)
 {
+	if (part_cgroup_base[0] == '\0')
+		lx_log("job %lld attempt %d: its keeper died and it had no cgroup: processes it left cannot be found",
+			   c->job_id, c->attempt);
 	kill_orphaned_cgroup(c->job_id, c->attempt);
 	lx_log("job %lld attempt %d: its keeper left before it said how the part ended; giving the part up",
 		   c->job_id, c->attempt);

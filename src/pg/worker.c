@@ -127,18 +127,36 @@ static const char *const step_names[] = {"repair", "lease expiry", "plan", "laun
  * Jobs active without their GPUs or parts: re-queued or failed, but for
  * those whose row another transaction holds; while any is left, the next
  * cycle's lease expiry looks again (a repair runs only at the worker's
- * start and after a load).
+ * start and after a load). What a step found counts once it commits
+ * (run_step): a step rolled back after re-queueing them all must not
+ * stop the looking.
  */
 static bool half_launched_held = false;
+static int	half_launched_found = -1;	/* this step's finding: -1 none, else 0/1 */
+
+/* Whether the database's extension has this function (one still at 0.1.0 lacks the newer ones). */
+static bool
+has_function(const char *signature)
+{
+	char		sql[256];
+
+	snprintf(sql, sizeof(sql), "SELECT (pg_catalog.to_regprocedure('%s') IS NOT NULL)::int", signature);
+	return spi_int(sql, "repair") != 0;
+}
 
 static int
 lose_half_launched(void)
 {
 	bool		isnull;
-	int			lost = spi_int("SELECT h.lost, h.held FROM mixdnn._lose_half_launched() h", "repair");
-	Datum		held = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	int			lost;
+	Datum		held;
 
-	half_launched_held = !isnull && DatumGetInt32(held) > 0;
+	/* 0.1.0's _repair() did this itself */
+	if (!has_function("mixdnn._lose_half_launched()"))
+		return 0;
+	lost = spi_int("SELECT h.lost, h.held FROM mixdnn._lose_half_launched() h", "repair");
+	held = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+	half_launched_found = !isnull && DatumGetInt32(held) > 0;
 	return lost;
 }
 
@@ -147,14 +165,16 @@ step_repair(void)
 {
 	int			fixed = spi_int("SELECT mixdnn._repair()", "repair");
 
-	if (!mx_registry_leases_renewed(MyDatabaseId) ||
-		(mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE))
+	/* 0.1.0's _repair() renewed them itself */
+	if ((!mx_registry_leases_renewed(MyDatabaseId) ||
+		 (mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE)) &&
+		has_function("mixdnn._renew_leases()"))
 		(void) spi_int("SELECT mixdnn._renew_leases()", "repair");
 	fixed += lose_half_launched();
 	if (fixed > 0)
 		ereport(LOG,
 				(errmsg("mixdnn worker repaired %d half-done launch records", fixed)));
-	if (half_launched_held)
+	if (half_launched_found == 1)
 		ereport(LOG,
 				(errmsg("mixdnn worker left half-launched jobs whose rows another transaction holds; it looks again at each cycle")));
 }
@@ -248,6 +268,7 @@ run_step(cycle_step step, long *wait_ms)
 	bool		installed;
 	uint32		retry;
 
+	half_launched_found = -1;
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
@@ -287,6 +308,8 @@ run_step(cycle_step step, long *wait_ms)
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 	events_in_flight = 0;
+	if (half_launched_found >= 0)
+		half_launched_held = half_launched_found == 1;
 	/*
 	 * Not at once: the locker may hold its rows a while, and its commit is an
 	 * event anyway. The round's own wake-up at commit has set our latch;
