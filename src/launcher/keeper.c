@@ -121,22 +121,33 @@ give_up_part(keeper *k, const char *why)
 		kill_part(k);
 }
 
+/* How long a leaving keeper listens for a connect that found its socket's name just before it went. */
+#define LAST_CALL_MS 50
+
 /*
  * Leaves. A launcher whose connection is still in the backlog counts on
  * an answer (its connect succeeded): with the socket's name gone no other
  * can come, and each waiting one hears how the part ended, as a launcher
  * connected earlier did; dropped, it would take the keeper for killed.
+ * A connect that looked the name up before it went is queued within
+ * microseconds: the keeper answers until LAST_CALL_MS pass without one.
  */
 static void __attribute__((noreturn))
 finish(keeper *k)
 {
+	struct pollfd p;
 	int			fd;
 
 	unlink(k->args->socket_path);
 	lx_tree_remove(&k->tree);
+	p.fd = k->listen_fd;
+	p.events = POLLIN;
 	if (k->part_done && k->listen_fd >= 0 && fcntl(k->listen_fd, F_SETFL, O_NONBLOCK) == 0)
-		while ((fd = accept4(k->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0)
+		while ((fd = accept4(k->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0 ||
+			   ((errno == EAGAIN || errno == EWOULDBLOCK) && poll(&p, 1, LAST_CALL_MS) > 0))
 		{
+			if (fd < 0)
+				continue;
 			if (k->conn >= 0)
 				close(k->conn);
 			k->conn = fd;

@@ -38,7 +38,7 @@ weight() {
 	06_worker | 43_two_databases | 48_notify_lock | 51_drop_while_starting) echo 17 ;;
 	09_rounds_skip_locked_rows) echo 16 ;;
 	53_lost_cancel) echo 5 ;;
-	54_keeper_handover) echo 13 ;;
+	54_keeper_handover) echo 18 ;;
 	*) echo 10 ;;
 	esac
 }

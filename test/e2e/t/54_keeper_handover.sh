@@ -10,7 +10,11 @@
 #  2. a launcher killed while its part runs: the next launcher holds the
 #     part's GPU until the part is gone, then re-queues the job (before, the
 #     keeper refused it, and it gave the GPU up after at most 2 s);
-#  3. a launcher that cannot connect to a keeper's socket starts no keeper:
+#  3. a launcher that connects as the keeper leaves (gdb holds the keeper
+#     at its socket's unlink()) is answered, not reset (before, it took the
+#     reset for a dead keeper and failed the job with 137; skipped where gdb
+#     cannot attach);
+#  4. a launcher that cannot connect to a keeper's socket starts no keeper:
 #     the job fails with the reason and no command runs. (It used to fork
 #     the keeper first and connect after, and a connection failing there
 #     left the command running on GPUs its report of 126 freed; running
@@ -101,12 +105,43 @@ else
 	requeued "$job"
 fi
 
-# --- 3. no descriptor left for the connection to a new keeper
-set_setting mixdnn.lease_timeout ''
+# --- 3. a launcher that connects as the keeper leaves: gdb holds the
+# leaving keeper at its socket's unlink() while a new launcher's connection
+# lands in its backlog (before, the keeper exited without a word, and the
+# launcher took the reset for a keeper that died: 137, the job failed)
 if [ -z "$(launcher_pid n3)" ]; then
 	start_launcher n3
 	wait_until 10 "grep -q 'listening' '$T/launcher-n3.log'"
 fi
+job=$(submit backlog hard v100 1 "$(once 30)" '30 s')
+started "$job"
+gdb -p "$keeper" -batch -ex 'set pagination off' -ex "shell touch '$T/attached'" -ex 'break unlink' -ex continue \
+	-ex "shell touch '$T/at-unlink'; while [ ! -f '$T/go' ]; do sleep 0.05; done" -ex detach \
+	>"$T/gdb.log" 2>&1 &
+gdb_pid=$!
+if ! wait_until 20 "[ -f '$T/attached' ] && grep -q '^Breakpoint 1 at' '$T/gdb.log'"; then
+	kill "$gdb_pid" 2>/dev/null
+	skip 5 "gdb cannot attach to a process here: $(tail -1 "$T/gdb.log")"
+else
+	kill9_launcher n3
+	wait_until 15 "[ -f '$T/at-unlink' ]"
+	ok $? "its launcher killed, the keeper ends the part and stops, held, as it leaves" || diag "$(tail -5 "$T/gdb.log")"
+	start_launcher n3
+	wait_until 10 "grep -q 'job $job attempt 1: adopted its keeper' '$T/launcher-n3.log'"
+	ok $? "a new launcher's connection waits in the leaving keeper's backlog"
+	touch "$T/go"
+	wait "$gdb_pid"
+	wait_until 10 "grep -q 'job $job attempt 1: given up, not reported as an exit: its launcher died while it ran' '$T/launcher-n3.log'"
+	ok $? "the keeper answers it before it exits: given up, not the job's exit" || diag "$(grep "job $job" "$T/launcher-n3.log" | tail -3)"
+	wait_until 20 "[ -f '$T/out/$job-2.previous' ]"
+	ok $? "the job was re-queued and started again" || diag "status $(status_of "$job"): $(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $job")"
+	is "$(q "SELECT count(*) FROM mixdnn.job_events WHERE job_id = $job AND new_status = 'failed'")" 0 "the job never failed"
+	q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+	wait_until 15 '[ "$(q "SELECT count(*) FROM mixdnn.gpu_holds")" = 0 ]'
+fi
+
+# --- 4. no descriptor left for the connection to a new keeper
+set_setting mixdnn.lease_timeout ''
 lpid=$(launcher_pid n3)
 # a descriptor limit that leaves one free number: the keeper's listening socket takes it, the connection finds none
 free=0
