@@ -12,7 +12,7 @@
 #include "output.h"
 
 /* The job columns a user sets (docs/reference.md), as a JSON job spec's keys. */
-#define SPEC_KEYS "{name,model,model_class,gpu_type,gpus,min_gpus,max_gpus,allowed_types,duration,priority,command}"
+#define SPEC_KEYS "{name,model,model_class,gpu_type,gpus,min_gpus,max_gpus,allowed_types,duration,priority,command,workdir,env}"
 
 /* The spec's keys that are not job columns a user sets; MC_EXIT_USAGE when any. */
 static int
@@ -59,9 +59,10 @@ mc_submit(mc_ctx *c)
 	if (rc != 0)
 		return rc;
 	rc = mc_query(c, "INSERT INTO mixdnn.jobs (name, model, model_class, gpu_type, gpus, min_gpus, max_gpus, "
-				  "    allowed_types, duration, priority, command) "
+				  "    allowed_types, duration, priority, command, workdir, env) "
 				  "SELECT r.name, r.model, coalesce(r.model_class, 'soft'), r.gpu_type, r.gpus, r.min_gpus, "
-				  "    r.max_gpus, r.allowed_types, r.duration, coalesce(r.priority, 0), r.command "
+				  "    r.max_gpus, r.allowed_types, r.duration, coalesce(r.priority, 0), r.command, "
+				  "    r.workdir, r.env "
 				  "FROM pg_catalog.jsonb_populate_record(NULL::mixdnn.jobs, $1::jsonb) r RETURNING job_id",
 				  1, (const char *[]) {c->spec}, &res);
 	if (rc != 0)

@@ -100,6 +100,12 @@ read_file(const char *path)
 	if (m)
 		fclose(m);
 	fclose(f);
+	/* a NUL would end the text early: what follows it would be dropped unseen */
+	if (buf != NULL && strlen(buf) != len)
+	{
+		fprintf(stderr, "mixdnn: job file \"%s\" holds a NUL byte\n", path);
+		exit(MC_EXIT_USAGE);
+	}
 	return buf;
 }
 
@@ -229,9 +235,12 @@ merge_spec(mc_ctx *c, cli_args *a)
 	const char *p[2] = {a->file ? read_file(a->file) : "{}", a->spec.buf ? a->spec.buf : "{}"};
 	PGresult   *res;
 
-	if (mc_query(c, "SELECT CASE WHEN pg_catalog.jsonb_typeof($1::jsonb) = 'object' "
-				 "THEN ($1::jsonb || $2::jsonb)::text END", 2, p, &res) != 0)
-		return MC_EXIT_USAGE;
+	int			rc = mc_query(c, "SELECT CASE WHEN pg_catalog.jsonb_typeof($1::jsonb) = 'object' "
+							  "THEN ($1::jsonb || $2::jsonb)::text END", 2, p, &res);
+
+	/* the server's refusal is the file's fault (not JSON); a lost connection is not */
+	if (rc != 0)
+		return rc == MC_EXIT_SQL ? MC_EXIT_USAGE : rc;
 	if (PQgetisnull(res, 0, 0))
 	{
 		fprintf(stderr, "mixdnn: the job file must hold one JSON object\n");
@@ -253,6 +262,95 @@ static const struct
 	{"cancel", mc_cancel, false}, {"why", mc_why, false}, {"history", mc_history, false},
 	{"top", mc_top, false}
 };
+
+/*
+ * Past a string libpq could not parse, it quotes a piece of what follows
+ * ('missing "=" after "ter2"'): every word after "password=" in the --dsn
+ * is masked in msg wherever it shows.
+ */
+static void
+mask_password_words(char *msg, const char *dsn)
+{
+	const char *pw = dsn ? strstr(dsn, "password=") : NULL;
+	char	   *tokens = pw ? strdup(pw + 9) : NULL,
+			   *save = NULL,
+			   *t;
+
+	if (tokens == NULL)
+		return;
+	for (t = strtok_r(tokens, " \t\n'\"=&\\", &save); t; t = strtok_r(NULL, " \t\n'\"=&\\", &save))
+	{
+		char	   *hit;
+		size_t		n = strlen(t);
+
+		/* a word of stars would be found again in its own mask */
+		while (n >= 3 && strspn(t, "*") < n && (hit = strstr(msg, t)) != NULL)
+			memset(hit, '*', n);
+	}
+	free(tokens);
+}
+
+/*
+ * libpq's connection error, with any password in it masked: a --dsn it
+ * cannot parse comes back whole ("postgresql://u:secret@host", or
+ * "password=secret" in a key/value string).
+ */
+static void
+print_masked(const char *libpq_msg, const char *dsn)
+{
+	char	   *msg = strdup(libpq_msg);
+	const char *p = msg;
+
+	if (msg == NULL)
+		return;
+	mask_password_words(msg, dsn);
+
+	fputs("mixdnn: ", stderr);
+	while (*p)
+	{
+		const char *scheme = strstr(p, "://"),
+				   *key = strstr(p, "password="),
+				   *next = scheme && (!key || scheme < key) ? scheme : key;
+
+		if (next == NULL)
+			break;
+		if (next == scheme)
+		{
+			/* userinfo: up to '@' before any '/', its password after the first ':' */
+			const char *start = scheme + 3,
+					   *at = start + strcspn(start, "@/ \n"),
+					   *colon = memchr(start, ':', (size_t) (at - start));
+
+			fwrite(p, 1, (size_t) (start - p), stderr);
+			if (*at == '@' && colon != NULL)
+			{
+				fwrite(start, 1, (size_t) (colon - start), stderr);
+				fputs(":***", stderr);
+				p = at;
+			}
+			else
+				p = start;
+			continue;
+		}
+		fwrite(p, 1, (size_t) (key + 9 - p), stderr);
+		fputs("***", stderr);
+		p = key + 9;
+		if (*p == '\'')
+		{
+			for (p++; *p && *p != '\''; p++)
+			{
+				if (*p == '\\' && p[1])
+					p++;
+			}
+			if (*p == '\'')
+				p++;
+		}
+		else
+			p += strcspn(p, " \n\"");
+	}
+	fputs(p, stderr);
+	free(msg);
+}
 
 int
 main(int argc, char **argv)
@@ -292,7 +390,7 @@ main(int argc, char **argv)
 	c.conn = PQconnectdbParams(keys, vals, 1);
 	if (PQstatus(c.conn) != CONNECTION_OK)
 	{
-		fprintf(stderr, "mixdnn: %s", PQerrorMessage(c.conn));
+		print_masked(PQerrorMessage(c.conn), a.dsn);
 		PQfinish(c.conn);
 		return MC_EXIT_CONNECT;
 	}

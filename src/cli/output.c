@@ -2,6 +2,7 @@
  * output.c — query results for people (aligned columns) and for scripts
  * (JSON).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,22 +19,77 @@
 #define JSONOID 114
 #define JSONBOID 3802
 
-/* Display width: UTF-8 continuation bytes take no column. */
+/*
+ * A control character at s (C0, DEL, or C1 as UTF-8's C2 80..9F), spelled
+ * as an escape into esc: how many bytes of s it takes, 0 if s is not one.
+ * Any user's job name or reason reaches an admin's terminal (queue --all,
+ * top, history): printed raw, ESC and OSC sequences would clear the
+ * screen, set its title, write the clipboard, and a newline forge rows.
+ */
+static int
+control_at(const char *s, char esc[8])
+{
+	unsigned char c = (unsigned char) s[0];
+
+	if (c == '\n' || c == '\t' || c == '\r')
+		snprintf(esc, 8, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
+	else if (c < 0x20 || c == 0x7f)
+		snprintf(esc, 8, "\\u%04x", c);
+	else if (c == 0xC2 && (unsigned char) s[1] >= 0x80 && (unsigned char) s[1] <= 0x9F)
+	{
+		snprintf(esc, 8, "\\u%04x", (unsigned char) s[1]);
+		return 2;
+	}
+	else
+		return 0;
+	return 1;
+}
+
+/* Display width of s as put_cell prints it: UTF-8 continuation bytes take no column. */
 static int
 width(const char *s)
 {
-	int			w = 0;
+	char		esc[8];
+	int			w = 0,
+				n;
 
-	for (; *s; s++)
+	while (*s)
+	{
+		if ((n = control_at(s, esc)) > 0)
+		{
+			w += (int) strlen(esc);
+			s += n;
+			continue;
+		}
 		if (((unsigned char) *s & 0xC0) != 0x80)
 			w++;
+		s++;
+	}
 	return w;
+}
+
+static void
+put_cell(FILE *out, const char *s)
+{
+	char		esc[8];
+	int			n;
+
+	while (*s)
+	{
+		if ((n = control_at(s, esc)) > 0)
+		{
+			fputs(esc, out);
+			s += n;
+		}
+		else
+			fputc(*s++, out);
+	}
 }
 
 static void
 pad(FILE *out, const char *s, int w, int last)
 {
-	fputs(s, out);
+	put_cell(out, s);
 	if (!last)
 		fprintf(out, "%*s", w - width(s) + 2, "");
 }
@@ -73,21 +129,22 @@ mc_print_table(FILE *out, const PGresult *res)
 void
 mc_json_string(FILE *out, const char *s)
 {
-	fputc('"', out);
-	for (; *s; s++)
-	{
-		unsigned char c = (unsigned char) *s;
+	char		esc[8];
+	int			n;
 
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
+	fputc('"', out);
+	while (*s)
+	{
+		/* DEL and C1 too: `jq -r` prints what the string holds */
+		if ((n = control_at(s, esc)) > 0)
+		{
+			fputs(esc, out);
+			s += n;
+			continue;
+		}
+		if (*s == '"' || *s == '\\')
+			fputc('\\', out);
+		fputc(*s++, out);
 	}
 	fputc('"', out);
 }

@@ -121,6 +121,40 @@ ok $? "top --iterations 1"
 json "$OUT/t" "set(d) == {'gpus', 'jobs', 'queue'} and d['gpus'][0]['gpu_type'] == 'v100' and d['gpus'][0]['up'] == 2"
 ok $? "... as one JSON object: GPUs per type, jobs per status, the queue"
 
+# A job name that would drive the reader's terminal: escape sequences (clear
+# the screen, set the title) and a newline that forges a row. Printed raw
+# before, to every admin's queue --all, top and history.
+as "$A" submit --name "$(printf 'x\033]0;pwned\007\033[2J\302\233\nposition job_id owner')" \
+	--class hard --gpu-type v100 --gpus 1 --duration '1 hour' >/dev/null
+ok $? "a job whose name holds control characters is accepted"
+as "$A" queue >"$OUT/qe"
+! LC_ALL=C grep -q "$(printf '[\033\007\302]')" "$OUT/qe" && [ "$(wc -l <"$OUT/qe")" = 3 ] &&
+	grep -qF 'x\u001b]0;pwned\u0007\u001b[2J\u009b\nposition job_id owner' "$OUT/qe"
+ok $? "queue prints it escaped: no control byte, no forged row" || cat -v "$OUT/qe" | sed 's/^/# /'
+as "$A" --json queue >"$OUT/qj"
+! LC_ALL=C grep -q "$(printf '[\033\007\302]')" "$OUT/qj" &&
+	json "$OUT/qj" "any(r['name'] == 'x\\x1b]0;pwned\\x07\\x1b[2J\\x9b\\nposition job_id owner' for r in d)"
+ok $? "... and as JSON, escaped, the same name when parsed"
+$PSQL -d "$DB" -c "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name LIKE 'x%pwned%'" >/dev/null
+
+# workdir and env, which have no option, from a job file
+echo '{"name": "wd", "model_class": "hard", "gpu_type": "v100", "gpus": 1, "duration": "1 hour",
+      "workdir": "/srv/wd", "env": {"E2E_X": "1"}}' >"$OUT/wd.json"
+as "$B" --json submit --file "$OUT/wd.json" >"$OUT/wd" 2>"$OUT/e" &&
+	[ "$($PSQL -d "$DB" -Atc "SELECT workdir || ' ' || env::text FROM mixdnn.jobs WHERE name = 'wd'")" = '/srv/wd {"E2E_X": "1"}' ]
+ok $? "a job file sets workdir and env" || cat "$OUT/e"
+$PSQL -d "$DB" -c "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name = 'wd'" >/dev/null
+printf '{"name": "nul", "gpus": 1, "duration": "1 hour"}\0 {"command": "rm -rf ~"}' >"$OUT/nul.json"
+as "$B" submit --file "$OUT/nul.json" 2>"$OUT/e"
+[ $? = 2 ] && grep -q 'NUL byte' "$OUT/e" && [ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name = 'nul'")" = 0 ]
+ok $? "a job file with a NUL byte: exit 2, nothing submitted"
+"$M" --dsn 'postgresql://u:Hunter2secret@[::1' queue 2>"$OUT/e"
+[ $? = 4 ] && ! grep -q Hunter2secret "$OUT/e" && grep -q 'u:\*\*\*@' "$OUT/e"
+ok $? "a URI libpq cannot parse: exit 4, its password masked in the message" || cat "$OUT/e"
+"$M" --dsn 'password=Hunter2 secret host=/nonexistent' queue 2>"$OUT/e"
+[ $? = 4 ] && ! grep -Eq 'Hunter2|secret' "$OUT/e"
+ok $? "... and a key/value string's, the words after password= too" || cat "$OUT/e"
+
 # What an operator finds in the server log (sent to psql here as well).
 $PSQL -d "$DB" -c "UPDATE mixdnn.gpu_nodes SET gpus = 4" >/dev/null
 $PSQL -d "$DB" >/dev/null 2>"$OUT/log" <<'SQL'
