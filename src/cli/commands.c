@@ -100,7 +100,8 @@ job_arg(const char *s)
 {
 	size_t		n = strspn(s, "0123456789");
 
-	if (n == 0 || n > 18 || s[n] != '\0')
+	/* up to bigint's 19 digits; the server refuses one beyond its range */
+	if (n == 0 || n > 19 || s[n] != '\0')
 	{
 		fprintf(stderr, "mixdnn: \"%s\" is not a job id\n", s);
 		return MC_EXIT_USAGE;
@@ -119,14 +120,16 @@ mc_cancel(mc_ctx *c)
 		fprintf(stderr, "mixdnn: cancel needs at least one job id\n");
 		return MC_EXIT_USAGE;
 	}
+	/* a bad command line cancels nothing */
+	for (i = 0; i < c->nargs; i++)
+		if (job_arg(c->args[i]) != 0)
+			return MC_EXIT_USAGE;
 	for (i = 0; i < c->nargs; i++)
 	{
 		PGresult   *res;
-		int			rc = job_arg(c->args[i]);
-
-		if (rc == 0)
-			rc = mc_query(c, "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $1::bigint "
+		int			rc = mc_query(c, "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $1::bigint "
 						  "RETURNING job_id, status", 1, (const char *const *) &c->args[i], &res);
+
 		if (rc == 0 && PQntuples(res) == 0)
 		{
 			fprintf(stderr, "mixdnn: job %s does not exist or is not yours\n", c->args[i]);

@@ -197,6 +197,11 @@ parse_args(int argc, char **argv, mc_ctx *c, cli_args *a)
 		fputc('}', a->spec.f);
 		fclose(a->spec.f);
 	}
+	if (c->all && c->user)
+	{
+		fprintf(stderr, "mixdnn: --all and --user exclude each other\n");
+		exit(MC_EXIT_USAGE);
+	}
 }
 
 int
@@ -394,6 +399,8 @@ main(int argc, char **argv)
 		PQfinish(c.conn);
 		return MC_EXIT_CONNECT;
 	}
+	/* DETAIL and HINT are the user's; CONTEXT names internal functions */
+	PQsetErrorContextVisibility(c.conn, PQSHOW_CONTEXT_NEVER);
 	rc = commands[i].spec ? merge_spec(&c, &a) : 0;
 	if (rc == 0)
 		rc = commands[i].run(&c);

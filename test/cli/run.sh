@@ -88,8 +88,14 @@ ok $? "... when and on what it would run"
 ok $? "... and nothing was submitted"
 
 as "$A" submit --name bad --gpus 0 --duration 1h 2>"$OUT/e"
-[ $? = 1 ] && grep -q "gpus must be between 1 and 4096" "$OUT/e"
-ok $? "a submission the server refuses: exit 1 and its message"
+[ $? = 1 ] && grep -q "gpus must be between 1 and 4096" "$OUT/e" && ! grep -q '^CONTEXT' "$OUT/e"
+ok $? "a submission the server refuses: exit 1 and its message, without the server's CONTEXT lines" || cat "$OUT/e"
+as "$A" queue --all --user "$B" 2>/dev/null
+[ $? = 2 ]
+ok $? "--all with --user: exit 2"
+as "$A" cancel 9223372036854775807 2>/dev/null
+[ $? = 3 ]
+ok $? "the largest bigint is a job id (not found: exit 3)"
 as "$A" submit --name bad --gpus 1 --duration 1h --frob 2>/dev/null
 [ $? = 2 ]
 ok $? "an unknown option: exit 2"
@@ -108,6 +114,10 @@ ok $? "job options on another command: exit 2"
 as "$B" cancel "$J2" 2>/dev/null
 [ $? = 3 ] && [ "$($PSQL -d "$DB" -Atc "SELECT status FROM mixdnn.jobs WHERE job_id = $J2")" = planned ]
 ok $? "bob cannot cancel alice's job: exit 3, nothing changed"
+before=$($PSQL -d "$DB" -Atc "SELECT status FROM mixdnn.jobs WHERE job_id = $J2")
+as "$A" cancel "$J2" abc 2>/dev/null
+[ $? = 2 ] && [ "$($PSQL -d "$DB" -Atc "SELECT status FROM mixdnn.jobs WHERE job_id = $J2")" = "$before" ]
+ok $? "a bad id among good ones: exit 2, nothing cancelled"
 as "$A" --json cancel "$J2" >"$OUT/c"
 ok $? "alice cancels it"
 json "$OUT/c" "d == [{'job_id': $J2, 'status': 'cancelled'}]"
