@@ -219,28 +219,34 @@ top_once(mc_ctx *c)
 		"    pg_catalog.date_trunc('second', waited) AS waited "
 		"FROM mixdnn.queue ORDER BY position NULLS FIRST, job_id LIMIT 20"
 	};
-	PGresult   *res;
+	PGresult   *res[3];
 	int			i,
 				rc;
 
+	/* every query first: one that fails must not leave half a screen or half a JSON object */
+	for (i = 0; i < 3; i++)
+		if ((rc = mc_query(c, sql[i], 0, NULL, &res[i])) != 0)
+		{
+			while (i-- > 0)
+				PQclear(res[i]);
+			return rc;
+		}
 	if (!c->json && isatty(STDOUT_FILENO))
 		fputs("\033[H\033[2J", stdout);
 	fputs(c->json ? "{" : "", stdout);
 	for (i = 0; i < 3; i++)
 	{
-		if ((rc = mc_query(c, sql[i], 0, NULL, &res)) != 0)
-			return rc;
 		if (c->json)
 		{
 			fprintf(stdout, "%s\"%s\": ", i ? ", " : "", titles[i]);
-			mc_print_json(stdout, res);
+			mc_print_json(stdout, res[i]);
 		}
 		else
 		{
 			fprintf(stdout, "%s== %s\n", i ? "\n" : "", titles[i]);
-			mc_print_table(stdout, res);
+			mc_print_table(stdout, res[i]);
 		}
-		PQclear(res);
+		PQclear(res[i]);
 	}
 	fputs(c->json ? "}\n" : "", stdout);
 	fflush(stdout);

@@ -16,8 +16,10 @@ A=cli_alice_$$
 B=cli_bob_$$
 PSQL="psql -X -q -v ON_ERROR_STOP=1 -U $SU"
 OUT=$(mktemp -d /tmp/mixdnn-cli.XXXXXX)
+C=cli_carol_$$
 cleanup() {
-	$PSQL -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS $A" -c "DROP ROLE IF EXISTS $B" >/dev/null 2>&1
+	$PSQL -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS $A" -c "DROP ROLE IF EXISTS $B" \
+		-c "DROP ROLE IF EXISTS $C" >/dev/null 2>&1
 	rm -rf "$OUT"
 }
 [ -n "${CLI_KEEP:-}" ] || trap cleanup EXIT
@@ -130,6 +132,12 @@ as "$B" --json top --iterations 1 >"$OUT/t"
 ok $? "top --iterations 1"
 json "$OUT/t" "set(d) == {'gpus', 'jobs', 'queue'} and d['gpus'][0]['gpu_type'] == 'v100' and d['gpus'][0]['up'] == 2"
 ok $? "... as one JSON object: GPUs per type, jobs per status, the queue"
+# a role that may read the nodes but not the queue: top's third query fails
+$PSQL -d "$DB" -c "CREATE ROLE $C LOGIN" -c "GRANT USAGE ON SCHEMA mixdnn TO $C" \
+	-c "GRANT SELECT ON mixdnn.gpu_nodes, mixdnn.gpu_holds TO $C" >/dev/null
+as "$C" --json top --iterations 1 >"$OUT/tc" 2>/dev/null
+[ $? = 1 ] && [ ! -s "$OUT/tc" ]
+ok $? "top whose query fails mid-refresh: exit 1, nothing half-printed" || cat "$OUT/tc"
 
 # A job name that would drive the reader's terminal: escape sequences (clear
 # the screen, set the title) and a newline that forges a row. Printed raw
