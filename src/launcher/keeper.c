@@ -104,14 +104,13 @@ kill_part(keeper *k)
  * Kills a running part for a reason of the node's, not the job's (no
  * launcher, no lease): whichever launcher hears how it ended gives it up
  * to be re-queued instead of reporting the SIGKILL as the job's exit. A
- * part whose command had exited keeps that exit as its result.
+ * part whose command had exited keeps that exit as its result (the
+ * callers have reaped it: check_part after the loop's reap, read_launcher
+ * itself).
  */
-static void reap(keeper *k);
-
 static void
 give_up_part(keeper *k, const char *why)
 {
-	reap(k);					/* a command that exited in this very turn has its result */
 	if (!k->cmd_done && !k->lease_lost)
 	{
 		k->lease_lost = true;

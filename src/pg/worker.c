@@ -116,14 +116,6 @@ static const char *const step_names[] = {"repair", "lease expiry", "plan", "laun
 #define PURGE_INTERVAL_MS (3600 * 1000)
 
 /*
- * Launchers could not renew their leases while the server was down, or
- * before a promotion, or for the rows a data load wrote: the first repair
- * after a start, and the repair after a load, give every active part one
- * more lease. Not a worker's restart while the server ran (a terminated
- * worker, ALTER DATABASE SET): renewing then kept a lost launcher's parts
- * alive for as long as the restarts went on.
- */
-/*
  * Jobs active without their GPUs or parts: re-queued or failed, but for
  * those whose row another transaction holds; while any is left, the next
  * cycle's lease expiry looks again (a repair runs only at the worker's
@@ -141,7 +133,7 @@ has_function(const char *signature)
 	char		sql[256];
 
 	snprintf(sql, sizeof(sql), "SELECT (pg_catalog.to_regprocedure('%s') IS NOT NULL)::int", signature);
-	return spi_int(sql, "repair") != 0;
+	return spi_int(sql, "function lookup") != 0;
 }
 
 static int
@@ -160,6 +152,14 @@ lose_half_launched(void)
 	return lost;
 }
 
+/*
+ * Launchers could not renew their leases while the server was down, or
+ * before a promotion, or for the rows a data load wrote: the first repair
+ * after a start, and the repair after a load, give every active part one
+ * more lease. Not a worker's restart while the server ran (a terminated
+ * worker, ALTER DATABASE SET): renewing then kept a lost launcher's parts
+ * alive for as long as the restarts went on.
+ */
 static void
 step_repair(void)
 {
@@ -246,8 +246,7 @@ step_purge(void)
 	int			purged;
 
 	/* A database still at 0.1.0 (not yet updated) has none: nothing to purge. */
-	if (spi_int("SELECT (pg_catalog.to_regprocedure('mixdnn.purge_history(interval)') IS NOT NULL)::int",
-				"purge") == 0)
+	if (!has_function("mixdnn.purge_history(interval)"))
 		return;
 	purged = spi_int("SELECT (rounds + plan_revisions + events)::int FROM mixdnn.purge_history()", "purge");
 
