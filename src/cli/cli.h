@@ -13,7 +13,10 @@
 #define MC_EXIT_SQL 1			/* the server refused: bad input, no privilege, ... */
 #define MC_EXIT_USAGE 2			/* bad command line or job file */
 #define MC_EXIT_NOT_FOUND 3		/* no such job, or not the caller's */
-#define MC_EXIT_CONNECT 4		/* could not connect */
+#define MC_EXIT_CONNECT 4		/* could not connect, or the connection was lost */
+
+/* The session's lock_timeout unless it set its own (docs/cli.md). */
+#define MC_LOCK_TIMEOUT "10s"
 
 typedef struct mc_ctx
 {

@@ -3,6 +3,7 @@
  * (docs/cli.md). The commands are in commands.c.
  */
 #include <getopt.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +258,26 @@ merge_spec(mc_ctx *c, cli_args *a)
 	return 0;
 }
 
+/*
+ * A cancel behind a row lock that another open transaction holds (the
+ * user's own in another session, an admin's) would wait for as long as
+ * that transaction stays open; a script should get an answer. The
+ * session's own lock_timeout (PGOPTIONS, ALTER ROLE) is kept when it set
+ * one. Rounds set their own (mixdnn.lock_timeout) for their duration.
+ */
+static int
+bound_lock_waits(mc_ctx *c)
+{
+	const char *p[1] = {MC_LOCK_TIMEOUT};
+	PGresult   *res;
+	int			rc = mc_query(c, "SELECT pg_catalog.set_config('lock_timeout', $1, false) "
+						  "WHERE pg_catalog.current_setting('lock_timeout') = '0'", 1, p, &res);
+
+	if (rc == 0)
+		PQclear(res);
+	return rc;
+}
+
 static const struct
 {
 	const char *name;
@@ -362,11 +383,14 @@ main(int argc, char **argv)
 {
 	mc_ctx		c = {.limit = 20, .interval_s = 2};
 	cli_args	a = {0};
-	const char *keys[] = {"dbname", "fallback_application_name", NULL};
-	const char *vals[3];
+	/* after dbname, so that a --dsn cannot set another encoding (output.c escapes UTF-8) */
+	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", NULL};
+	const char *vals[4];
 	size_t		i;
 	int			rc;
 
+	/* widths of wide and combining characters (output.c); C.UTF-8 is built into glibc 2.35 on */
+	(void) setlocale(LC_CTYPE, "C.UTF-8");
 	parse_args(argc, argv, &c, &a);
 	if (optind >= argc)
 	{
@@ -391,7 +415,8 @@ main(int argc, char **argv)
 	}
 	vals[0] = a.dsn ? a.dsn : "";
 	vals[1] = "mixdnn";
-	vals[2] = NULL;
+	vals[2] = "UTF8";
+	vals[3] = NULL;
 	c.conn = PQconnectdbParams(keys, vals, 1);
 	if (PQstatus(c.conn) != CONNECTION_OK)
 	{
@@ -401,7 +426,9 @@ main(int argc, char **argv)
 	}
 	/* DETAIL and HINT are the user's; CONTEXT names internal functions */
 	PQsetErrorContextVisibility(c.conn, PQSHOW_CONTEXT_NEVER);
-	rc = commands[i].spec ? merge_spec(&c, &a) : 0;
+	rc = bound_lock_waits(&c);
+	if (rc == 0 && commands[i].spec)
+		rc = merge_spec(&c, &a);
 	if (rc == 0)
 		rc = commands[i].run(&c);
 	PQfinish(c.conn);

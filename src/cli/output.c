@@ -2,9 +2,13 @@
  * output.c — query results for people (aligned columns) and for scripts
  * (JSON).
  */
+#define _XOPEN_SOURCE 700		/* wcwidth */
+
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "output.h"
 
@@ -20,50 +24,108 @@
 #define JSONBOID 3802
 
 /*
- * A control character at s (C0, DEL, or C1 as UTF-8's C2 80..9F), spelled
- * as an escape into esc: how many bytes of s it takes, 0 if s is not one.
- * Any user's job name or reason reaches an admin's terminal (queue --all,
- * top, history): printed raw, ESC and OSC sequences would clear the
- * screen, set its title, write the clipboard, and a newline forge rows.
+ * One character of a value, as the table and JSON print it. Any user's job
+ * name or reason reaches an admin's terminal (queue --all, top, history):
+ * printed raw, ESC and OSC sequences would clear the screen, set its
+ * title, write the clipboard, a newline forge rows, and a bidirectional
+ * override reorder what follows it. The client asks for UTF-8
+ * (main.c), but a SQL_ASCII database passes any byte through, so a byte
+ * that is not valid UTF-8 is escaped too: a lone 0x9B is C1's CSI to a
+ * terminal reading Latin-1.
  */
-static int
-control_at(const char *s, char esc[8])
+typedef enum
 {
-	unsigned char c = (unsigned char) s[0];
+	CH_RAW,						/* printed as it is */
+	CH_ESCAPED,					/* printed as \n, \t, \r or \uXXXX (cp) */
+	CH_INVALID					/* not UTF-8: printed as \xNN (tables), \ufffd (JSON) */
+} ch_kind;
 
-	if (c == '\n' || c == '\t' || c == '\r')
-		snprintf(esc, 8, "\\%c", c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
-	else if (c < 0x20 || c == 0x7f)
-		snprintf(esc, 8, "\\u%04x", c);
-	else if (c == 0xC2 && (unsigned char) s[1] >= 0x80 && (unsigned char) s[1] <= 0x9F)
-	{
-		snprintf(esc, 8, "\\u%04x", (unsigned char) s[1]);
-		return 2;
-	}
-	else
-		return 0;
-	return 1;
+typedef struct
+{
+	ch_kind		kind;
+	int			len;			/* bytes of the value it takes */
+	unsigned	cp;				/* its code point (CH_INVALID: the byte) */
+	int			cols;			/* columns it takes printed raw */
+} mc_char;
+
+/* C0, DEL, C1, and the marks and overrides of Unicode's bidirectional algorithm. */
+static int
+must_escape(unsigned cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+		(cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
-/* Display width of s as put_cell prints it: UTF-8 continuation bytes take no column. */
+/* The code point of the UTF-8 sequence at s and its length; 0 when it is not a valid one. */
+static int
+utf8_at(const unsigned char *s, unsigned *cp)
+{
+	int			n = s[0] < 0x80 ? 1 : s[0] < 0xc2 ? 0 : s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : s[0] < 0xf5 ? 4 : 0;
+	unsigned	lo = s[0] == 0xe0 ? 0xa0 : s[0] == 0xf0 ? 0x90 : 0x80,	/* no overlong forms */
+				hi = s[0] == 0xed ? 0x9f : s[0] == 0xf4 ? 0x8f : 0xbf;	/* no surrogates, none past U+10FFFF */
+	int			i;
+
+	if (n <= 1)
+	{
+		*cp = s[0];
+		return n;
+	}
+	*cp = s[0] & (0xff >> (n + 1));
+	for (i = 1; i < n; i++)
+	{
+		if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xbf))
+			return 0;
+		*cp = (*cp << 6) | (s[i] & 0x3f);
+	}
+	return n;
+}
+
+static mc_char
+char_at(const char *s)
+{
+	mc_char		ch = {CH_RAW, 0, 0, 1};
+	int			w;
+
+	ch.len = utf8_at((const unsigned char *) s, &ch.cp);
+	if (ch.len == 0)
+	{
+		ch.kind = CH_INVALID;
+		ch.len = 1;
+	}
+	else if (must_escape(ch.cp))
+		ch.kind = CH_ESCAPED;
+	else if (ch.cp >= 0x80 && (w = wcwidth((wchar_t) ch.cp)) >= 0)
+		ch.cols = w;			/* 2 for CJK and emoji, 0 for combining marks (main.c sets LC_CTYPE) */
+	return ch;
+}
+
+/* ch as an escape into esc, JSON's or the table's; false when it prints raw. */
+static bool
+escape(mc_char ch, bool json, char esc[8])
+{
+	if (ch.kind == CH_RAW)
+		return false;
+	if (ch.kind == CH_INVALID)
+		snprintf(esc, 8, json ? "\\ufffd" : "\\x%02x", ch.cp);
+	else if (ch.cp == '\n' || ch.cp == '\t' || ch.cp == '\r')
+		snprintf(esc, 8, "\\%c", ch.cp == '\n' ? 'n' : ch.cp == '\t' ? 't' : 'r');
+	else
+		snprintf(esc, 8, "\\u%04x", ch.cp);
+	return true;
+}
+
+/* Columns s takes as put_cell prints it. */
 static int
 width(const char *s)
 {
 	char		esc[8];
-	int			w = 0,
-				n;
+	int			w = 0;
+	mc_char		ch;
 
-	while (*s)
+	for (; *s; s += ch.len)
 	{
-		if ((n = control_at(s, esc)) > 0)
-		{
-			w += (int) strlen(esc);
-			s += n;
-			continue;
-		}
-		if (((unsigned char) *s & 0xC0) != 0x80)
-			w++;
-		s++;
+		ch = char_at(s);
+		w += escape(ch, false, esc) ? (int) strlen(esc) : ch.cols;
 	}
 	return w;
 }
@@ -72,17 +134,15 @@ static void
 put_cell(FILE *out, const char *s)
 {
 	char		esc[8];
-	int			n;
+	mc_char		ch;
 
-	while (*s)
+	for (; *s; s += ch.len)
 	{
-		if ((n = control_at(s, esc)) > 0)
-		{
+		ch = char_at(s);
+		if (escape(ch, false, esc))
 			fputs(esc, out);
-			s += n;
-		}
 		else
-			fputc(*s++, out);
+			fwrite(s, 1, (size_t) ch.len, out);
 	}
 }
 
@@ -130,21 +190,21 @@ void
 mc_json_string(FILE *out, const char *s)
 {
 	char		esc[8];
-	int			n;
+	mc_char		ch;
 
 	fputc('"', out);
-	while (*s)
+	for (; *s; s += ch.len)
 	{
-		/* DEL and C1 too: `jq -r` prints what the string holds */
-		if ((n = control_at(s, esc)) > 0)
-		{
+		ch = char_at(s);
+		/* DEL, C1 and bidi controls too: `jq -r` prints what the string holds */
+		if (escape(ch, true, esc))
 			fputs(esc, out);
-			s += n;
-			continue;
+		else
+		{
+			if (*s == '"' || *s == '\\')
+				fputc('\\', out);
+			fwrite(s, 1, (size_t) ch.len, out);
 		}
-		if (*s == '"' || *s == '\\')
-			fputc('\\', out);
-		fputc(*s++, out);
 	}
 	fputc('"', out);
 }

@@ -154,6 +154,87 @@ as "$A" --json queue >"$OUT/qj"
 	json "$OUT/qj" "any(r['name'] == 'x\\x1b]0;pwned\\x07\\x1b[2J\\x9b\\nposition job_id owner' for r in d)"
 ok $? "... and as JSON, escaped, the same name when parsed"
 $PSQL -d "$DB" -c "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name LIKE 'x%pwned%'" >/dev/null
+# A client encoding without C1 (PGCLIENTENCODING=LATIN1) would turn U+009B
+# into the single byte 0x9B, CSI to a terminal reading Latin-1: the client
+# asks for UTF-8 whatever the environment says.
+as "$A" submit --name "$(printf 'y\302\233H')" --class hard --gpu-type v100 --gpus 1 --duration '1 hour' >/dev/null
+PGCLIENTENCODING=LATIN1 as "$A" queue >"$OUT/ql"
+! LC_ALL=C grep -q "$(printf '[\200-\237]')" "$OUT/ql" && grep -qF 'y\u009bH' "$OUT/ql"
+ok $? "with PGCLIENTENCODING=LATIN1 too: no C1 byte, escaped" || cat -v "$OUT/ql" | sed 's/^/# /'
+# A right-to-left override reorders what follows it on a terminal that
+# applies Unicode's bidirectional algorithm ("exe.txt" shown as "txt.exe").
+as "$A" submit --name "$(printf 'report\342\200\256txt.exe')" --class hard --gpu-type v100 --gpus 1 --duration '1 hour' >/dev/null
+as "$A" queue >"$OUT/qr" && as "$A" --json queue >"$OUT/qrj"
+grep -qF 'report\u202etxt.exe' "$OUT/qr" && ! grep -qF "$(printf '\342\200\256')" "$OUT/qr" "$OUT/qrj" &&
+	json "$OUT/qrj" "any(r['name'] == 'report\u202etxt.exe' for r in d)"
+ok $? "a bidirectional override is escaped in the table and in JSON (parsed back the same)"
+# Wide characters take two columns: the columns after a CJK name line up.
+as "$A" submit --name "训练任务" --class hard --gpu-type v100 --gpus 1 --duration '1 hour' >/dev/null
+as "$A" submit --name "abcdefgh" --class hard --gpu-type v100 --gpus 1 --duration '1 hour' >/dev/null
+as "$A" queue >"$OUT/qw"
+python3 - "$OUT/qw" <<'PY'
+import sys, unicodedata
+def cols(s):
+    return sum(2 if unicodedata.east_asian_width(ch) in 'WF' else 0 if unicodedata.combining(ch) else 1 for ch in s)
+lines = open(sys.argv[1], encoding='utf-8').read().splitlines()
+head = lines[0]
+after = head.index('name') + len('name')
+nxt = after + len(head[after:]) - len(head[after:].lstrip())       # the column after name
+want = cols(head[:nxt])
+rows = [l for l in lines[1:] if '训练任务' in l or 'abcdefgh' in l]
+starts = []
+for l in rows:
+    i = l.index('训练任务') + 4 if '训练任务' in l else l.index('abcdefgh') + 8
+    j = i + len(l[i:]) - len(l[i:].lstrip())
+    starts.append(cols(l[:j]))
+sys.exit(0 if len(rows) == 2 and starts == [want, want] else 1)
+PY
+ok $? "a name of wide characters keeps the columns aligned" || sed 's/^/# /' "$OUT/qw"
+$PSQL -d "$DB" -c "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name IN ('训练任务', 'abcdefgh') OR name LIKE 'y%H' OR name LIKE 'report%'" >/dev/null
+
+# A cancel behind a row lock another transaction holds waits at most the
+# client's lock_timeout (10 s), or the session's own (PGOPTIONS).
+J3=$(as "$A" --json submit --name locked --class hard --gpu-type v100 --gpus 1 --duration '1 hour' |
+	python3 -c "import json,sys; print(json.load(sys.stdin)[0]['job_id'])")
+$PSQL -d "$DB" -c "BEGIN" -c "SELECT 1 FROM mixdnn.jobs WHERE job_id = $J3 FOR UPDATE" \
+	-c "SELECT pg_sleep(60) /* cli-holder */" >/dev/null 2>&1 &
+holder=$!
+for _ in $(seq 100); do
+	[ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%cli-holder */' AND pid <> pg_backend_pid()")" = 1 ] && break
+	sleep 0.1
+done
+t0=$(date +%s)
+PGOPTIONS='-c lock_timeout=1s' as "$A" cancel "$J3" >/dev/null 2>"$OUT/e"
+rc=$?
+t1=$(date +%s)
+[ $rc = 1 ] && grep -q 'lock timeout' "$OUT/e" && [ $((t1 - t0)) -lt 8 ]
+ok $? "a cancel behind a held row with PGOPTIONS lock_timeout=1s: exit 1 within seconds" || cat "$OUT/e"
+as "$A" cancel "$J3" >/dev/null 2>"$OUT/e"
+rc=$?
+t2=$(date +%s)
+[ $rc = 1 ] && grep -q 'lock timeout' "$OUT/e" && [ $((t2 - t1)) -ge 9 ] && [ $((t2 - t1)) -lt 40 ] &&
+	[ "$($PSQL -d "$DB" -Atc "SELECT status FROM mixdnn.jobs WHERE job_id = $J3")" != cancelled ]
+ok $? "... without it: exit 1 after the client's 10 s, the job not cancelled" || { echo "# $((t2 - t1)) s"; cat "$OUT/e"; }
+$PSQL -d "$DB" -Atc "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%cli-holder */' AND pid <> pg_backend_pid()" >/dev/null
+wait $holder 2>/dev/null
+as "$A" cancel "$J3" >/dev/null
+ok $? "... and cancelled once the row is free"
+
+# A connection lost while the job file is read and merged: exit 4, not the
+# job file's exit 2. The file is a FIFO, so the client waits in its read
+# while the test ends its backend.
+mkfifo "$OUT/fifo"
+as "$A" submit --file "$OUT/fifo" 2>"$OUT/e" &
+cli=$!
+for _ in $(seq 100); do
+	[ "$($PSQL -d "$DB" -Atc "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '$A' AND application_name = 'mixdnn'")" = t ] && break
+	sleep 0.1
+done
+echo '{"name": "lost", "gpus": 1, "duration": "1 hour"}' >"$OUT/fifo"
+wait $cli
+rc=$?
+[ $rc = 4 ] && [ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name = 'lost'")" = 0 ]
+ok $? "a connection lost while the job file is merged: exit 4, nothing submitted" || { echo "# exit $rc"; cat "$OUT/e"; }
 
 # workdir and env, which have no option, from a job file
 echo '{"name": "wd", "model_class": "hard", "gpu_type": "v100", "gpus": 1, "duration": "1 hour",
