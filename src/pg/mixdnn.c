@@ -8,6 +8,7 @@
 
 #include "commitpoint.h"
 #include "dbguard.h"
+#include "ddlguard.h"
 #include "guc.h"
 #include "lock.h"
 #include "registry.h"
@@ -29,6 +30,8 @@ _PG_init(void)
 	mx_commitpoint_init();
 	/* Every backend: any session may hold the scheduler lock. */
 	mx_lock_init();
+	/* Every backend: DDL that would queue a lock on mixdnn's tables before its refusal. */
+	mx_ddlguard_init();
 	/* What needs shared memory or runs in every backend comes only with preload. */
 	if (process_shared_preload_libraries_in_progress)
 	{

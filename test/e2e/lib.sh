@@ -266,6 +266,14 @@ release_job_row() {
 
 # ---------- waiting ----------
 
+user_roles() {	# user_roles ROLE...: login roles, members of mixdnn_user (made if missing)
+	local r
+	for r; do
+		q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$r') THEN CREATE ROLE $r LOGIN; END IF; END \$\$" >/dev/null
+		q "GRANT mixdnn_user TO $r" >/dev/null
+	done
+}
+
 wait_until() {	# wait_until SECONDS SHELL-CONDITION: 0 once it holds, 1 on time-out
 	local deadline=$(($(date +%s) + $1))
 	while [ "$(date +%s)" -le "$deadline" ]; do

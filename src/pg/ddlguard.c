@@ -1,0 +1,156 @@
+/*
+ * ddlguard.c — refuses, before PostgreSQL locks anything, DDL that names a
+ * mixdnn relation and that the caller has no right to run.
+ *
+ * A handful of commands lock the relation they name before they check the
+ * caller's rights: CREATE RULE (ACCESS EXCLUSIVE), CREATE TRIGGER (SHARE
+ * ROW EXCLUSIVE), CREATE TABLE ... PARTITION OF and ALTER TABLE ... ATTACH
+ * PARTITION (ACCESS EXCLUSIVE), and a foreign key that references the
+ * relation (SHARE ROW EXCLUSIVE). The command then fails with 42501, but
+ * only once it has the lock, and PostgreSQL queues every later request
+ * that conflicts with a waiting one: a plain user who keeps a read of
+ * mixdnn.jobs open in one session and sends CREATE RULE ... TO mixdnn.jobs
+ * from another holds every submission, every read of the queue and every
+ * launcher call up for as long as she likes (a review: 16 s, and
+ * heartbeats failing past the lease). So these statements are checked
+ * here first, by the same rule PostgreSQL applies afterwards, with the
+ * names looked up without a lock; what passes goes on to PostgreSQL's own
+ * checks unchanged. Only relations in schema mixdnn are checked: the
+ * threat model is about the scheduler's tables (docs/design.md, "Locks and
+ * who can take them").
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaddress.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "tcop/utility.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+
+#include "ddlguard.h"
+
+static ProcessUtility_hook_type prev_process_utility = NULL;
+
+typedef enum
+{
+	NEED_OWNER,
+	NEED_TRIGGER,
+	NEED_REFERENCES
+} ddl_right;
+
+/* Refuses (42501) when rv names a mixdnn relation on which the caller lacks right. */
+static void
+check_relation(const RangeVar *rv, ddl_right right)
+{
+	Oid			rel,
+				nsp = get_namespace_oid("mixdnn", true);
+	AclResult	acl;
+
+	if (rv == NULL || !OidIsValid(nsp))
+		return;
+	rel = RangeVarGetRelid(rv, NoLock, true);
+	if (!OidIsValid(rel) || get_rel_namespace(rel) != nsp)
+		return;
+	if (right == NEED_OWNER)
+	{
+		if (!pg_class_ownercheck(rel, GetUserId()))
+			aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(get_rel_relkind(rel)), rv->relname);
+		return;
+	}
+	acl = pg_class_aclcheck(rel, GetUserId(), right == NEED_TRIGGER ? ACL_TRIGGER : ACL_REFERENCES);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(rel)), rv->relname);
+}
+
+/* A foreign key among a column's or a table's constraints: REFERENCES on the table it references. */
+static void
+check_constraints(List *constraints)
+{
+	ListCell   *lc;
+
+	foreach(lc, constraints)
+	{
+		Node	   *n = lfirst(lc);
+
+		if (IsA(n, Constraint) && ((Constraint *) n)->contype == CONSTR_FOREIGN)
+			check_relation(((Constraint *) n)->pktable, NEED_REFERENCES);
+	}
+}
+
+/* CREATE TABLE: its parents (PARTITION OF, INHERITS) and the tables its foreign keys reference. */
+static void
+check_create(CreateStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->inhRelations)
+		check_relation(lfirst_node(RangeVar, lc), NEED_OWNER);
+	check_constraints(stmt->constraints);
+	foreach(lc, stmt->tableElts)
+	{
+		Node	   *n = lfirst(lc);
+
+		if (IsA(n, ColumnDef))
+			check_constraints(((ColumnDef *) n)->constraints);
+		else if (IsA(n, Constraint))
+			check_constraints(list_make1(n));
+	}
+}
+
+/* ALTER TABLE: a table attached as a partition or made a parent, a foreign key's referenced table. */
+static void
+check_alter(AlterTableStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->def == NULL)
+			continue;
+		if (cmd->subtype == AT_AttachPartition && IsA(cmd->def, PartitionCmd))
+			check_relation(((PartitionCmd *) cmd->def)->name, NEED_OWNER);
+		else if (cmd->subtype == AT_AddInherit && IsA(cmd->def, RangeVar))
+			check_relation((RangeVar *) cmd->def, NEED_OWNER);
+		else if (cmd->subtype == AT_AddConstraint && IsA(cmd->def, Constraint))
+			check_constraints(list_make1(cmd->def));
+		else if (cmd->subtype == AT_AddColumn && IsA(cmd->def, ColumnDef))
+			check_constraints(((ColumnDef *) cmd->def)->constraints);
+	}
+}
+
+static void
+ddlguard_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+						 ProcessUtilityContext context, ParamListInfo params,
+						 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *stmt = pstmt->utilityStmt;
+
+	/* superusers pass every check below; a transaction that cannot look names up is left to PostgreSQL */
+	if (!superuser() && IsTransactionState())
+	{
+		if (IsA(stmt, RuleStmt))
+			check_relation(((RuleStmt *) stmt)->relation, NEED_OWNER);
+		else if (IsA(stmt, CreateTrigStmt))
+			check_relation(((CreateTrigStmt *) stmt)->relation, NEED_TRIGGER);
+		else if (IsA(stmt, CreateStmt))
+			check_create((CreateStmt *) stmt);
+		else if (IsA(stmt, AlterTableStmt))
+			check_alter((AlterTableStmt *) stmt);
+	}
+	if (prev_process_utility)
+		prev_process_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+}
+
+void
+mx_ddlguard_init(void)
+{
+	prev_process_utility = ProcessUtility_hook;
+	ProcessUtility_hook = ddlguard_process_utility;
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# A plain user's DDL on mixdnn's relations queues no lock (ddlguard.c).
+# CREATE RULE, CREATE TRIGGER, CREATE TABLE ... PARTITION OF, ALTER TABLE
+# ... ATTACH PARTITION and a foreign key referencing a mixdnn table lock the
+# table before PostgreSQL refuses them with 42501. While one of them waited
+# behind the user's own open transaction, every later request on the table
+# queued behind it: other users' submissions, reads of the queue, claims
+# and heartbeats, for as long as she kept that transaction open (a review:
+# 16 s; heartbeats failing past the lease). Each command below, sent while
+# a transaction of hers holds a lock it conflicts with, must fail with
+# 42501 at once instead of waiting out its lock_timeout (3 s) with 55P03.
+. "$(dirname "$0")/../lib.sh"
+
+reset_cluster
+user_roles e2e_alice e2e_bob
+q "CREATE SCHEMA IF NOT EXISTS e2e_alice AUTHORIZATION e2e_alice" >/dev/null
+PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+CREATE TABLE e2e_alice.d (x bigint);
+CREATE TABLE e2e_alice.p (job_id bigint) PARTITION BY LIST (job_id);
+CREATE FUNCTION e2e_alice.tf() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
+SQL
+ok $? "(setup) alice owns a schema with a table, a partitioned table and a trigger function"
+
+# Alice's open transaction: a submission (ROW EXCLUSIVE on jobs) and a read
+# of the cluster and the queue (ACCESS SHARE), open 120 s unless released.
+PGUSER=e2e_alice psql -X -q -c "BEGIN;
+	INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration, command) VALUES ('held', 'v100', 1, '1 hour', 'true');
+	SELECT count(*) FROM mixdnn.gpu_nodes, mixdnn.queue; SELECT pg_sleep(120); COMMIT" >"$T/holder.log" 2>&1 &
+holder=$!
+wait_until 5 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND usename = 'e2e_alice'\")\" = 1 ]"
+ok $? "(setup) alice holds a submission and a read of the queue open"
+
+# refused_at_once SQL: as alice, SQLSTATE 42501 within 1.5 s (her lock_timeout is 3 s)
+refused_at_once() {
+	local t0 ms out
+	t0=$(date +%s%N)
+	out=$(PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -v VERBOSITY=verbose \
+		-c "SET lock_timeout = '3s'" -c "$1" 2>&1)
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "$out" | grep -q "ERROR: *42501" && [ "$ms" -lt 1500 ] || { diag "$ms ms: $out"; return 1; }
+}
+while IFS='|' read -r what sql; do
+	refused_at_once "$sql"
+	ok $? "$what: refused with 42501 at once"
+done <<'EOF'
+CREATE RULE on mixdnn.jobs|CREATE RULE r AS ON INSERT TO mixdnn.jobs DO ALSO NOTHING
+CREATE RULE on mixdnn.gpu_nodes|CREATE RULE r AS ON UPDATE TO mixdnn.gpu_nodes DO ALSO NOTHING
+CREATE RULE on the view mixdnn.queue|CREATE RULE r AS ON INSERT TO mixdnn.queue DO INSTEAD NOTHING
+CREATE RULE on jobs found through search_path|SET search_path = mixdnn, public; CREATE RULE r AS ON INSERT TO jobs DO ALSO NOTHING
+CREATE TRIGGER on mixdnn.jobs|CREATE TRIGGER t BEFORE INSERT ON mixdnn.jobs FOR EACH ROW EXECUTE FUNCTION e2e_alice.tf()
+CREATE TABLE ... PARTITION OF mixdnn.jobs|CREATE TABLE e2e_alice.c PARTITION OF mixdnn.jobs FOR VALUES IN (1)
+a column REFERENCES mixdnn.jobs|CREATE TABLE e2e_alice.fk1 (j bigint REFERENCES mixdnn.jobs)
+a table FOREIGN KEY to mixdnn.jobs|CREATE TABLE e2e_alice.fk2 (j bigint, FOREIGN KEY (j) REFERENCES mixdnn.jobs)
+ALTER TABLE ADD FOREIGN KEY to mixdnn.jobs|ALTER TABLE e2e_alice.d ADD FOREIGN KEY (x) REFERENCES mixdnn.jobs
+ALTER TABLE ADD COLUMN REFERENCES mixdnn.jobs|ALTER TABLE e2e_alice.d ADD COLUMN y bigint REFERENCES mixdnn.jobs
+ATTACH PARTITION mixdnn.jobs|ALTER TABLE e2e_alice.p ATTACH PARTITION mixdnn.jobs FOR VALUES IN (1)
+EOF
+
+# The victims: with her DDL sent in the background (it waited 6 s before),
+# bob's submission and a read of the queue go through at once.
+PGUSER=e2e_alice psql -X -q -c "SET lock_timeout = '6s'" \
+	-c "CREATE RULE r AS ON INSERT TO mixdnn.jobs DO ALSO NOTHING" >"$T/rule.log" 2>&1 &
+rule=$!
+# refused, or (without the guard) queued behind alice's open transaction
+wait_until 5 "! kill -0 $rule 2>/dev/null || [ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND usename = 'e2e_alice'\")\" = 1 ]"
+t0=$(date +%s%N)
+PGUSER=e2e_bob psql -X -q -v ON_ERROR_STOP=1 -c "SET lock_timeout = '5s'" \
+	-c "INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration, command) VALUES ('bob', 'v100', 1, '1 hour', 'true')" \
+	-c "SELECT count(*) FROM mixdnn.queue" >"$T/bob.log" 2>&1
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$rc" = 0 ] && [ "$ms" -lt 1500 ]
+ok $? "bob submits and reads the queue at once beside it ($ms ms)" || diag "$(cat "$T/bob.log")"
+wait "$rule"
+
+# What alice may do is unchanged: her own tables, keys and triggers.
+PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 >"$T/own.log" 2>&1 <<'SQL'
+CREATE TABLE e2e_alice.k (id bigint PRIMARY KEY);
+CREATE TABLE e2e_alice.r (k bigint REFERENCES e2e_alice.k);
+CREATE TRIGGER t BEFORE INSERT ON e2e_alice.r FOR EACH ROW EXECUTE FUNCTION e2e_alice.tf();
+CREATE RULE n AS ON UPDATE TO e2e_alice.k DO ALSO NOTHING;
+CREATE TABLE e2e_alice.c PARTITION OF e2e_alice.p FOR VALUES IN (1);
+SQL
+ok $? "alice's DDL on her own tables still works" || diag "$(cat "$T/own.log")"
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND usename = 'e2e_alice'" >/dev/null
+wait "$holder" 2>/dev/null
+# The owner's DDL (a superuser's here) on mixdnn's tables is not refused.
+q "BEGIN; CREATE RULE r AS ON UPDATE TO mixdnn.gpu_types DO ALSO NOTHING; ROLLBACK" >"$T/su.log" 2>&1
+ok $? "a superuser's CREATE RULE on a mixdnn table is not refused" || diag "$(cat "$T/su.log")"
+
+psql -X -q -c "SET mixdnn.force_drop = on" -c "DROP EXTENSION mixdnn CASCADE" >/dev/null
+q "DROP SCHEMA e2e_alice CASCADE" >/dev/null 2>&1
+q "DROP ROLE e2e_alice, e2e_bob" >/dev/null
+done_testing
