@@ -4,9 +4,10 @@
  *
  * A handful of commands lock the relation they name before they check the
  * caller's rights: CREATE RULE (ACCESS EXCLUSIVE), CREATE TRIGGER (SHARE
- * ROW EXCLUSIVE), CREATE TABLE ... PARTITION OF and ALTER TABLE ... ATTACH
- * PARTITION (ACCESS EXCLUSIVE), and a foreign key that references the
- * relation (SHARE ROW EXCLUSIVE). The command then fails with 42501, but
+ * ROW EXCLUSIVE), CREATE [FOREIGN] TABLE ... PARTITION OF, ALTER TABLE ...
+ * ATTACH or DETACH PARTITION and ALTER INDEX ... DEPENDS ON EXTENSION
+ * (ACCESS EXCLUSIVE; a query plans with its table's indexes locked), and a
+ * foreign key that references the relation (SHARE ROW EXCLUSIVE). The command then fails with 42501, but
  * only once it has the lock, and PostgreSQL queues every later request
  * that conflicts with a waiting one: a plain user who keeps a read of
  * mixdnn.jobs open in one session and sends CREATE RULE ... TO mixdnn.jobs
@@ -15,7 +16,10 @@
  * heartbeats failing past the lease). So these statements are checked
  * here first, by the same rule PostgreSQL applies afterwards, with the
  * names looked up without a lock; what passes goes on to PostgreSQL's own
- * checks unchanged. Only relations in schema mixdnn are checked: the
+ * checks with each name it checked pinned to the schema it found: looked
+ * up again after a wait on a lock of her own, an unqualified name could
+ * otherwise mean mixdnn's table once she has dropped hers from earlier in
+ * her search_path. Only relations in schema mixdnn are checked: the
  * threat model is about the scheduler's tables (docs/design.md, "Locks and
  * who can take them").
  */
@@ -41,28 +45,35 @@ typedef enum
 	NEED_REFERENCES
 } ddl_right;
 
-/* Refuses (42501) when rv names a mixdnn relation on which the caller lacks right. */
+/*
+ * Refuses (42501) when rv names a mixdnn relation on which the caller lacks
+ * right; then pins rv to the schema its name was found in.
+ */
 static void
-check_relation(const RangeVar *rv, ddl_right right)
+check_relation(RangeVar *rv, ddl_right right)
 {
 	Oid			rel,
 				nsp = get_namespace_oid("mixdnn", true);
-	AclResult	acl;
+	AclResult	acl = ACLCHECK_OK;
 
-	if (rv == NULL || !OidIsValid(nsp))
+	if (rv == NULL)
 		return;
 	rel = RangeVarGetRelid(rv, NoLock, true);
-	if (!OidIsValid(rel) || get_rel_namespace(rel) != nsp)
+	if (!OidIsValid(rel))
 		return;
-	if (right == NEED_OWNER)
+	if (OidIsValid(nsp) && get_rel_namespace(rel) == nsp)
 	{
-		if (!pg_class_ownercheck(rel, GetUserId()))
-			aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(get_rel_relkind(rel)), rv->relname);
-		return;
+		if (right == NEED_OWNER)
+			acl = pg_class_ownercheck(rel, GetUserId()) ? ACLCHECK_OK : ACLCHECK_NOT_OWNER;
+		else if (right == NEED_TRIGGER)
+			acl = pg_class_aclcheck(rel, GetUserId(), ACL_TRIGGER);
+		/* REFERENCES on the table, or on some of its columns (PostgreSQL checks which after) */
+		else if (pg_class_aclcheck(rel, GetUserId(), ACL_REFERENCES) != ACLCHECK_OK)
+			acl = pg_attribute_aclcheck_all(rel, GetUserId(), ACL_REFERENCES, ACLMASK_ANY);
+		if (acl != ACLCHECK_OK)
+			aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(rel)), rv->relname);
 	}
-	acl = pg_class_aclcheck(rel, GetUserId(), right == NEED_TRIGGER ? ACL_TRIGGER : ACL_REFERENCES);
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(rel)), rv->relname);
+	rv->schemaname = get_namespace_name(get_rel_namespace(rel));
 }
 
 /* A foreign key among a column's or a table's constraints: REFERENCES on the table it references. */
@@ -100,7 +111,7 @@ check_create(CreateStmt *stmt)
 	}
 }
 
-/* ALTER TABLE: a table attached as a partition or made a parent, a foreign key's referenced table. */
+/* ALTER TABLE: a table attached or detached as a partition or made a parent, a foreign key's referenced table. */
 static void
 check_alter(AlterTableStmt *stmt)
 {
@@ -112,7 +123,8 @@ check_alter(AlterTableStmt *stmt)
 
 		if (cmd->def == NULL)
 			continue;
-		if (cmd->subtype == AT_AttachPartition && IsA(cmd->def, PartitionCmd))
+		if ((cmd->subtype == AT_AttachPartition || cmd->subtype == AT_DetachPartition ||
+			 cmd->subtype == AT_DetachPartitionFinalize) && IsA(cmd->def, PartitionCmd))
 			check_relation(((PartitionCmd *) cmd->def)->name, NEED_OWNER);
 		else if (cmd->subtype == AT_AddInherit && IsA(cmd->def, RangeVar))
 			check_relation((RangeVar *) cmd->def, NEED_OWNER);
@@ -123,24 +135,47 @@ check_alter(AlterTableStmt *stmt)
 	}
 }
 
+/* Whether the statement is one check_statement looks at (and may pin names in). */
+static bool
+checked(Node *stmt)
+{
+	return IsA(stmt, RuleStmt) || IsA(stmt, CreateTrigStmt) || IsA(stmt, CreateStmt) ||
+		IsA(stmt, CreateForeignTableStmt) || IsA(stmt, AlterTableStmt) ||
+		(IsA(stmt, AlterObjectDependsStmt) && ((AlterObjectDependsStmt *) stmt)->relation != NULL);
+}
+
+static void
+check_statement(Node *stmt)
+{
+	if (IsA(stmt, RuleStmt))
+		check_relation(((RuleStmt *) stmt)->relation, NEED_OWNER);
+	else if (IsA(stmt, CreateTrigStmt))
+		check_relation(((CreateTrigStmt *) stmt)->relation, NEED_TRIGGER);
+	else if (IsA(stmt, CreateStmt))
+		check_create((CreateStmt *) stmt);
+	else if (IsA(stmt, CreateForeignTableStmt))
+		check_create(&((CreateForeignTableStmt *) stmt)->base);
+	else if (IsA(stmt, AlterTableStmt))
+		check_alter((AlterTableStmt *) stmt);
+	else if (IsA(stmt, AlterObjectDependsStmt))
+		check_relation(((AlterObjectDependsStmt *) stmt)->relation, NEED_OWNER);
+}
+
 static void
 ddlguard_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
 						 ProcessUtilityContext context, ParamListInfo params,
 						 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
-	Node	   *stmt = pstmt->utilityStmt;
-
-	/* superusers pass every check below; a transaction that cannot look names up is left to PostgreSQL */
-	if (!superuser() && IsTransactionState())
+	/* superusers pass every check; a transaction that cannot look names up is left to PostgreSQL */
+	if (!superuser() && IsTransactionState() && checked(pstmt->utilityStmt))
 	{
-		if (IsA(stmt, RuleStmt))
-			check_relation(((RuleStmt *) stmt)->relation, NEED_OWNER);
-		else if (IsA(stmt, CreateTrigStmt))
-			check_relation(((CreateTrigStmt *) stmt)->relation, NEED_TRIGGER);
-		else if (IsA(stmt, CreateStmt))
-			check_create((CreateStmt *) stmt);
-		else if (IsA(stmt, AlterTableStmt))
-			check_alter((AlterTableStmt *) stmt);
+		/* the names are pinned in place: a cached or caller's tree is not ours to change */
+		if (readOnlyTree)
+		{
+			pstmt = copyObject(pstmt);
+			readOnlyTree = false;
+		}
+		check_statement(pstmt->utilityStmt);
 	}
 	if (prev_process_utility)
 		prev_process_utility(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);

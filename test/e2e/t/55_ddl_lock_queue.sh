@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A plain user's DDL on mixdnn's relations queues no lock (ddlguard.c).
-# CREATE RULE, CREATE TRIGGER, CREATE TABLE ... PARTITION OF, ALTER TABLE
-# ... ATTACH PARTITION and a foreign key referencing a mixdnn table lock the
-# table before PostgreSQL refuses them with 42501. While one of them waited
+# CREATE RULE, CREATE TRIGGER, CREATE [FOREIGN] TABLE ... PARTITION OF,
+# ALTER TABLE ... ATTACH / DETACH PARTITION, ALTER INDEX ... DEPENDS ON
+# EXTENSION and a foreign key referencing a mixdnn table lock the table (or
+# its index) before PostgreSQL refuses them with 42501. While one of them waited
 # behind the user's own open transaction, every later request on the table
 # queued behind it: other users' submissions, reads of the queue, claims
 # and heartbeats, for as long as she kept that transaction open (a review:
@@ -54,6 +55,10 @@ a table FOREIGN KEY to mixdnn.jobs|CREATE TABLE e2e_alice.fk2 (j bigint, FOREIGN
 ALTER TABLE ADD FOREIGN KEY to mixdnn.jobs|ALTER TABLE e2e_alice.d ADD FOREIGN KEY (x) REFERENCES mixdnn.jobs
 ALTER TABLE ADD COLUMN REFERENCES mixdnn.jobs|ALTER TABLE e2e_alice.d ADD COLUMN y bigint REFERENCES mixdnn.jobs
 ATTACH PARTITION mixdnn.jobs|ALTER TABLE e2e_alice.p ATTACH PARTITION mixdnn.jobs FOR VALUES IN (1)
+DETACH PARTITION mixdnn.jobs|ALTER TABLE e2e_alice.p DETACH PARTITION mixdnn.jobs
+DETACH PARTITION mixdnn.jobs FINALIZE|ALTER TABLE e2e_alice.p DETACH PARTITION mixdnn.jobs FINALIZE
+ALTER INDEX on mixdnn.jobs DEPENDS ON EXTENSION|ALTER INDEX mixdnn.jobs_pkey DEPENDS ON EXTENSION mixdnn
+CREATE FOREIGN TABLE ... PARTITION OF mixdnn.jobs|CREATE FOREIGN TABLE e2e_alice.ft PARTITION OF mixdnn.jobs FOR VALUES IN (1) SERVER nosuch
 EOF
 
 # The victims: with her DDL sent in the background (it waited 6 s before),
@@ -73,6 +78,36 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 ok $? "bob submits and reads the queue at once beside it ($ms ms)" || diag "$(cat "$T/bob.log")"
 wait "$rule"
 
+# A name checked, then looked up again after a wait: with search_path =
+# e2e_alice, mixdnn, "jobs" is her own table when the statement is checked;
+# it then waits for her own lock on p (the gate), she drops her "jobs",
+# and PostgreSQL's lookup would find mixdnn.jobs. The checked name is
+# pinned to her schema, so the statement fails (42P01) instead of queueing
+# on mixdnn.jobs.
+PGUSER=e2e_alice q "CREATE TABLE e2e_alice.jobs (job_id bigint)" >/dev/null
+PGAPPNAME=gate PGUSER=e2e_alice psql -X -q -c "BEGIN; LOCK TABLE e2e_alice.p; SELECT pg_sleep(120); COMMIT" >/dev/null 2>&1 &
+gate=$!
+wait_until 5 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE application_name = 'gate' AND wait_event = 'PgSleep'\")\" = 1 ]"
+ok $? "(setup) alice's gate holds her own partitioned table"
+PGAPPNAME=swap PGUSER=e2e_alice psql -X -q -v VERBOSITY=verbose -c "SET search_path = e2e_alice, mixdnn" -c "SET lock_timeout = '6s'" \
+	-c "ALTER TABLE e2e_alice.p ATTACH PARTITION jobs FOR VALUES IN (1)" >"$T/swap.log" 2>&1 &
+swap=$!
+wait_until 5 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE application_name = 'swap' AND wait_event_type = 'Lock'\")\" = 1 ]"
+ok $? "(setup) her ATTACH PARTITION of her own jobs waits for the gate"
+PGUSER=e2e_alice q "DROP TABLE e2e_alice.jobs" >/dev/null
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'gate'" >/dev/null
+wait "$gate" 2>/dev/null
+t0=$(date +%s%N)
+PGUSER=e2e_bob psql -X -q -v ON_ERROR_STOP=1 -c "SET lock_timeout = '5s'" \
+	-c "INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration, command) VALUES ('bob2', 'v100', 1, '1 hour', 'true')" >"$T/bob2.log" 2>&1
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+wait "$swap"
+grep -q "ERROR: *42P01" "$T/swap.log"
+ok $? "the swapped name does not reach mixdnn.jobs: 42P01" || diag "$(cat "$T/swap.log")"
+[ "$rc" = 0 ] && [ "$ms" -lt 1500 ]
+ok $? "... and bob submits at once beside it ($ms ms)" || diag "$(cat "$T/bob2.log")"
+
 # What alice may do is unchanged: her own tables, keys and triggers.
 PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 >"$T/own.log" 2>&1 <<'SQL'
 CREATE TABLE e2e_alice.k (id bigint PRIMARY KEY);
@@ -84,6 +119,15 @@ SQL
 ok $? "alice's DDL on her own tables still works" || diag "$(cat "$T/own.log")"
 q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND usename = 'e2e_alice'" >/dev/null
 wait "$holder" 2>/dev/null
+# A column's REFERENCES privilege, granted by an admin, is enough for a key
+# to that column (PostgreSQL's own rule: the table's, or every column's).
+# (Alice's transaction is gone: the key's lock would wait for it.)
+q "CREATE SCHEMA IF NOT EXISTS e2e_bob AUTHORIZATION e2e_bob" >/dev/null
+q "GRANT REFERENCES (job_id) ON mixdnn.jobs TO e2e_bob" >/dev/null
+PGUSER=e2e_bob q "CREATE TABLE e2e_bob.r (j bigint REFERENCES mixdnn.jobs (job_id))" >/dev/null 2>"$T/colref.log"
+ok $? "a key to a column bob was granted REFERENCES on is not refused" || diag "$(cat "$T/colref.log")"
+q "DROP SCHEMA e2e_bob CASCADE" >/dev/null 2>&1
+q "REVOKE REFERENCES (job_id) ON mixdnn.jobs FROM e2e_bob" >/dev/null
 # The owner's DDL (a superuser's here) on mixdnn's tables is not refused.
 q "BEGIN; CREATE RULE r AS ON UPDATE TO mixdnn.gpu_types DO ALSO NOTHING; ROLLBACK" >"$T/su.log" 2>&1
 ok $? "a superuser's CREATE RULE on a mixdnn table is not refused" || diag "$(cat "$T/su.log")"
