@@ -141,7 +141,7 @@ void
 sim_json_num(FILE *f, const char *key, double v, int last)
 {
 	if (isfinite(v))
-		fprintf(f, "\"%s\": %.6g%s", key, v, last ? "" : ", ");
+		fprintf(f, "\"%s\": %.12g%s", key, v, last ? "" : ", ");
 	else
 		fprintf(f, "\"%s\": null%s", key, last ? "" : ", ");
 }
@@ -227,7 +227,9 @@ sim_print_json(const sim_result *r, const sim_options *o, FILE *f)
 static void
 dur(FILE *f, const char *label, double s)
 {
-	if (s >= 3600)
+	if (!isfinite(s))
+		fprintf(f, "  %-22s %12s\n", label, "-");
+	else if (s >= 3600)
 		fprintf(f, "  %-22s %12.1f s  (%.2f h)\n", label, s, s / 3600);
 	else
 		fprintf(f, "  %-22s %12.1f s\n", label, s);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "baselines.h"
 #include "sim.h"
 #include "tenancy.h"
 #include "stopwatch.h"
@@ -613,11 +614,34 @@ typedef struct job_stats
 	int			n;
 } job_stats;
 
+/*
+ * Whether a finished job ran on a configuration other than its requested one
+ * (docs/simulator.md, "Policies"): a soft job without gpu_type asked for
+ * the type the baselines take for it, not for "no type".
+ */
+static int
+moved(const sim_world *w, const int *total, const sim_job *j)
+{
+	int			type = j->job.ref_type,
+				gpus = j->job.ref_gpus;
+	double		util;
+	char		why[8];
+
+	if (type < 0 &&
+		mx_requested_config(&w->cluster, &j->job, total, MX_FITTED_ALPHA /* sets only util, unused */ , &type, &gpus, &util, why, sizeof(why)) < 0)
+		return 1;
+	return j->type != type || j->gpus != gpus;
+}
+
 /* Counts every job by its end state and collects the finished ones' figures. */
 static void
 collect_jobs(sim_world *w, sim_result *r, job_stats *js)
 {
-	int			i;
+	int			i,
+				total[MX_MAX_TYPES] = {0};
+
+	for (i = 0; i < w->cluster.nnodes; i++)
+		total[w->cluster.nodes[i].type] += w->cluster.nodes[i].gpus;
 
 	js->first_submit = INFINITY;
 	js->last_finish = -INFINITY;
@@ -657,8 +681,7 @@ collect_jobs(sim_world *w, sim_result *r, job_stats *js)
 		if (j->finish > j->expected_finish + SIM_EPS)
 			r->overran++;
 		r->gpu_seconds += (double) j->gpus * (j->finish - j->start);
-		if (j->type != j->job.ref_type || j->gpus != j->job.ref_gpus)
-			r->moved++;
+		r->moved += moved(w, total, j);
 		js->n++;
 	}
 }
@@ -670,7 +693,13 @@ summarize_jobs(job_stats *js, int total_gpus, sim_result *r)
 
 	r->finished = n;
 	if (n == 0)
+	{
+		/* null in --json: no job finished, so nothing to average (0 would read as perfect) */
+		r->avg_jct = r->p50_jct = r->p99_jct = r->max_jct = r->avg_wait = r->p99_wait = NAN;
+		r->avg_utility = r->ftf_mean = r->ftf_p99 = r->ftf_max = r->avg_jct_hard = NAN;
+		r->makespan = r->gpu_util = NAN;
 		return;
+	}
 	qsort(js->jct, n, sizeof(double), cmp_double);
 	qsort(js->wait, n, sizeof(double), cmp_double);
 	r->avg_jct = js->sum_jct / n;

@@ -36,7 +36,7 @@ c,0,,hard,slow,1,50
 X
 "$SIM" --types "$T/types.csv" --nodes "$T/big.csv" --trace "$T/t.csv" --policy hsjf --json --quiet >"$T/nw.json" 2>"$T/nw.err"
 is "$(json "$T/nw.json" 'd["avg_wait_s"]')" "0" "no job waits on the bound's cluster"
-is "$(json "$T/nw.json" 'd["avg_jct_s"]')" "116.667" "bound = mean fastest run time (100 + 200 + 50) / 3"
+is "$(json "$T/nw.json" 'round(d["avg_jct_s"], 3)')" "116.667" "bound = mean fastest run time (100 + 200 + 50) / 3"
 "$SIM" --types "$T/types.csv" --nodes "$T/nodes.csv" --trace "$T/t.csv" --policy hsjf --json --quiet >"$T/real.json" 2>/dev/null
 # one GPU of each type, shortest first: c on slow (0-50); a on fast (0-100);
 # b ends earliest on fast (100 + 200 = 300, on slow 50 + 400 = 450): JCTs 50, 100, 300 -> 150

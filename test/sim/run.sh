@@ -120,9 +120,9 @@ is "$(field "$T/t2-backfill.csv" b start_s)/$(field "$T/t2-backfill.csv" d start
 is "$(field "$T/t2-static.csv" d start_s)" "200.000" "static: d at 200"
 is "$(json_get "$T/t2-k8s.csv.stdout" makespan_s 2>/dev/null || echo none)" "none" "without --json no JSON line"
 sim "$T/nodes1.csv" "$T/t2.csv" backfill "$T/t2j.csv" --json
-# JCTs 100, 199, 398 -> mean 232.333, makespan 400, wait (0 + 99 + 198) / 3 = 99
+# JCTs 100, 199, 398 -> mean 232.333..., makespan 400, wait (0 + 99 + 198) / 3 = 99
 is "$(json_get "$T/t2j.csv.stdout" makespan_s)" "400" "backfill: makespan 400"
-is "$(json_get "$T/t2j.csv.stdout" avg_jct_s)" "232.333" "backfill: average JCT (100 + 199 + 398) / 3"
+is "$(json_get "$T/t2j.csv.stdout" avg_jct_s)" "232.333333333" "backfill: average JCT (100 + 199 + 398) / 3, to 12 digits"
 is "$(json_get "$T/t2j.csv.stdout" avg_wait_s)" "99" "backfill: average wait (0 + 99 + 198) / 3"
 # GPU-seconds 2*100 + 4*100 + 2*200 = 1000 over 4 GPUs * 400 s
 is "$(json_get "$T/t2j.csv.stdout" gpu_util)" "0.625" "backfill: gpu_util 1000 / (4 * 400)"
@@ -176,6 +176,25 @@ sim "$T/nodes2.csv" "$T/t5.csv" k8s "$T/t5k.csv"
 # untyped soft job under a baseline: the type with speed closest to 1.0
 is "$(field "$T/t5k.csv" s1 gpu_type)" "fast" "k8s: an untyped soft job runs on the speed-1.0 type"
 is "$t5_status" 0 "exit status 0 with a rejected job"
+# k8s ran s1 on its requested configuration (fast:1): not "moved"; onlyslow
+# (asked for fast, allowed only slow) is
+sim "$T/nodes2.csv" "$T/t5.csv" k8s "$T/t5kj.csv" --json
+is "$(json_get "$T/t5kj.csv.stdout" moved)" "1" "an untyped soft job on the speed-1.0 type it asked for is not counted as moved"
+# nothing finished: the averages are null, not a perfect 0
+cat >"$T/t5r.csv" <<'EOF'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s
+big,0,,hard,fast,8,100
+EOF
+sim "$T/nodes2.csv" "$T/t5r.csv" mixdnn "$T/t5r.out" --json
+is "$(json_get "$T/t5r.out.stdout" finished)/$(json_get "$T/t5r.out.stdout" avg_jct_s)/$(json_get "$T/t5r.out.stdout" makespan_s)/$(json_get "$T/t5r.out.stdout" gpu_util)" \
+	"0/None/None/None" "no job finished: avg_jct_s, makespan_s and gpu_util are null"
+# a long run keeps its milliseconds in the JSON (6 digits printed 1.23457e+06)
+cat >"$T/t5l.csv" <<'EOF'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s
+long,0,,hard,fast,1,1234567.891
+EOF
+sim "$T/nodes2.csv" "$T/t5l.csv" k8s "$T/t5l.out" --json
+is "$(json_get "$T/t5l.out.stdout" makespan_s)" "1234567.891" "--json: makespan 1234567.891 s to the millisecond"
 
 # ---------------------------------------------------------------- 6. JSON line
 sim "$T/nodes2.csv" "$T/t1.csv" mixdnn "$T/j.csv" --json
