@@ -125,7 +125,9 @@ CREATE INDEX jobs_owner_idx ON mixdnn.jobs (owner);
 CREATE TABLE mixdnn.job_parts (
 	job_id		bigint NOT NULL REFERENCES mixdnn.jobs ON DELETE CASCADE,
 	attempt		int NOT NULL,
-	node		text NOT NULL REFERENCES mixdnn.gpu_nodes ON DELETE CASCADE,
+	-- no foreign key: a part is history, kept after its node is deleted (a
+	-- node whose GPUs a job holds cannot be: _validate's node check)
+	node		text NOT NULL,
 	node_rank	int NOT NULL CHECK (node_rank >= 0),
 	gpus		int NOT NULL CHECK (gpus >= 1),
 	state		text NOT NULL DEFAULT 'launching'

@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(33);
+SELECT plan(35);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 4), ('n2', 'v100', 4);
@@ -109,6 +109,19 @@ SELECT throws_ok($$UPDATE mixdnn.gpu_nodes SET node = node || '-new' WHERE node 
 SELECT throws_ok($$UPDATE mixdnn.gpu_nodes SET node = 'n9' WHERE node NOT IN (SELECT node FROM mixdnn.gpu_holds)$$, '0A000', NULL,
 	'... and so is renaming an idle node');
 SELECT lives_ok($$UPDATE mixdnn.gpu_nodes SET node = node, status = status$$, 'writing a node''s own name back is no rename');
+
+-- A deleted node's parts stay: they are where and when its jobs ran.
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('t4', 0.5);
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n3', 't4', 1);
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('on-n3', 'hard', 't4', 1, '1h');
+:commit
+SELECT is(mixdnn.launch_due(), 1, 'on-n3 launches on n3');
+UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'on-n3';
+:commit
+DELETE FROM mixdnn.gpu_nodes WHERE node = 'n3';
+:commit
+SELECT is((SELECT node || ' ' || state FROM mixdnn.job_parts WHERE job_id = pg_temp.jid('on-n3')),
+	'n3 completed', 'deleting a node keeps the parts that ran on it');
 
 SELECT * FROM finish();
 ROLLBACK;
