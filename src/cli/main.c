@@ -2,7 +2,9 @@
  * main.c — bin/mixdnn: command line, connection, errors and exit codes
  * (docs/cli.md). The commands are in commands.c.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +126,22 @@ number_arg(const char *name, const char *v, long lo, long hi)
 	return n;
 }
 
+/* An integer option of the job (a count, the priority): its range is the server's to check. */
+static void
+whole_number_arg(const char *name, const char *v)
+{
+	char	   *end;
+	long		n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (end == v || *end != '\0' || errno != 0 || n < INT_MIN || n > INT_MAX)
+	{
+		fprintf(stderr, "mixdnn: %s must be a whole number, not \"%s\"\n", name, v);
+		exit(MC_EXIT_USAGE);
+	}
+}
+
 typedef struct cli_args
 {
 	const char *dsn;
@@ -150,12 +168,17 @@ parse_args(int argc, char **argv, mc_ctx *c, cli_args *a)
 	};
 	static const char *const keys[] = {NULL, "name", "model_class", "gpu_type", "gpus", "min_gpus",
 		"max_gpus", "allowed_types", "duration", "priority", "model", "command"};
+	static const char *const flags[] = {NULL, "--name", "--class", "--gpu-type", "--gpus", "--min-gpus",
+		"--max-gpus", "--allowed-types", "--duration", "--priority", "--model", "--command"};
 	int			o;
 
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1)
 	{
 		if (o >= 1 && o <= 11)
 		{
+			/* a count or a priority that is no number is the command line's fault, not the server's */
+			if (o == 4 || o == 5 || o == 6 || o == 9)
+				whole_number_arg(flags[o], optarg);
 			spec_add(&a->spec, keys[o], optarg);
 			continue;
 		}

@@ -101,6 +101,10 @@ ok $? "the largest bigint is a job id (not found: exit 3)"
 as "$A" submit --name bad --gpus 1 --duration 1h --frob 2>/dev/null
 [ $? = 2 ]
 ok $? "an unknown option: exit 2"
+as "$A" submit --name notanumber --gpus abc --duration 1h 2>"$OUT/e"
+[ $? = 2 ] && grep -q -- '--gpus must be a whole number' "$OUT/e" &&
+	[ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name = 'notanumber'")" = 0 ]
+ok $? "a GPU count that is no number: exit 2 (the command line's fault), nothing submitted"
 echo '{"name": "x", "gpus": 1, "duration": "1h", "colour": "red"}' >"$OUT/bad.json"
 as "$A" submit --file "$OUT/bad.json" 2>"$OUT/e"
 [ $? = 2 ] && grep -q "unknown job field(s): colour" "$OUT/e"
