@@ -207,7 +207,8 @@ record_reason(const char *reason)
 {
 	mx_saved_user saved;
 
-	if (nnew_jobs == 0)
+	/* a transaction made read-only after its writes can write no reason either: the worker plans them */
+	if (nnew_jobs == 0 || XactReadOnly)
 		return;
 	mx_become_owner(&saved);
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -257,7 +258,7 @@ leave_to_after_commit(int events)
 	ereport(NOTICE,
 			(errmsg(nnew_jobs > 0 ? "mixdnn cannot plan in this commit: this transaction's jobs stay pending"
 					: "mixdnn cannot plan in this commit: the next round plans this transaction's changes"),
-			 errdetail("A COMMIT inside a procedure or DO block, a REPEATABLE READ or SERIALIZABLE transaction, and one that used temporary tables leave their round to the background worker, and none serves this database."),
+			 errdetail("A COMMIT inside a procedure or DO block, a REPEATABLE READ or SERIALIZABLE transaction, one made read-only and one that used temporary tables leave their round to the background worker, and none serves this database."),
 			 errhint("Write in a READ COMMITTED transaction, without temporary tables, committed by COMMIT, or load mixdnn through shared_preload_libraries.")));
 	record_reason("submitted where no round could run at commit; the next round plans it");
 }
@@ -299,13 +300,15 @@ mixdnn_round_at_commit(PG_FUNCTION_ARGS)
  * The transaction's round, from the pre-commit callback: after its deferred
  * triggers and its WITH HOLD cursors, where PostgreSQL runs no more code of
  * the user's, so the scheduler lock is held only for the round itself and
- * the commit that follows. Three cases go to the background worker, which
+ * the commit that follows. Four cases go to the background worker, which
  * plans once the transaction has committed: a COMMIT inside a procedure or
  * DO block (it ends a transaction under a statement that goes on, holding
  * the lock into the next one's work); a transaction snapshot
  * (REPEATABLE READ, SERIALIZABLE), which would not show the rounds and
  * launches other sessions committed since it began, so its round would
- * plan onto GPUs they took; and a transaction that used temporary
+ * plan onto GPUs they took; a transaction made read-only after its
+ * writes (SET transaction_read_only), where the round could write
+ * nothing; and a transaction that used temporary
  * tables: after every pre-commit callback PostgreSQL empties its
  * ON COMMIT DELETE ROWS tables, each by a scan of all the session's local
  * buffers, a wait the user sizes (temp_buffers, the number of tables) and
@@ -326,7 +329,7 @@ round_before_commit(void)
 		return;
 	/* SPI needs an active snapshot; a deferred trigger had the one PostgreSQL pushed for it. */
 	PushActiveSnapshot(GetTransactionSnapshot());
-	if (!mx_at_commit_point() || IsolationUsesXactSnapshot() ||
+	if (!mx_at_commit_point() || IsolationUsesXactSnapshot() || XactReadOnly ||
 		(MyXactFlags & XACT_FLAGS_ACCESSEDTEMPNAMESPACE))
 		leave_to_after_commit(events);
 	else
