@@ -10,6 +10,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "fmgr.h"
@@ -194,7 +195,8 @@ check_arguments(const mx_hypothetical *h)
 				 errmsg("mixdnn._what_if needs allowed_types to name a GPU type, or to be NULL")));
 	if (h->gpus < 1 || h->gpus > 4096 || h->min_gpus < 1 || h->max_gpus > 4096 ||
 		h->min_gpus > h->max_gpus || !(h->duration > 0) || h->duration > 366 * 86400.0 ||
-		h->priority < -100 || h->priority > 100 || (h->hard && h->gpu_type == NULL))
+		h->priority < -100 || h->priority > 100 || (h->hard && h->gpu_type == NULL) ||
+		(h->model != NULL && pg_mbstrlen(h->model) > 63))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("mixdnn._what_if needs the arguments mixdnn.what_if checks"),

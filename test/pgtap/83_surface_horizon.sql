@@ -15,7 +15,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(27);
+SELECT plan(28);
 
 CREATE ROLE tap83_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap83_bob NOLOGIN IN ROLE mixdnn_user;
@@ -174,6 +174,8 @@ SELECT throws_ok($$SELECT * FROM mixdnn._what_if(false, NULL, 100000, 1, 100000,
 	'_what_if: more GPUs than any job may ask for');
 SELECT throws_ok($$SELECT * FROM mixdnn._what_if(false, NULL, 1, 1, 1, NULL, 1e12, 0, NULL)$$, '22023', NULL,
 	'_what_if: an absurd duration');
+SELECT throws_ok($$SELECT * FROM mixdnn._what_if(false, NULL, 1, 1, 1, NULL, 3600, 0, repeat('m', 64))$$, '22023', NULL,
+	'_what_if: a model name longer than a profile''s (63 characters)');
 -- An empty set of types is none, never all (it was every type here).
 SELECT throws_ok($$SELECT * FROM mixdnn._what_if(false, NULL, 1, 1, 1, '{}', 3600, 0, NULL)$$, '22023', NULL,
 	'_what_if: an empty allowed_types');
