@@ -94,6 +94,24 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, double 
 	}
 }
 
+/*
+ * The chosen row when the job's stored plan is on another configuration:
+ * explain plans as a round would now, and a job launched since, or time
+ * passed, can change what the configuration LP picks (docs/reference.md,
+ * "mixdnn.explain"); the reader should not take the row for the stored plan.
+ */
+static char *
+stored_plan_note(const mx_preview *pv, const mx_candidate *c, char *detail)
+{
+	const mx_job *j = &pv->d.snap.jobs[pv->ji];
+
+	if (!c->chosen || j->prev_type < 0 || (j->prev_type == c->type && j->prev_gpus == c->gpus))
+		return detail;
+	return psprintf("%s; a round now would choose this, while the stored plan, from an earlier round, "
+					"is %d %s GPUs: the next round plans it again", detail, j->prev_gpus,
+					pv->d.snap.types[j->prev_type].name);
+}
+
 static void
 emit_candidate(const mx_preview *pv, ReturnSetInfo *rsinfo, const mx_candidate *c, int guard, double critical_from,
 			   const char *reason)
@@ -126,7 +144,7 @@ emit_candidate(const mx_preview *pv, ReturnSetInfo *rsinfo, const mx_candidate *
 	v[7] = BoolGetDatum(c->chosen);
 	n[8] = cause == NULL;
 	v[8] = cause ? CStringGetTextDatum(cause) : (Datum) 0;
-	v[9] = CStringGetTextDatum(candidate_detail(pv, c, guard, critical_from, reason));
+	v[9] = CStringGetTextDatum(stored_plan_note(pv, c, candidate_detail(pv, c, guard, critical_from, reason)));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, n);
 }
 
