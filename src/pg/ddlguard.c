@@ -1,14 +1,15 @@
 /*
  * ddlguard.c — refuses, before PostgreSQL locks anything, DDL that names a
- * mixdnn relation and that the caller has no right to run.
+ * relation (mixdnn's tables, or the catalogs) and that the caller has no
+ * right to run.
  *
  * A handful of commands lock the relation they name before they check the
  * caller's rights: CREATE RULE (ACCESS EXCLUSIVE), CREATE TRIGGER (SHARE
  * ROW EXCLUSIVE), CREATE [FOREIGN] TABLE ... PARTITION OF, ALTER TABLE ...
  * ATTACH or DETACH PARTITION and ALTER INDEX ... DEPENDS ON EXTENSION
  * (ACCESS EXCLUSIVE; a query plans with its table's indexes locked), and a
- * foreign key that references the relation (SHARE ROW EXCLUSIVE). The command then fails with 42501, but
- * only once it has the lock, and PostgreSQL queues every later request
+ * foreign key that references the relation (SHARE ROW EXCLUSIVE). The
+ * command then fails with 42501, but only once it has the lock, and PostgreSQL queues every later request
  * that conflicts with a waiting one: a plain user who keeps a read of
  * mixdnn.jobs open in one session and sends CREATE RULE ... TO mixdnn.jobs
  * from another holds every submission, every read of the queue and every
@@ -19,9 +20,11 @@
  * checks with each name it checked pinned to the schema it found: looked
  * up again after a wait on a lock of her own, an unqualified name could
  * otherwise mean mixdnn's table once she has dropped hers from earlier in
- * her search_path. Only relations in schema mixdnn are checked: the
- * threat model is about the scheduler's tables (docs/design.md, "Locks and
- * who can take them").
+ * her search_path. Every relation is checked, not only mixdnn's: the
+ * catalogs are anyone's to name, and an outsider's CREATE RULE ... TO
+ * pg_catalog.pg_class, queued behind her own read of it, stalled every new
+ * session's catalog lookups, submissions among them (a review). See
+ * docs/design.md, "Locks and who can take them".
  */
 #include "postgres.h"
 
@@ -46,14 +49,13 @@ typedef enum
 } ddl_right;
 
 /*
- * Refuses (42501) when rv names a mixdnn relation on which the caller lacks
- * right; then pins rv to the schema its name was found in.
+ * Refuses (42501) when the caller lacks right on the relation rv names;
+ * then pins rv to the schema its name was found in.
  */
 static void
 check_relation(RangeVar *rv, ddl_right right)
 {
-	Oid			rel,
-				nsp = get_namespace_oid("mixdnn", true);
+	Oid			rel;
 	AclResult	acl = ACLCHECK_OK;
 
 	if (rv == NULL)
@@ -61,18 +63,15 @@ check_relation(RangeVar *rv, ddl_right right)
 	rel = RangeVarGetRelid(rv, NoLock, true);
 	if (!OidIsValid(rel))
 		return;
-	if (OidIsValid(nsp) && get_rel_namespace(rel) == nsp)
-	{
-		if (right == NEED_OWNER)
-			acl = pg_class_ownercheck(rel, GetUserId()) ? ACLCHECK_OK : ACLCHECK_NOT_OWNER;
-		else if (right == NEED_TRIGGER)
-			acl = pg_class_aclcheck(rel, GetUserId(), ACL_TRIGGER);
-		/* REFERENCES on the table, or on some of its columns (PostgreSQL checks which after) */
-		else if (pg_class_aclcheck(rel, GetUserId(), ACL_REFERENCES) != ACLCHECK_OK)
-			acl = pg_attribute_aclcheck_all(rel, GetUserId(), ACL_REFERENCES, ACLMASK_ANY);
-		if (acl != ACLCHECK_OK)
-			aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(rel)), rv->relname);
-	}
+	if (right == NEED_OWNER)
+		acl = pg_class_ownercheck(rel, GetUserId()) ? ACLCHECK_OK : ACLCHECK_NOT_OWNER;
+	else if (right == NEED_TRIGGER)
+		acl = pg_class_aclcheck(rel, GetUserId(), ACL_TRIGGER);
+	/* REFERENCES on the table, or on some of its columns (PostgreSQL checks which after) */
+	else if (pg_class_aclcheck(rel, GetUserId(), ACL_REFERENCES) != ACLCHECK_OK)
+		acl = pg_attribute_aclcheck_all(rel, GetUserId(), ACL_REFERENCES, ACLMASK_ANY);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, get_relkind_objtype(get_rel_relkind(rel)), rv->relname);
 	rv->schemaname = get_namespace_name(get_rel_namespace(rel));
 }
 
@@ -91,7 +90,13 @@ check_constraints(List *constraints)
 	}
 }
 
-/* CREATE TABLE: its parents (PARTITION OF, INHERITS) and the tables its foreign keys reference. */
+/*
+ * CREATE TABLE: its parents (PARTITION OF, INHERITS). Its foreign keys are
+ * not looked at here: PostgreSQL adds them after the table exists, as an
+ * ALTER TABLE ... ADD CONSTRAINT of its own that comes through this hook
+ * (check_alter) before it locks the table referenced; looked up now, a
+ * key to the table being created would find another of its name.
+ */
 static void
 check_create(CreateStmt *stmt)
 {
@@ -99,16 +104,6 @@ check_create(CreateStmt *stmt)
 
 	foreach(lc, stmt->inhRelations)
 		check_relation(lfirst_node(RangeVar, lc), NEED_OWNER);
-	check_constraints(stmt->constraints);
-	foreach(lc, stmt->tableElts)
-	{
-		Node	   *n = lfirst(lc);
-
-		if (IsA(n, ColumnDef))
-			check_constraints(((ColumnDef *) n)->constraints);
-		else if (IsA(n, Constraint))
-			check_constraints(list_make1(n));
-	}
 }
 
 /* ALTER TABLE: a table attached or detached as a partition or made a parent, a foreign key's referenced table. */
