@@ -51,6 +51,30 @@ typedef struct spec_buf
 	int			n;
 } spec_buf;
 
+/*
+ * value as a JSON string of the job's spec: only what JSON requires is
+ * escaped, every other byte goes as it is, so that the server checks the
+ * text the user typed (a byte that is not in its encoding is refused, as
+ * a submission in SQL would be) instead of output.c's display escapes.
+ */
+static void
+spec_string(FILE *f, const char *value)
+{
+	fputc('"', f);
+	for (; *value; value++)
+	{
+		unsigned char c = (unsigned char) *value;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
 static void
 spec_add(spec_buf *s, const char *key, const char *value)
 {
@@ -61,7 +85,7 @@ spec_add(spec_buf *s, const char *key, const char *value)
 			exit(MC_EXIT_USAGE);
 	}
 	fputs(s->n++ ? ", " : "{", s->f);
-	mc_json_string(s->f, key);
+	spec_string(s->f, key);
 	fputs(": ", s->f);
 	if (strcmp(key, "allowed_types") == 0)
 	{
@@ -74,13 +98,13 @@ spec_add(spec_buf *s, const char *key, const char *value)
 		for (t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
 		{
 			fputs(i++ ? ", " : "", s->f);
-			mc_json_string(s->f, t);
+			spec_string(s->f, t);
 		}
 		fputc(']', s->f);
 		free(copy);
 	}
 	else
-		mc_json_string(s->f, value);
+		spec_string(s->f, value);
 }
 
 static char *
@@ -284,9 +308,10 @@ merge_spec(mc_ctx *c, cli_args *a)
 /*
  * A cancel behind a row lock that another open transaction holds (the
  * user's own in another session, an admin's) would wait for as long as
- * that transaction stays open; a script should get an answer. The
- * session's own lock_timeout (PGOPTIONS, ALTER ROLE) is kept when it set
- * one. Rounds set their own (mixdnn.lock_timeout) for their duration.
+ * that transaction stays open; a script should get an answer. A
+ * lock_timeout set anywhere but the server's default (PGOPTIONS, ALTER
+ * ROLE, 0 included) is kept. Rounds set their own (mixdnn.lock_timeout)
+ * for their duration. Not for top, a display that waits out maintenance.
  */
 static int
 bound_lock_waits(mc_ctx *c)
@@ -294,7 +319,9 @@ bound_lock_waits(mc_ctx *c)
 	const char *p[1] = {MC_LOCK_TIMEOUT};
 	PGresult   *res;
 	int			rc = mc_query(c, "SELECT pg_catalog.set_config('lock_timeout', $1, false) "
-						  "WHERE pg_catalog.current_setting('lock_timeout') = '0'", 1, p, &res);
+						  "WHERE (SELECT s.source FROM pg_catalog.pg_settings s "
+						  "WHERE s.name OPERATOR(pg_catalog.=) 'lock_timeout') OPERATOR(pg_catalog.=) 'default'",
+						  1, p, &res);
 
 	if (rc == 0)
 		PQclear(res);
@@ -406,13 +433,13 @@ main(int argc, char **argv)
 {
 	mc_ctx		c = {.limit = 20, .interval_s = 2};
 	cli_args	a = {0};
-	/* after dbname, so that a --dsn cannot set another encoding (output.c escapes UTF-8) */
+	/* after dbname, so that a --dsn cannot set another encoding (output.c escapes UTF-8; SQL_ASCII below) */
 	const char *keys[] = {"dbname", "fallback_application_name", "client_encoding", NULL};
 	const char *vals[4];
 	size_t		i;
 	int			rc;
 
-	/* widths of wide and combining characters (output.c); C.UTF-8 is built into glibc 2.35 on */
+	/* widths of wide and combining characters (output.c); without the locale, one column each */
 	(void) setlocale(LC_CTYPE, "C.UTF-8");
 	parse_args(argc, argv, &c, &a);
 	if (optind >= argc)
@@ -449,7 +476,15 @@ main(int argc, char **argv)
 	}
 	/* DETAIL and HINT are the user's; CONTEXT names internal functions */
 	PQsetErrorContextVisibility(c.conn, PQSHOW_CONTEXT_NEVER);
-	rc = bound_lock_waits(&c);
+	/* a SQL_ASCII database passes any byte: taken as they come, output.c escapes what is not UTF-8 */
+	if (strcmp(PQparameterStatus(c.conn, "server_encoding") ? PQparameterStatus(c.conn, "server_encoding") : "",
+			   "SQL_ASCII") == 0 && PQsetClientEncoding(c.conn, "SQL_ASCII") != 0)
+	{
+		fprintf(stderr, "mixdnn: %s", PQerrorMessage(c.conn));
+		PQfinish(c.conn);
+		return MC_EXIT_CONNECT;
+	}
+	rc = commands[i].run == mc_top ? 0 : bound_lock_waits(&c);
 	if (rc == 0 && commands[i].spec)
 		rc = merge_spec(&c, &a);
 	if (rc == 0)

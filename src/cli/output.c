@@ -64,19 +64,19 @@ utf8_at(const unsigned char *s, unsigned *cp)
 	unsigned	lo = s[0] == 0xe0 ? 0xa0 : s[0] == 0xf0 ? 0x90 : 0x80,	/* no overlong forms */
 				hi = s[0] == 0xed ? 0x9f : s[0] == 0xf4 ? 0x8f : 0xbf;	/* no surrogates, none past U+10FFFF */
 	int			i;
+	unsigned	v;
 
+	*cp = s[0];					/* what an invalid sequence's first byte prints as */
 	if (n <= 1)
-	{
-		*cp = s[0];
 		return n;
-	}
-	*cp = s[0] & (0xff >> (n + 1));
+	v = s[0] & (0xff >> (n + 1));
 	for (i = 1; i < n; i++)
 	{
 		if (s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xbf))
 			return 0;
-		*cp = (*cp << 6) | (s[i] & 0x3f);
+		v = (v << 6) | (s[i] & 0x3f);
 	}
+	*cp = v;
 	return n;
 }
 

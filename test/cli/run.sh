@@ -18,7 +18,7 @@ PSQL="psql -X -q -v ON_ERROR_STOP=1 -U $SU"
 OUT=$(mktemp -d /tmp/mixdnn-cli.XXXXXX)
 C=cli_carol_$$
 cleanup() {
-	$PSQL -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP ROLE IF EXISTS $A" -c "DROP ROLE IF EXISTS $B" \
+	$PSQL -d postgres -c "DROP DATABASE IF EXISTS $DB" -c "DROP DATABASE IF EXISTS ${DB}_ascii" -c "DROP ROLE IF EXISTS $A" -c "DROP ROLE IF EXISTS $B" \
 		-c "DROP ROLE IF EXISTS $C" >/dev/null 2>&1
 	rm -rf "$OUT"
 }
@@ -195,6 +195,32 @@ sys.exit(0 if len(rows) == 2 and starts == [want, want] else 1)
 PY
 ok $? "a name of wide characters keeps the columns aligned" || sed 's/^/# /' "$OUT/qw"
 $PSQL -d "$DB" -c "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name IN ('训练任务', 'abcdefgh') OR name LIKE 'y%H' OR name LIKE 'report%'" >/dev/null
+
+# What the user typed is what is submitted: a byte that is not UTF-8 in an
+# option is the server's to refuse (it was silently replaced by U+FFFD).
+as "$A" submit --name "$(printf 'x\351y')" --class hard --gpu-type v100 --gpus 1 --duration '1 hour' 2>"$OUT/e"
+[ $? = 2 ] && [ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name LIKE 'x%y'")" = 0 ]
+ok $? "an option with a byte that is not UTF-8: refused (exit 2), nothing stored" || cat "$OUT/e"
+# A SQL_ASCII database passes any byte: the client takes them as they come
+# (asking for UTF-8 failed every listing with "invalid byte sequence") and
+# escapes what is not UTF-8; a bidirectional override submitted there stays.
+DBA=${DB}_ascii
+$PSQL -d postgres -c "CREATE DATABASE $DBA ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0" >/dev/null &&
+	$PSQL -d "$DBA" -c "SET client_min_messages = warning" -c "CREATE EXTENSION mixdnn" \
+		-c "INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0)" \
+		-c "INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 2)" >/dev/null &&
+	PGUSER=$A PGCLIENTENCODING=SQL_ASCII psql -X -q -d "$DBA" \
+		-c "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES (E'a\\x9bb\\xe9c', 'hard', 'v100', 1, '1 hour')"
+ok $? "(setup) a SQL_ASCII database, a job named with bytes 0x9b and 0xe9"
+PGUSER=$A PGDATABASE=$DBA "$M" queue >"$OUT/qa" 2>"$OUT/e" &&
+	grep -qF 'a\x9bb\xe9c' "$OUT/qa" && ! LC_ALL=C grep -q "$(printf '[\200-\377]')" "$OUT/qa"
+ok $? "SQL_ASCII: queue lists it, the bytes escaped" || { cat "$OUT/e"; cat -v "$OUT/qa"; }
+PGUSER=$A PGDATABASE=$DBA "$M" --json queue >"$OUT/qaj" 2>"$OUT/e" && json "$OUT/qaj" "d[0]['name'] == 'a\ufffdb\ufffdc'"
+ok $? "SQL_ASCII: ... and --json gives valid JSON (U+FFFD for them)" || cat "$OUT/e" "$OUT/qaj"
+PGUSER=$A PGDATABASE=$DBA "$M" submit --name "$(printf 'r\342\200\256t')" --class hard --gpu-type v100 --gpus 1 --duration '1 hour' >/dev/null 2>"$OUT/e" &&
+	[ "$(PGCLIENTENCODING=SQL_ASCII $PSQL -d "$DBA" -Atc "SELECT name FROM mixdnn.jobs WHERE name LIKE 'r%t'")" = "$(printf 'r\342\200\256t')" ]
+ok $? "SQL_ASCII: a submitted name with a bidi override is stored as typed" || cat "$OUT/e"
+$PSQL -d postgres -c "DROP DATABASE $DBA" >/dev/null
 
 # A cancel behind a row lock another transaction holds waits at most the
 # client's lock_timeout (10 s), or the session's own (PGOPTIONS).
