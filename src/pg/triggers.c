@@ -281,7 +281,8 @@ mixdnn_round_at_commit(PG_FUNCTION_ARGS)
 	 * plain user's events wait for it too; only a superuser's session
 	 * plans here, inside its transaction (the pgTAP tests' :commit).
 	 */
-	if (events == 0 || mx_at_commit_point() || !superuser_arg(GetSessionUserId()))
+	/* a read-only transaction can write no plan: the pre-commit callback leaves it to the worker */
+	if (events == 0 || mx_at_commit_point() || !superuser_arg(GetSessionUserId()) || XactReadOnly)
 		return PointerGetDatum(NULL);
 
 	/* Cleared first: the round's own writes queue more firings of this trigger. */
