@@ -62,6 +62,9 @@ class Results:
                 self.cache[path] = json.loads(txt) if txt else None
             except (OSError, ValueError):
                 self.cache[path] = None
+            # a run in which no job finished has null averages: no result to compare
+            if self.cache[path] is not None and self.cache[path].get("avg_jct_s") is None:
+                self.cache[path] = None
         return self.cache[path]
 
     def run(self, name, seed, share, est, pol):

@@ -21,6 +21,8 @@ def main():
         d = json.load(open(os.path.join(runs, "%s.%s.json" % (wl, lab))))
         if d["unfinished"] != 0:
             sys.exit("fresh_table.py: %s %s left %d jobs unfinished" % (wl, lab, d["unfinished"]))
+        if d["avg_jct_s"] is None:
+            sys.exit("fresh_table.py: %s %s finished no job (its averages are null)" % (wl, lab))
         return d
 
     print("| workload | cluster | arrivals | load | soft | est | GPUs | JCT ÷ best (best) | makespan ÷ best (best) | JCT ÷ GLPK off | makespan ÷ GLPK off |")

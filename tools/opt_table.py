@@ -30,6 +30,8 @@ def main():
                 d = json.loads(open(path).read())
             except (OSError, ValueError):
                 continue
+            if d.get("avg_jct_s") is None:    # no job finished: no averages (null)
+                continue
             runs.setdefault(p[0], {})[p[2]] = (d, p[2] == p[3])
     names = [n for n in runs]
     comps = sorted({l for n in names for l, (d, c) in runs[n].items() if c})

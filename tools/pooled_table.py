@@ -30,6 +30,8 @@ def load(path):
         d = json.load(f)
     if d["unfinished"] != 0:
         sys.exit("pooled_table.py: %s left %d jobs unfinished" % (path, d["unfinished"]))
+    if d["avg_jct_s"] is None:
+        sys.exit("pooled_table.py: %s finished no job (its averages are null)" % path)
     return d["avg_jct_s"], d["makespan_s"]
 
 

@@ -38,6 +38,7 @@ def load(d, n, s, p):
                 runs.append(json.load(f))
         except (OSError, ValueError):
             pass
+    runs = [r for r in runs if r.get("avg_jct_s") is not None]    # null: no job finished
     return {k: sum(r[k] for r in runs) / len(runs) for k in ("avg_jct_s", "makespan_s")} if runs else None
 
 

@@ -245,9 +245,14 @@ sim_print_summary(const sim_result *r, const sim_options *o, FILE *f)
 	dur(f, "p99 JCT", r->p99_jct);
 	dur(f, "makespan", r->makespan);
 	dur(f, "average wait", r->avg_wait);
-	fprintf(f, "  %-22s %12.1f %%\n", "GPU utilisation", 100 * r->gpu_util);
-	fprintf(f, "  %-22s %12d of %d (%d soft jobs), mean utility %.3f\n", "other configuration",
-			r->moved, r->finished, r->soft_jobs, r->avg_utility);
+	if (isfinite(r->gpu_util))
+		fprintf(f, "  %-22s %12.1f %%\n", "GPU utilisation", 100 * r->gpu_util);
+	else
+		fprintf(f, "  %-22s %12s\n", "GPU utilisation", "-");
+	fprintf(f, "  %-22s %12d of %d (%d soft jobs)", "other configuration", r->moved, r->finished, r->soft_jobs);
+	if (isfinite(r->avg_utility))
+		fprintf(f, ", mean utility %.3f", r->avg_utility);
+	fputc('\n', f);
 	fprintf(f, "  %-22s %12d (%d events), solve p50 %.2f ms, p95 %.2f ms, max %.2f ms\n",
 			"rounds", r->rounds, r->events, r->solve_ms_p50, r->solve_ms_p95, r->solve_ms_max);
 	if (o->planner.policy == MX_POLICY_MIXDNN)

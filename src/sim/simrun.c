@@ -640,8 +640,10 @@ collect_jobs(sim_world *w, sim_result *r, job_stats *js)
 	int			i,
 				total[MX_MAX_TYPES] = {0};
 
+	/* as the baselines count them: the up nodes' GPUs */
 	for (i = 0; i < w->cluster.nnodes; i++)
-		total[w->cluster.nodes[i].type] += w->cluster.nodes[i].gpus;
+		if (w->cluster.nodes[i].status == MX_NODE_UP)
+			total[w->cluster.nodes[i].type] += w->cluster.nodes[i].gpus;
 
 	js->first_submit = INFINITY;
 	js->last_finish = -INFINITY;

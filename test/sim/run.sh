@@ -180,6 +180,16 @@ is "$t5_status" 0 "exit status 0 with a rejected job"
 # (asked for fast, allowed only slow) is
 sim "$T/nodes2.csv" "$T/t5.csv" k8s "$T/t5kj.csv" --json
 is "$(json_get "$T/t5kj.csv.stdout" moved)" "1" "an untyped soft job on the speed-1.0 type it asked for is not counted as moved"
+# ... nor when the speed-1.0 type's nodes are down and the baselines take the other
+cat >"$T/nodes-down.csv" <<'EOF'
+node,gpu_type,gpus,status
+f1,fast,4,down
+s1,slow,4,up
+EOF
+printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s\nu,0,,soft,,1,100\n' >"$T/t5u.csv"
+sim "$T/nodes-down.csv" "$T/t5u.csv" k8s "$T/t5u.out" --json
+is "$(field "$T/t5u.out" u gpu_type)/$(json_get "$T/t5u.out.stdout" moved)" "slow/0" \
+	"an untyped soft job on the type the baselines take when the fast nodes are down: not moved"
 # nothing finished: the averages are null, not a perfect 0
 cat >"$T/t5r.csv" <<'EOF'
 name,submit_s,model,model_class,gpu_type,gpus,duration_s
