@@ -85,7 +85,7 @@ FROM mixdnn.jobs WHERE status = 'completed' AND (exit_code IS DISTINCT FROM 0 OR
 UNION ALL
 SELECT 'a failed job that ran without its exit code: job ' || job_id
 FROM mixdnn.jobs WHERE status = 'failed' AND attempt > 0 AND exit_code IS NULL
-  AND coalesce(reason, '') !~* 'lease|lost|restarted|retries'
+  AND coalesce(reason, '') !~* 'lease|lost|restarted|retries|went down'
 UNION ALL
 SELECT 'a plan revision without its round: round ' || h.round_id
 FROM mixdnn.plan_history h WHERE NOT EXISTS (SELECT FROM mixdnn.rounds r WHERE r.round_id = h.round_id)

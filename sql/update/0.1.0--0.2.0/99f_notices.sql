@@ -28,43 +28,8 @@ CREATE FUNCTION mixdnn._queue_notice(channel text, payload text) RETURNS void
 COMMENT ON FUNCTION mixdnn._queue_notice(text, text) IS 'internal: queues a launcher notification for the launch worker';
 REVOKE ALL ON FUNCTION mixdnn._queue_notice(text, text) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION mixdnn._job_after_write() RETURNS trigger
-	LANGUAGE plpgsql SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-BEGIN
-	IF TG_OP = 'INSERT' THEN
-		INSERT INTO mixdnn.job_events (job_id, at, old_status, new_status, reason)
-			VALUES (NEW.job_id, NEW.submitted_at, NULL, NEW.status, NULL);
-		RETURN NULL;
-	END IF;
-	IF NEW.status IS NOT DISTINCT FROM OLD.status THEN
-		RETURN NULL;
-	END IF;
-	INSERT INTO mixdnn.job_events (job_id, at, old_status, new_status, reason)
-		VALUES (NEW.job_id, mixdnn.now(), OLD.status, NEW.status,
-				CASE WHEN NEW.status IN ('pending', 'planned', 'launching') AND OLD.status IN ('pending', 'planned')
-					 THEN NULL ELSE NEW.reason END);
-	IF OLD.status IN ('launching', 'running') AND NEW.status NOT IN ('launching', 'running') THEN
-		IF NEW.status = 'cancelled' THEN
-			PERFORM mixdnn._queue_notice('mixdnn_cancel',
-					json_build_object('job_id', p.job_id, 'node', p.node)::text)
-				FROM mixdnn.job_parts p
-				WHERE p.job_id = OLD.job_id AND p.attempt = OLD.attempt AND p.state IN ('launching', 'running');
-		END IF;
-		UPDATE mixdnn.job_parts p
-			SET state = CASE NEW.status WHEN 'cancelled' THEN 'cancelled'
-										WHEN 'planned' THEN 'lost'
-										WHEN 'completed' THEN 'completed'
-										ELSE 'failed' END,
-				finished_at = coalesce(p.finished_at, mixdnn.now())
-			WHERE p.job_id = OLD.job_id AND p.attempt = OLD.attempt AND p.state IN ('launching', 'running');
-		DELETE FROM mixdnn.gpu_holds h WHERE h.job_id = OLD.job_id;
-	END IF;
-	RETURN NULL;
-END
-$$;
-COMMENT ON FUNCTION mixdnn._job_after_write() IS 'internal trigger: status history, GPU release and cancel notices';
+-- mixdnn._job_after_write() sends its cancel notices through _queue_notice:
+-- piece 99v (39_job_after_write.sql) replaces it.
 
 CREATE OR REPLACE FUNCTION mixdnn._lose_job(job bigint, lost_nodes text[], what text) RETURNS boolean
 	LANGUAGE plpgsql

@@ -1,0 +1,1 @@
+../../install/39_job_after_write.sql
