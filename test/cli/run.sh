@@ -256,11 +256,15 @@ ok $? "... and cancelled once the row is free"
 mkfifo "$OUT/fifo"
 as "$A" submit --file "$OUT/fifo" 2>"$OUT/e" &
 cli=$!
+# once its session is idle after its first query (the lock timeout), the
+# client is at the job file: its open waits for a writer
 for _ in $(seq 100); do
-	[ "$($PSQL -d "$DB" -Atc "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '$A' AND application_name = 'mixdnn'")" = t ] && break
+	[ "$($PSQL -d "$DB" -Atc "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '$A'
+		AND application_name = 'mixdnn' AND state = 'idle' AND query LIKE '%set_config%'")" = t ] && break
 	sleep 0.1
 done
-echo '{"name": "lost", "gpus": 1, "duration": "1 hour"}' >"$OUT/fifo"
+# bounded: a client that left before its open would leave this write waiting for ever
+timeout 10 sh -c 'echo "{\"name\": \"lost\", \"gpus\": 1, \"duration\": \"1 hour\"}" >"$1"' sh "$OUT/fifo"
 wait $cli
 rc=$?
 [ $rc = 4 ] && [ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name = 'lost'")" = 0 ]
