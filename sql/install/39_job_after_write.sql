@@ -23,10 +23,11 @@ BEGIN
 				CASE WHEN NEW.status IN ('pending', 'planned', 'launching') AND OLD.status IN ('pending', 'planned')
 					 THEN NULL ELSE NEW.reason END);
 	IF OLD.status IN ('launching', 'running') AND NEW.status NOT IN ('launching', 'running') THEN
-		-- Whatever ended the job (a cancel, its node going down, a lost lease,
-		-- an admin), a part still running is stopped now, not at its
-		-- launcher's next heartbeat: a re-queued job may start elsewhere
-		-- meanwhile. The launcher checks mixdnn.node_parts on the notice.
+		-- Whatever ended the job (a cancel, another part's failure, its node
+		-- going down, a lost lease, an admin), a part still running is
+		-- stopped now, not at its launcher's next heartbeat: a re-queued job
+		-- may start elsewhere meanwhile. The one place these notices are
+		-- sent; the launcher checks mixdnn.node_parts on one.
 		PERFORM mixdnn._queue_notice('mixdnn_cancel',
 				json_build_object('job_id', p.job_id, 'node', p.node)::text)
 			FROM mixdnn.job_parts p

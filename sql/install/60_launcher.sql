@@ -60,13 +60,8 @@ BEGIN
 		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.node = ANY (lost_nodes)
 		  AND p.state IN ('launching', 'running');
 
-	-- The bookkeeping trigger only notifies for a cancel; here the nodes
-	-- still running the job must hear it as well.
-	PERFORM mixdnn._queue_notice('mixdnn_cancel',
-			pg_catalog.format('{"job_id": %s, "node": %s}', p.job_id, pg_catalog.to_json(p.node)))
-		FROM mixdnn.job_parts p
-		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state IN ('launching', 'running');
-
+	-- The jobs' trigger (mixdnn._job_after_write) tells the nodes still
+	-- running the job's parts to stop them.
 	UPDATE mixdnn.jobs jb
 		SET status = CASE WHEN j.attempt <= retries THEN 'planned' ELSE 'failed' END,
 			reason = CASE WHEN j.attempt <= retries

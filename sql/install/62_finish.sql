@@ -46,11 +46,8 @@ BEGIN
 	END IF;
 
 	IF finish.exit_code <> 0 THEN
-		-- One failed part fails the gang: the other nodes stop theirs.
-		PERFORM mixdnn._queue_notice('mixdnn_cancel',
-				pg_catalog.format('{"job_id": %s, "node": %s}', p.job_id, pg_catalog.to_json(p.node)))
-			FROM mixdnn.job_parts p
-			WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.state IN ('launching', 'running');
+		-- One failed part fails the gang: the jobs' trigger
+		-- (mixdnn._job_after_write) tells the other nodes to stop theirs.
 		UPDATE mixdnn.jobs jb
 			SET status = 'failed', exit_code = finish.exit_code,
 				reason = pg_catalog.concat(pg_catalog.format('exited with code %s on node %s', finish.exit_code, finish.node),
