@@ -136,34 +136,38 @@ read_file(const char *path)
 	return buf;
 }
 
+/*
+ * A whole number within lo..hi, else exit 2. The job's counts and priority
+ * pass INT_MIN..INT_MAX: their range is the server's to check, with its
+ * SQLSTATE; that they are numbers is the command line's.
+ */
 static long
 number_arg(const char *name, const char *v, long lo, long hi)
-{
-	char	   *end;
-	long		n = strtol(v, &end, 10);
-
-	if (end == v || *end != '\0' || n < lo || n > hi)
-	{
-		fprintf(stderr, "mixdnn: %s must be a number from %ld to %ld, not \"%s\"\n", name, lo, hi, v);
-		exit(MC_EXIT_USAGE);
-	}
-	return n;
-}
-
-/* An integer option of the job (a count, the priority): its range is the server's to check. */
-static void
-whole_number_arg(const char *name, const char *v)
 {
 	char	   *end;
 	long		n;
 
 	errno = 0;
 	n = strtol(v, &end, 10);
-	if (end == v || *end != '\0' || errno != 0 || n < INT_MIN || n > INT_MAX)
-	{
+	if (end != v && *end == '\0' && errno == 0 && n >= lo && n <= hi)
+		return n;
+	if (lo == INT_MIN && hi == INT_MAX)
 		fprintf(stderr, "mixdnn: %s must be a whole number, not \"%s\"\n", name, v);
-		exit(MC_EXIT_USAGE);
-	}
+	else
+		fprintf(stderr, "mixdnn: %s must be a number from %ld to %ld, not \"%s\"\n", name, lo, hi, v);
+	exit(MC_EXIT_USAGE);
+}
+
+/* A count or the priority (option o of opts): a whole number, its range the server's. */
+static void
+job_number_arg(const struct option *opts, int o, const char *v)
+{
+	char		flag[32];
+
+	while (opts->val != o)
+		opts++;
+	snprintf(flag, sizeof(flag), "--%s", opts->name);
+	(void) number_arg(flag, v, INT_MIN, INT_MAX);
 }
 
 typedef struct cli_args
@@ -192,17 +196,14 @@ parse_args(int argc, char **argv, mc_ctx *c, cli_args *a)
 	};
 	static const char *const keys[] = {NULL, "name", "model_class", "gpu_type", "gpus", "min_gpus",
 		"max_gpus", "allowed_types", "duration", "priority", "model", "command"};
-	static const char *const flags[] = {NULL, "--name", "--class", "--gpu-type", "--gpus", "--min-gpus",
-		"--max-gpus", "--allowed-types", "--duration", "--priority", "--model", "--command"};
 	int			o;
 
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1)
 	{
 		if (o >= 1 && o <= 11)
 		{
-			/* a count or a priority that is no number is the command line's fault, not the server's */
 			if (o == 4 || o == 5 || o == 6 || o == 9)
-				whole_number_arg(flags[o], optarg);
+				job_number_arg(opts, o, optarg);
 			spec_add(&a->spec, keys[o], optarg);
 			continue;
 		}

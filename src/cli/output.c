@@ -36,7 +36,7 @@
 typedef enum
 {
 	CH_RAW,						/* printed as it is */
-	CH_ESCAPED,					/* printed as \n, \t, \r or \uXXXX (cp) */
+	CH_ESCAPED,					/* printed as \n, \t, \r, or cp in four hex digits (\u001b) */
 	CH_INVALID					/* not UTF-8: printed as \xNN (tables), \ufffd (JSON) */
 } ch_kind;
 
