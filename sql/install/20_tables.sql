@@ -136,6 +136,9 @@ CREATE TABLE mixdnn.job_parts (
 	lease_until	timestamptz,
 	finished_at	timestamptz,
 	exit_code	int,
+	-- the node's type when the part launched: a node deleted, or registered
+	-- again with another type, since then leaves the part's history as it ran
+	gpu_type	text,
 	PRIMARY KEY (job_id, attempt, node)
 );
 COMMENT ON TABLE mixdnn.job_parts IS 'each node''s part of each launch of a job, for the launcher protocol';
@@ -143,6 +146,7 @@ COMMENT ON COLUMN mixdnn.job_parts.attempt IS 'the job''s attempt when launched;
 COMMENT ON COLUMN mixdnn.job_parts.node_rank IS 'NODE_RANK of this part; rank 0 is MASTER_ADDR';
 COMMENT ON COLUMN mixdnn.job_parts.state IS 'launching -> running -> completed | failed; lost when its lease expired; cancelled';
 COMMENT ON COLUMN mixdnn.job_parts.lease_until IS 'the part is lost unless its node heartbeats before this';
+COMMENT ON COLUMN mixdnn.job_parts.gpu_type IS 'GPU type of its node at launch; NULL where unknown (a part of a node missing at the upgrade from 0.1.0)';
 CREATE INDEX job_parts_node_idx ON mixdnn.job_parts (node) WHERE state IN ('launching', 'running');
 
 -- GPUs held right now. The primary key is the capacity invariant of contract §4:

@@ -2,7 +2,8 @@
 -- queue, why and what-if" and the sections after it): the queue, why a job
 -- has its plan, what a submission would get (both planned with the core
 -- exactly as a round does, writing nothing), the failure log line,
--- utilization, estimate accuracy, metrics for scrapers and a Gantt chart.
+-- estimate accuracy and metrics for scrapers; utilization and the Gantt
+-- chart have files of their own (71_utilization.sql, 72_gantt.sql).
 
 -- Every unfinished job, in the order the scheduler serves them. The view
 -- runs as its owner, so it sees every job; a user sees the private columns
@@ -138,58 +139,6 @@ CREATE VIEW mixdnn._launches AS
 	FROM mixdnn.job_events e WHERE e.new_status OPERATOR(pg_catalog.=) 'launching';
 COMMENT ON VIEW mixdnn._launches IS 'internal: the time of every launch attempt of every job';
 
--- GPUs busy per type and step, from the jobs' parts: a part holds its GPUs
--- from its launch until it ended, or until now. Aggregates only, so every
--- user may call it.
-CREATE FUNCTION mixdnn.utilization(from_ts timestamptz, to_ts timestamptz, step interval DEFAULT '1 hour')
-	RETURNS TABLE (bucket timestamptz, gpu_type text, gpus bigint, busy_gpus float8, utilization float8)
-	LANGUAGE plpgsql STABLE SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-BEGIN
-	IF from_ts IS NULL OR to_ts IS NULL OR step IS NULL THEN
-		RAISE EXCEPTION 'mixdnn.utilization needs from_ts, to_ts and step'
-			USING ERRCODE = 'null_value_not_allowed';
-	END IF;
-	IF NOT (to_ts > from_ts) OR NOT (step > interval '0') OR NOT pg_catalog.isfinite(from_ts) OR NOT pg_catalog.isfinite(to_ts) THEN
-		RAISE EXCEPTION 'mixdnn.utilization needs finite from_ts < to_ts and a positive step'
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	-- months, days and time each not negative, or a step may go back on some
-	-- dates ('1 month -30 days' from 1 February) and the series never ends
-	IF date_part('year', step) * 12 + date_part('month', step) < 0 OR date_part('day', step) < 0
-		OR date_part('epoch', step - date_trunc('day', step)) < 0 THEN
-		RAISE EXCEPTION 'mixdnn.utilization needs a step whose months, days and time are none of them negative'
-			USING ERRCODE = 'invalid_parameter_value';
-	END IF;
-	IF date_part('epoch', to_ts - from_ts) / date_part('epoch', step) > 100000 THEN
-		RAISE EXCEPTION 'mixdnn.utilization returns at most 100000 steps per type'
-			USING ERRCODE = 'program_limit_exceeded',
-				  HINT = 'Use a longer step or a shorter window.';
-	END IF;
-	RETURN QUERY
-	WITH parts AS (
-		SELECT n.gpu_type AS t, p.gpus AS g, l.at AS s, coalesce(p.finished_at, mixdnn.now()) AS e
-		FROM mixdnn.job_parts p
-		JOIN mixdnn._launches l ON l.job_id = p.job_id AND l.attempt = p.attempt
-		JOIN mixdnn.gpu_nodes n ON n.node = p.node),
-	types AS (
-		SELECT n.gpu_type AS t, sum(n.gpus)::bigint AS total FROM mixdnn.gpu_nodes n GROUP BY n.gpu_type),
-	buckets AS (
-		SELECT b AS s, least(b + step, to_ts) AS e FROM generate_series(from_ts, to_ts - interval '1 microsecond', step) b)
-	SELECT b.s, ty.t, ty.total,
-		   coalesce(sum(p.g * date_part('epoch', least(p.e, b.e) - greatest(p.s, b.s))), 0)
-			 / date_part('epoch', b.e - b.s),
-		   coalesce(sum(p.g * date_part('epoch', least(p.e, b.e) - greatest(p.s, b.s))), 0)
-			 / date_part('epoch', b.e - b.s) / ty.total
-	FROM buckets b CROSS JOIN types ty
-	LEFT JOIN parts p ON p.t = ty.t AND p.s < b.e AND p.e > b.s
-	GROUP BY b.s, b.e, ty.t, ty.total
-	ORDER BY b.s, ty.t;
-END
-$$;
-COMMENT ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval) IS 'average GPUs held per type in each step of a window, from the jobs'' parts';
-
 -- Planned versus actual per finished job, as the reader may see it (RLS).
 CREATE VIEW mixdnn.estimate_accuracy WITH (security_invoker = true) AS
 	SELECT s.job_id, s.owner, j.model, s.model_class, s.planned_gpu_type AS gpu_type, s.planned_gpus AS gpus,
@@ -266,6 +215,5 @@ GRANT SELECT ON mixdnn.metrics TO mixdnn_user, mixdnn_admin, pg_monitor;
 -- What pg_monitor needs for mixdnn.metrics: the schema, and the clock the view calls as its reader.
 GRANT USAGE ON SCHEMA mixdnn TO pg_monitor;
 GRANT EXECUTE ON FUNCTION mixdnn.now() TO pg_monitor;
-REVOKE ALL ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval), mixdnn._log_job_failure() FROM PUBLIC;
+REVOKE ALL ON FUNCTION mixdnn._log_job_failure() FROM PUBLIC;
 GRANT SELECT ON mixdnn.estimate_accuracy, mixdnn.estimate_accuracy_summary TO mixdnn_user, mixdnn_admin;
-GRANT EXECUTE ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval) TO mixdnn_user, mixdnn_admin;

@@ -6,6 +6,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -38,7 +39,8 @@ typedef struct launch_batch
 				part_attempt,
 				part_node,
 				part_rank,
-				part_gpus;
+				part_gpus,
+				part_type;
 	mx_column	hold_node,
 				hold_index,
 				hold_job;
@@ -54,14 +56,27 @@ send_launch_notices(SPITupleTable *tt, uint64 n)
 		mx_notice_send("mixdnn_launch", SPI_getvalue(tt->vals[i], tt->tupdesc, 1));
 }
 
+/*
+ * Whether job_parts records each part's GPU type: a database still at 0.1.0
+ * (not yet updated) has no such column, and its launches are written as
+ * 0.1.0 wrote them.
+ */
+static bool
+parts_have_type(void)
+{
+	Oid			rel = get_relname_relid("job_parts", get_namespace_oid("mixdnn", false));
+
+	return OidIsValid(rel) && get_attnum(rel, "gpu_type") != InvalidAttrNumber;
+}
+
 static void
 write_batch(launch_batch *b, TimestampTz now)
 {
 	Oid			jobtypes[4] = {INT8ARRAYOID, INT4ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZOID};
 	Datum		jobvals[4];
-	Oid			parttypes[6] = {INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, INT4ARRAYOID, INT4ARRAYOID,
-								TIMESTAMPTZOID};
-	Datum		partvals[6];
+	Oid			parttypes[7] = {INT8ARRAYOID, INT4ARRAYOID, TEXTARRAYOID, INT4ARRAYOID, INT4ARRAYOID,
+								TIMESTAMPTZOID, TEXTARRAYOID};
+	Datum		partvals[7];
 	Oid			holdtypes[3] = {TEXTARRAYOID, INT4ARRAYOID, INT8ARRAYOID};
 	Datum		holdvals[3];
 
@@ -80,9 +95,16 @@ write_batch(launch_batch *b, TimestampTz now)
 	partvals[3] = mx_column_array(&b->part_rank, INT4OID);
 	partvals[4] = mx_column_array(&b->part_gpus, INT4OID);
 	partvals[5] = TimestampTzGetDatum(now + (int64) mx_guc_lease_timeout_s * USECS_PER_SEC);
-	mx_spi_run("INSERT INTO mixdnn.job_parts (job_id, attempt, node, node_rank, gpus, lease_until) "
-			  "SELECT u.*, $6 FROM unnest($1, $2, $3, $4, $5) AS u",
-			  6, parttypes, partvals, SPI_OK_INSERT, "launch write");
+	partvals[6] = mx_column_array(&b->part_type, TEXTOID);
+	if (parts_have_type())
+		mx_spi_run("INSERT INTO mixdnn.job_parts (job_id, attempt, node, node_rank, gpus, lease_until, gpu_type) "
+				   "SELECT u.job_id, u.attempt, u.node, u.node_rank, u.gpus, $6, u.gpu_type "
+				   "FROM unnest($1, $2, $3, $4, $5, $7) AS u(job_id, attempt, node, node_rank, gpus, gpu_type)",
+				   7, parttypes, partvals, SPI_OK_INSERT, "launch write");
+	else
+		mx_spi_run("INSERT INTO mixdnn.job_parts (job_id, attempt, node, node_rank, gpus, lease_until) "
+				   "SELECT u.*, $6 FROM unnest($1, $2, $3, $4, $5) AS u",
+				   6, parttypes, partvals, SPI_OK_INSERT, "launch write");
 
 	/*
 	 * One notice per node part, in launch order, its payload built by
@@ -213,6 +235,8 @@ place_due_job(mx_snapshot *cluster, mx_launch_quota *quota, int i, HeapTuple t, 
 		mx_column_push(&b->part_node, node, false);
 		mx_column_push(&b->part_rank, Int32GetDatum(p), false);
 		mx_column_push(&b->part_gpus, Int32GetDatum(parts[p].gpus), false);
+		/* every part is on a node of the job's planned type (mx_place) */
+		mx_column_push(&b->part_type, CStringGetTextDatum(type_name), false);
 		for (g = 0; g < MX_MAX_NODE_GPUS; g++)
 			if (parts[p].indices & (UINT64CONST(1) << g))
 			{

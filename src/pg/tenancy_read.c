@@ -178,7 +178,9 @@ read_quotas(mx_snapshot *s, Datum owners)
 /*
  * Speed-weighted GPU-seconds of each owner's parts since they were claimed,
  * decayed (mx_decayed_usage). A part lost without a finish counts until its
- * lease ran out.
+ * lease ran out. A part counts at the type it launched on, whatever became
+ * of its node since, at that type's speed now; one whose type is unknown
+ * (NULL) or deleted since counts nothing.
  */
 static void
 read_usage(mx_snapshot *s, Datum owners, double half_life_s)
@@ -193,7 +195,7 @@ read_usage(mx_snapshot *s, Datum owners, double half_life_s)
 		"       extract(epoch FROM coalesce(p.finished_at, CASE WHEN p.state IN ('launching', 'running') "
 		"                                   THEN NULL ELSE p.lease_until END))::float8 "
 		"FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id "
-		"JOIN mixdnn.gpu_nodes n ON n.node = p.node JOIN mixdnn.gpu_types t ON t.gpu_type = n.gpu_type "
+		"JOIN mixdnn.gpu_types t ON t.gpu_type = p.gpu_type "
 		"WHERE j.owner::text = ANY ($1) AND p.claimed_at IS NOT NULL "
 		"  AND (p.finished_at IS NULL OR extract(epoch FROM p.finished_at) > $2)",
 		2, (Oid[]) {TEXTARRAYOID, FLOAT8OID}, args);

@@ -106,6 +106,11 @@ kept=$(q "SELECT c = (SELECT ROW((SELECT count(*) FROM mixdnn.jobs), (SELECT cou
           FROM (SELECT ROW(jobs, plans, events, rounds, holds, parts) c FROM public.counts_before) x")
 [ "$kept" = t ]
 ok $? "history, holds and parts are all kept ($kept)"
+typed=$(q "SELECT count(*) FILTER (WHERE p.gpu_type = n.gpu_type) || '/' || count(*)
+           FROM mixdnn.job_parts p JOIN mixdnn.gpu_nodes n ON n.node = p.node")
+case "$typed" in 0/*|*[!0-9/]*|'') ok 1 "the update gives every part its node's GPU type ($typed)" ;;
+*) [ "${typed%/*}" = "${typed#*/}" ]; ok $? "the update gives every part its node's GPU type ($typed)" ;;
+esac
 running=$(q "SELECT count(*) FROM mixdnn.jobs WHERE status = 'launching'")
 [ "$running" -gt 0 ] 2>/dev/null
 ok $? "launched jobs still hold their GPUs after the upgrade ($running launching)"

@@ -1,0 +1,63 @@
+-- 71_utilization.sql — mixdnn.utilization(), the GPUs held per type over
+-- time. Also the upgrade piece 0.1.0--0.2.0/99x (a link to this file), so
+-- that both create the same function.
+
+-- GPUs busy per type and step, from the jobs' parts: a part holds its GPUs
+-- from its launch until it ended, or until now, on the type its node had at
+-- the launch (job_parts.gpu_type), so a node deleted or registered again
+-- with another type since leaves its history where it ran. A type that ran
+-- parts in the window but has no GPUs registered now still has its rows
+-- (gpus 0, utilization NULL). Aggregates only, so every user may call it.
+CREATE FUNCTION mixdnn.utilization(from_ts timestamptz, to_ts timestamptz, step interval DEFAULT '1 hour')
+	RETURNS TABLE (bucket timestamptz, gpu_type text, gpus bigint, busy_gpus float8, utilization float8)
+	LANGUAGE plpgsql STABLE SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF from_ts IS NULL OR to_ts IS NULL OR step IS NULL THEN
+		RAISE EXCEPTION 'mixdnn.utilization needs from_ts, to_ts and step'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	IF NOT (to_ts > from_ts) OR NOT (step > interval '0') OR NOT pg_catalog.isfinite(from_ts) OR NOT pg_catalog.isfinite(to_ts) THEN
+		RAISE EXCEPTION 'mixdnn.utilization needs finite from_ts < to_ts and a positive step'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	-- months, days and time each not negative, or a step may go back on some
+	-- dates ('1 month -30 days' from 1 February) and the series never ends
+	IF date_part('year', step) * 12 + date_part('month', step) < 0 OR date_part('day', step) < 0
+		OR date_part('epoch', step - date_trunc('day', step)) < 0 THEN
+		RAISE EXCEPTION 'mixdnn.utilization needs a step whose months, days and time are none of them negative'
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF date_part('epoch', to_ts - from_ts) / date_part('epoch', step) > 100000 THEN
+		RAISE EXCEPTION 'mixdnn.utilization returns at most 100000 steps per type'
+			USING ERRCODE = 'program_limit_exceeded',
+				  HINT = 'Use a longer step or a shorter window.';
+	END IF;
+	RETURN QUERY
+	WITH parts AS (
+		SELECT p.gpu_type AS t, p.gpus AS g, l.at AS s, coalesce(p.finished_at, mixdnn.now()) AS e
+		FROM mixdnn.job_parts p
+		JOIN mixdnn._launches l ON l.job_id = p.job_id AND l.attempt = p.attempt
+		WHERE p.gpu_type IS NOT NULL),
+	types AS (
+		SELECT n.gpu_type AS t, sum(n.gpus)::bigint AS total FROM mixdnn.gpu_nodes n GROUP BY n.gpu_type
+		UNION ALL
+		SELECT DISTINCT p.t, 0 FROM parts p
+		WHERE p.s < to_ts AND p.e > from_ts AND NOT EXISTS (SELECT FROM mixdnn.gpu_nodes n WHERE n.gpu_type = p.t)),
+	buckets AS (
+		SELECT b AS s, least(b + step, to_ts) AS e FROM generate_series(from_ts, to_ts - interval '1 microsecond', step) b)
+	SELECT b.s, ty.t, ty.total,
+		   coalesce(sum(p.g * date_part('epoch', least(p.e, b.e) - greatest(p.s, b.s))), 0)
+			 / date_part('epoch', b.e - b.s),
+		   coalesce(sum(p.g * date_part('epoch', least(p.e, b.e) - greatest(p.s, b.s))), 0)
+			 / date_part('epoch', b.e - b.s) / nullif(ty.total, 0)
+	FROM buckets b CROSS JOIN types ty
+	LEFT JOIN parts p ON p.t = ty.t AND p.s < b.e AND p.e > b.s
+	GROUP BY b.s, b.e, ty.t, ty.total
+	ORDER BY b.s, ty.t;
+END
+$$;
+COMMENT ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval) IS 'average GPUs held per type in each step of a window, from the jobs'' parts';
+REVOKE ALL ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mixdnn.utilization(timestamptz, timestamptz, interval) TO mixdnn_user, mixdnn_admin;

@@ -1,0 +1,1 @@
+../../install/71_utilization.sql
