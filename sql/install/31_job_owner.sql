@@ -2,9 +2,10 @@
 -- upgrade piece 0.1.0--0.2.0/99n (a link to this file), so that both
 -- create the same function (0.1.0 has none).
 
--- Whose OS account a job may run under when someone other than a superuser
--- names its owner (an admin submitting for a user, or handing a job over):
--- an existing role that is a mixdnn user and no superuser.
+-- Whose OS account a job may run under when someone names its owner (an
+-- admin or a superuser submitting for a user, or handing a job over): an
+-- existing role, whoever names it; for anyone but a superuser, one that is
+-- a mixdnn user and no superuser.
 CREATE FUNCTION mixdnn._check_job_owner(who name) RETURNS void
 	LANGUAGE plpgsql STABLE
 	SET search_path = pg_catalog, pg_temp
@@ -16,8 +17,13 @@ BEGIN
 			USING ERRCODE = 'not_null_violation';
 	END IF;
 	IF NOT EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.rolname = who) THEN
-		RAISE EXCEPTION 'role "%" does not exist', who
-			USING ERRCODE = 'undefined_object';
+		RAISE EXCEPTION 'a job''s owner must be an existing role: role "%" does not exist', who
+			USING ERRCODE = 'undefined_object',
+				  DETAIL = 'A job runs as its owner''s OS account; the launcher could not start it.',
+				  HINT = 'Create the role first, or name an existing one.';
+	END IF;
+	IF mixdnn._caller_level() = 'system' THEN
+		RETURN;
 	END IF;
 	IF (SELECT r.rolsuper FROM pg_catalog.pg_roles r WHERE r.rolname = who)
 	   OR NOT pg_catalog.pg_has_role(who, 'mixdnn_user', 'MEMBER')
@@ -28,7 +34,7 @@ BEGIN
 	END IF;
 END
 $$;
-COMMENT ON FUNCTION mixdnn._check_job_owner(name) IS 'internal: refuses a job owner named by a non-superuser that is no mixdnn user or a superuser';
+COMMENT ON FUNCTION mixdnn._check_job_owner(name) IS 'internal: refuses a job owner that is no role, or, named by a non-superuser, no mixdnn user or a superuser';
 
 REVOKE ALL ON FUNCTION mixdnn._check_job_owner(name) FROM PUBLIC;
 -- Called by the jobs' trigger when an admin names a job's owner.

@@ -1,0 +1,140 @@
+-- 32_job_before_write.sql — the validation of every job written but by a
+-- data load: submissions, status changes, owners. Also the upgrade piece
+-- 0.1.0--0.2.0/99y (a link to this file), so that both create the same
+-- function and trigger; hence CREATE OR REPLACE (0.1.0 has them).
+
+CREATE OR REPLACE FUNCTION mixdnn._job_before_write() RETURNS trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	cap_total	bigint;
+	rule_level	text;
+	caller		text;
+BEGIN
+	-- Plain-words versions of the CHECK constraints on columns an update may
+	-- change alone (same SQLSTATE as the constraint, 23514).
+	IF pg_catalog.length(NEW.name) NOT BETWEEN 1 AND 200 THEN
+		RAISE EXCEPTION 'name must have 1 to 200 characters, not %', pg_catalog.length(NEW.name)
+			USING ERRCODE = 'check_violation';
+	END IF;
+	-- A model or duration stored before 0.2.0 keeps planning: checked when written.
+	PERFORM mixdnn._check_job_terms(NEW.priority,
+		CASE WHEN TG_OP = 'INSERT' OR NEW.duration IS DISTINCT FROM OLD.duration THEN NEW.duration END,
+		CASE WHEN TG_OP = 'INSERT' OR NEW.model IS DISTINCT FROM OLD.model THEN NEW.model END);
+	-- Jobs run as their owner's OS account: an owner named must be a role
+	-- (one that is not would fail at its launch), and only a superuser may
+	-- make a job another role's than a mixdnn user's who is no superuser, or
+	-- an admin could run a command as postgres (docs/design.md, "Threat
+	-- model"). A restore's rows do not come here (the trigger's WHEN).
+	IF TG_OP = 'INSERT' AND NEW.owner IS DISTINCT FROM current_user
+	   OR TG_OP = 'UPDATE' AND NEW.owner IS DISTINCT FROM OLD.owner THEN
+		PERFORM mixdnn._check_job_owner(NEW.owner);
+	END IF;
+
+	IF TG_OP = 'INSERT' THEN
+		IF NEW.status IS DISTINCT FROM 'pending' THEN
+			RAISE EXCEPTION 'a new job must have status pending, not %', coalesce(NEW.status, 'NULL')
+				USING ERRCODE = 'invalid_parameter_value';
+		END IF;
+		IF NEW.planned_gpu_type IS NOT NULL OR NEW.planned_gpus IS NOT NULL OR NEW.planned_start IS NOT NULL
+		   OR NEW.planned_end IS NOT NULL OR NEW.started_at IS NOT NULL OR NEW.finished_at IS NOT NULL
+		   OR NEW.exit_code IS NOT NULL OR NEW.attempt <> 0 THEN
+			RAISE EXCEPTION 'plan and run columns of a job are written by the scheduler'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = 'Leave planned_*, started_at, finished_at, exit_code and attempt unset when submitting.';
+		END IF;
+		NEW.reason := NULL;
+	ELSE
+		IF OLD.status IN ('completed', 'failed', 'cancelled') THEN
+			RAISE EXCEPTION 'job % is % and can no longer change', OLD.job_id, OLD.status
+				USING ERRCODE = 'object_not_in_prerequisite_state';
+		END IF;
+		IF NEW.owner IS DISTINCT FROM OLD.owner AND mixdnn._caller_level() = 'user' THEN
+			RAISE EXCEPTION 'only an admin can change the owner of job %', OLD.job_id
+				USING ERRCODE = 'insufficient_privilege';
+		END IF;
+		IF NEW.status IS NULL THEN
+			RAISE EXCEPTION 'status of job % cannot be NULL', OLD.job_id
+				USING ERRCODE = 'not_null_violation';
+		END IF;
+		IF NEW.status IS DISTINCT FROM OLD.status THEN
+			SELECT t.by_whom INTO rule_level FROM mixdnn.status_transitions t
+				WHERE t.from_status = OLD.status AND t.to_status = NEW.status;
+			IF NOT FOUND THEN
+				RAISE EXCEPTION 'job % cannot go from % to %', OLD.job_id, OLD.status, coalesce(NEW.status, 'NULL')
+					USING ERRCODE = 'object_not_in_prerequisite_state',
+						  HINT = 'The allowed changes are listed in mixdnn.status_transitions.';
+			END IF;
+			caller := mixdnn._caller_level();
+			IF (rule_level = 'system' AND caller <> 'system')
+			   OR (rule_level = 'admin' AND caller = 'user') THEN
+				RAISE EXCEPTION 'only the scheduler can move job % from % to %', OLD.job_id, OLD.status, NEW.status
+					USING ERRCODE = 'insufficient_privilege',
+						  HINT = CASE WHEN rule_level = 'admin' THEN 'Launchers report results with mixdnn.finish().'
+									  ELSE 'Cancel a job with status = ''cancelled''.' END;
+			END IF;
+			IF NEW.status IN ('completed', 'failed', 'cancelled') THEN
+				NEW.finished_at := coalesce(NEW.finished_at, mixdnn.now());
+			END IF;
+			-- Why it waited is no reason of a cancelled job (an admin may give one).
+			IF NEW.status = 'cancelled' AND NEW.reason IS NOT DISTINCT FROM OLD.reason THEN
+				NEW.reason := NULL;
+			END IF;
+		END IF;
+		-- A launched job keeps the shape it was launched with.
+		IF OLD.status NOT IN ('pending', 'planned')
+		   AND (NEW.model_class, NEW.gpu_type, NEW.gpus, NEW.min_gpus, NEW.max_gpus, NEW.allowed_types,
+				NEW.duration, NEW.model, NEW.command)
+			IS DISTINCT FROM (OLD.model_class, OLD.gpu_type, OLD.gpus, OLD.min_gpus, OLD.max_gpus,
+							  OLD.allowed_types, OLD.duration, OLD.model, OLD.command) THEN
+			RAISE EXCEPTION 'job % is % and its request can no longer change', OLD.job_id, OLD.status
+				USING ERRCODE = 'object_not_in_prerequisite_state';
+		END IF;
+		IF (NEW.gpus, NEW.min_gpus, NEW.max_gpus, NEW.allowed_types, NEW.gpu_type, NEW.model_class)
+		   IS NOT DISTINCT FROM (OLD.gpus, OLD.min_gpus, OLD.max_gpus, OLD.allowed_types, OLD.gpu_type, OLD.model_class) THEN
+			RETURN NEW;
+		END IF;
+	END IF;
+
+	SELECT c.lo, c.hi INTO NEW.min_gpus, NEW.max_gpus
+		FROM mixdnn._check_job_shape(NEW.model_class, NEW.gpu_type, NEW.gpus, NEW.min_gpus, NEW.max_gpus,
+									 NEW.allowed_types) c;
+
+	-- "Ever": every registered node counts, whatever its status.
+	IF NEW.model_class = 'hard' THEN
+		SELECT coalesce(sum(n.gpus), 0) INTO cap_total FROM mixdnn.gpu_nodes n WHERE n.gpu_type = NEW.gpu_type;
+		IF cap_total < NEW.gpus THEN
+			RAISE EXCEPTION 'no configuration of the cluster can run this job'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It needs %s GPUs of type %s; the cluster has %s.', NEW.gpus, NEW.gpu_type, cap_total);
+		END IF;
+	ELSIF NEW.model_class = 'soft' THEN
+		SELECT coalesce(max(s.total), 0) INTO cap_total FROM (
+			SELECT sum(n.gpus) AS total FROM mixdnn.gpu_nodes n
+			WHERE NEW.allowed_types IS NULL OR n.gpu_type = ANY (NEW.allowed_types)
+			GROUP BY n.gpu_type) s;
+		IF cap_total < NEW.min_gpus THEN
+			RAISE EXCEPTION 'no configuration of the cluster can run this job'
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = format('It needs at least %s GPUs of one allowed type; the largest allowed type has %s.',
+									  NEW.min_gpus, cap_total);
+		END IF;
+	END IF;
+	-- The GPUs exist; the model's measured throughputs may still rule every configuration out.
+	IF NEW.model IS NOT NULL
+	   AND NOT mixdnn._job_can_run(NEW.model_class, NEW.gpu_type, NEW.gpus, NEW.min_gpus, NEW.max_gpus,
+								   NEW.allowed_types, NEW.model) THEN
+		RAISE EXCEPTION 'no configuration of the cluster can run this job'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = format('mixdnn.profiles measures a throughput of 0 for model %s on every configuration it fits.',
+								  NEW.model);
+	END IF;
+	RETURN NEW;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._job_before_write() IS 'internal trigger: defaults and validation of job submissions and status changes';
+
+CREATE OR REPLACE TRIGGER jobs_before_write
+	BEFORE INSERT OR UPDATE ON mixdnn.jobs
+	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._job_before_write();

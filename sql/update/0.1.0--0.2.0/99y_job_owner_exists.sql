@@ -1,0 +1,1 @@
+../../install/32_job_before_write.sql
