@@ -14,21 +14,46 @@
 /* The job columns a user sets (docs/reference.md), as a JSON job spec's keys. */
 #define SPEC_KEYS "{name,model,model_class,gpu_type,gpus,min_gpus,max_gpus,allowed_types,duration,priority,command,workdir,env}"
 
-/* The spec's keys that are not job columns a user sets; MC_EXIT_USAGE when any. */
+/* The spec's integer columns: the job's counts and priority. */
+#define SPEC_INT_KEYS "{gpus,min_gpus,max_gpus,priority}"
+
+/*
+ * The spec's keys that are not job columns a user sets, then the first of
+ * its counts and priority that the column would not take (not null, nor a
+ * JSON number or string of a whole number within int): MC_EXIT_USAGE when
+ * any, in the words of the options' check (main.c, number_arg), before the
+ * job is submitted or previewed. Within int, the column's range is the
+ * server's to check, with its SQLSTATE. A JSON number's text is the one the column is cast from, so
+ * 2.0 and 2.5 are refused here as they are there, 1e2 (100) passes. At most
+ * ten digits but leading zeros, so that the numeric cast cannot fail.
+ */
 static int
 check_spec(mc_ctx *c)
 {
 	PGresult   *res;
-	const char *p[2] = {c->spec, SPEC_KEYS};
-	int			rc = mc_query(c, "SELECT pg_catalog.string_agg(k, ', ' ORDER BY k) "
-						  "FROM pg_catalog.jsonb_object_keys($1::jsonb) k WHERE k <> ALL ($2::text[])",
-						  2, p, &res);
+	const char *p[3] = {c->spec, SPEC_KEYS, SPEC_INT_KEYS};
+	int			rc = mc_query(c, "SELECT (SELECT pg_catalog.string_agg(k, ', ' ORDER BY k) "
+						  "        FROM pg_catalog.jsonb_object_keys($1::jsonb) k WHERE k <> ALL ($2::text[])), "
+						  "    (SELECT e.key || ' in the job file must be a whole number, not ' || e.value::text "
+						  "        FROM pg_catalog.jsonb_each($1::jsonb) e "
+						  "        WHERE e.key = ANY ($3::text[]) AND pg_catalog.jsonb_typeof(e.value) <> 'null' "
+						  "          AND NOT CASE WHEN pg_catalog.jsonb_typeof(e.value) IN ('number', 'string') "
+						  "                        AND (e.value #>> '{}') ~ '^[[:space:]]*[+-]?0*[0-9]{1,10}[[:space:]]*$' "
+						  "                   THEN (e.value #>> '{}')::numeric BETWEEN -2147483648 AND 2147483647 "
+						  "                   ELSE false END "
+						  "        ORDER BY e.key LIMIT 1)",
+						  3, p, &res);
 
 	if (rc != 0)
 		return rc == MC_EXIT_SQL ? MC_EXIT_USAGE : rc;
 	if (!PQgetisnull(res, 0, 0))
 	{
 		fprintf(stderr, "mixdnn: unknown job field(s): %s\n", PQgetvalue(res, 0, 0));
+		rc = MC_EXIT_USAGE;
+	}
+	else if (!PQgetisnull(res, 0, 1))
+	{
+		fprintf(stderr, "mixdnn: %s\n", PQgetvalue(res, 0, 1));
 		rc = MC_EXIT_USAGE;
 	}
 	PQclear(res);

@@ -113,6 +113,30 @@ echo '[1]' >"$OUT/arr.json"
 as "$A" submit --file "$OUT/arr.json" 2>/dev/null
 [ $? = 2 ]
 ok $? "a job file that is not an object: exit 2"
+# A job file's counts and priority: whole numbers, as their options are
+# (the server's cast error was exit 1), checked before anything is submitted.
+file_number() {	# FIELD VALUE MESSAGE-TAIL [COMMAND]
+	echo "{\"name\": \"filenum\", \"gpus\": 1, \"duration\": \"1h\", \"$1\": $2}" >"$OUT/num.json"
+	as "$A" "${4:-submit}" --file "$OUT/num.json" 2>"$OUT/e" >/dev/null
+	[ $? = 2 ] && grep -qx "mixdnn: $1 in the job file must be a whole number, not $3" "$OUT/e" &&
+		[ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name = 'filenum'")" = 0 ] ||
+		{ sed 's/^/# /' "$OUT/e"; false; }
+}
+file_number gpus 2.5 2.5
+ok $? "a job file's gpus of 2.5: exit 2 with the option's message, nothing submitted"
+file_number priority '"high"' '"high"'
+ok $? "... a priority that is a string of no number"
+file_number min_gpus 1e10 10000000000
+ok $? "... a min_gpus beyond an int"
+file_number max_gpus true true
+ok $? "... a max_gpus that is a boolean"
+file_number priority "\"$(printf '9%.0s' $(seq 200))\"" "\"$(printf '9%.0s' $(seq 200))\""
+ok $? "... a priority of 200 digits"
+file_number gpus 2.0 2.0 when
+ok $? "... and for when too (2.0 is no whole number to the server either)"
+echo '{"name": "filenum-ok", "gpus": "1", "priority": -5, "min_gpus": null, "duration": "1h"}' >"$OUT/num.json"
+as "$A" when --file "$OUT/num.json" >/dev/null 2>"$OUT/e"
+ok $? "a job file's whole numbers, as a string or null too, pass" || sed 's/^/# /' "$OUT/e"
 as "$A" queue --name x 2>/dev/null
 [ $? = 2 ]
 ok $? "job options on another command: exit 2"
