@@ -71,9 +71,12 @@ BEGIN
 				y + (r - 1) * rowh + 1,
 				round(greatest(0.5, plotw * date_part('epoch', least(bar.e, to_ts) - greatest(bar.s, from_ts)) / span)::numeric, 1),
 				rowh - 2, abs(hashtext(bar.owner::text)) % 360,
-				replace(replace(replace(format('job %s%s of %s (%s, %s GPUs, %s): %s to %s', bar.job_id,
+				-- names and role names may hold any character: the markup ones
+				-- escaped, and the controls that XML 1.0 forbids even escaped
+				-- shown as '?' (a raw one made the document unreadable)
+				regexp_replace(replace(replace(replace(format('job %s%s of %s (%s, %s GPUs, %s): %s to %s', bar.job_id,
 					coalesce(' "' || bar.name || '"', ''), bar.owner, bar.model_class, bar.gpus, bar.status,
-					bar.s, bar.e), '&', '&amp;'), '<', '&lt;'), '>', '&gt;'));
+					bar.s, bar.e), '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '[\x01-\x08\x0B\x0C\x0E-\x1F]', '?', 'g'));
 			-- The first plan of what ran, as a thin line over the bar: planned versus actual.
 			IF bar.first_start < to_ts AND bar.first_end > from_ts THEN
 				pieces := pieces || format('<rect class="plan" data-job="%s" x="%s" y="%s" width="%s" height="2"/>',
@@ -108,6 +111,7 @@ DECLARE
 	lane		record;
 	drawn		record;
 	k			int;
+	clock		text;
 BEGIN
 	IF from_ts IS NULL OR to_ts IS NULL THEN
 		RAISE EXCEPTION 'mixdnn.gantt_svg needs from_ts and to_ts'
@@ -138,11 +142,15 @@ BEGIN
 				width, y + drawn.nrows * rowh);
 		y := y + drawn.nrows * rowh + 4;
 	END LOOP;
-	-- Time axis: six ticks, and now when inside the window.
+	-- Time axis: six ticks, and now when inside the window. Labels to the
+	-- second when a tick is not on a whole minute: cut to minutes, a short
+	-- window's ticks repeated one label and put now before a later one.
+	SELECT CASE WHEN bool_or(date_trunc('minute', t) <> t) THEN 'HH24:MI:SS' ELSE 'HH24:MI' END INTO clock
+	FROM generate_series(0, 5) k5, LATERAL (SELECT from_ts + (to_ts - from_ts) * k5 / 5 AS t) tick;
 	FOR k IN 0 .. 5 LOOP
 		out := out || format('<line class="tick" x1="%1$s" x2="%1$s" y1="40" y2="%2$s"/><text class="tick" x="%1$s" y="34">%3$s</text>',
 			round((x0 + plotw * k / 5.0)::numeric, 1), y,
-			to_char((from_ts + (to_ts - from_ts) * k / 5) AT TIME ZONE 'UTC', 'MM-DD HH24:MI'));
+			to_char((from_ts + (to_ts - from_ts) * k / 5) AT TIME ZONE 'UTC', 'MM-DD ' || clock));
 	END LOOP;
 	IF mixdnn.now() >= from_ts AND mixdnn.now() < to_ts THEN
 		out := out || format('<line class="now" x1="%1$s" x2="%1$s" y1="40" y2="%2$s"/>',
@@ -153,7 +161,7 @@ BEGIN
 		|| 'line.tick{stroke:#ccc}text.tick{fill:#555;text-anchor:middle}.sep{stroke:#eee}.now{stroke:red}</style>'
 		|| format('<rect x="0" y="0" width="%s" height="%s" fill="white"/>', width, y + 10)
 		|| format('<text x="4" y="14">MixDNN %s to %s (UTC); solid: ran, outlined: running (to its expected end), black line: its first plan, dashed: planned; color: owner</text>',
-				  to_char(from_ts AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'), to_char(to_ts AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI'))
+				  to_char(from_ts AT TIME ZONE 'UTC', 'YYYY-MM-DD ' || clock), to_char(to_ts AT TIME ZONE 'UTC', 'YYYY-MM-DD ' || clock))
 		|| array_to_string(out, '') || '</svg>';
 END
 $$;

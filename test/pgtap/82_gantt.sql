@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(13);
+SELECT plan(17);
 
 CREATE ROLE tap82_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap82_bob NOLOGIN IN ROLE mixdnn_user;
@@ -49,6 +49,24 @@ SELECT is((SELECT count(*) FROM regexp_matches(mixdnn.gantt_svg(pg_temp.t0() + i
 	'<rect class=', 'g')), 0::bigint, 'a window after every plan has no bars');
 SELECT throws_ok($$SELECT mixdnn.gantt_svg(pg_temp.t0(), pg_temp.t0())$$, '22023', NULL, 'an empty window is refused');
 SELECT throws_ok($$SELECT mixdnn.gantt_svg(NULL, pg_temp.t0())$$, '22004', NULL, 'a NULL bound is refused');
+
+-- A name may hold any character, controls too; XML 1.0 forbids most of them
+-- even escaped, so one raw in a title made the whole chart unreadable.
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration)
+	VALUES (E'ctl\x01\x1b]0;x\x07 ]]> <b>&amp;', 'hard', 'v100', 1, '10 min');
+:commit
+CREATE TEMP TABLE g2 AS SELECT mixdnn.gantt_svg(pg_temp.t0() - interval '1 hour', pg_temp.t0() + interval '3 hours') AS svg;
+SELECT ok(xml_is_well_formed_document((SELECT svg FROM g2)), 'a job name with control characters keeps the chart well-formed XML');
+SELECT ok((SELECT svg LIKE '%"ctl??]0;x? ]]&gt; &lt;b&gt;&amp;amp;"%' FROM g2),
+	'its name is drawn, the controls as ?, the markup escaped');
+
+-- Tick labels: to the second when the ticks are not on whole minutes.
+SELECT is((SELECT count(DISTINCT m[1]) FROM regexp_matches(mixdnn.gantt_svg(pg_temp.t0(), pg_temp.t0() + interval '3 min'),
+	'<text class="tick" x="[0-9.]+" y="34">([^<]*)</text>', 'g') m), 6::bigint,
+	'a 3-minute window has six different tick labels (to the minute, they repeated)');
+SELECT is((SELECT count(*) FROM regexp_matches(mixdnn.gantt_svg(date_trunc('hour', pg_temp.t0()), date_trunc('hour', pg_temp.t0()) + interval '5 hours'),
+	'<text class="tick" x="[0-9.]+" y="34">[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}</text>', 'g')), 6::bigint,
+	'a 5-hour window from a whole hour is labelled to the minute');
 RESET ROLE;
 
 -- A large cluster's history: 2000 more nodes, 6000 finished one-GPU parts
