@@ -62,15 +62,19 @@ class Results:
                 self.cache[path] = json.loads(txt) if txt else None
             except (OSError, ValueError):
                 self.cache[path] = None
-            # a run in which no job finished has null averages: no result to compare
-            if self.cache[path] is not None and self.cache[path].get("avg_jct_s") is None:
-                self.cache[path] = None
         return self.cache[path]
+
+    def result(self, path):
+        """A simulation's metrics; None where missing, or where no job finished
+        (null averages: no result to compare). Not for the .stats.json files,
+        which have no averages."""
+        r = self._json(path)
+        return None if r is None or r.get("avg_jct_s") is None else r
 
     def run(self, name, seed, share, est, pol):
         if pol in SHARE_FREE:
             share = 0
-        return self._json(os.path.join(self.d, "runs", "%s-r%d-s%d-%s-%s.json" % (name, seed, share, est, pol)))
+        return self.result(os.path.join(self.d, "runs", "%s-r%d-s%d-%s-%s.json" % (name, seed, share, est, pol)))
 
     def stats(self, name, seed, share):
         return self._json(os.path.join(self.d, "runs", "%s-r%d-s%d.stats.json" % (name, seed, share)))
@@ -580,7 +584,7 @@ def sec_scale(R, w):
         w("|---|---|---:|---:|---:|---:|---|---:|")
         for est in ("exact", "ln1"):
             for p in POLICIES:
-                r = R._json(os.path.join(R.d, "runs", "large-r1-s50-%s-%s.json" % (est, p)))
+                r = R.result(os.path.join(R.d, "runs", "large-r1-s50-%s-%s.json" % (est, p)))
                 if r:
                     w("| %s | %s | %s | %s | %s | %d | %s / %s / %s | %.1f s |" % (
                         EST_NAMES[est], p, fmt_s(r["avg_jct_s"]), fmt_s(r["p99_jct_s"]), fmt_s(r["makespan_s"]),

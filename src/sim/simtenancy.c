@@ -229,7 +229,7 @@ sim_tenancy_usage(const sim_world *w, const sim_options *o, double now, mx_owner
  * Each owner's finish-time fairness rho (Themis): the sum of its jobs' JCTs
  * over their sum had it had its entitlement e of the cluster's G GPUs to
  * itself, served in submission order as a fluid (a job takes at least its
- * duration): finish_i = max(submit_i, finish_i-1) + max(duration_i,
+ * true duration, duration_s, not the estimate it was planned with): finish_i = max(submit_i, finish_i-1) + max(duration_i,
  * gpus_i x duration_i / (e G)). rho = 1: as if alone on its share.
  */
 static void
@@ -255,7 +255,7 @@ finish_time_fairness(const sim_world *w, const sim_result *r, double *rho)
 			continue;
 		rate = r->owners[ow].entitlement * r->cluster_gpus;
 		fin = (j->submit > last[ow] ? j->submit : last[ow]) +
-			fmax(j->job.duration, j->job.ref_gpus * j->job.duration / rate);
+			fmax(j->true_duration, j->job.ref_gpus * j->true_duration / rate);
 		last[ow] = fin;
 		ideal[ow] += fin - j->submit;
 		real[ow] += j->finish - j->submit;
@@ -271,8 +271,9 @@ out:
 
 /*
  * Per owner: GPU-seconds used, entitlement (shares over all owners'
- * shares) and average slowdown (JCT over the job's duration on its
- * requested configuration); fairness_jain is Jain's index over the
+ * shares) and average slowdown (JCT over the job's true duration on its
+ * requested configuration, duration_s: the estimate is what it was planned
+ * with, not what it needed); fairness_jain is Jain's index over the
  * owners' finish-time fairness (finish_time_fairness()).
  */
 int
@@ -309,7 +310,7 @@ sim_tenancy_metrics(const sim_world *w, sim_result *r)
 		if (j->state != SJ_DONE || ow < 0 || ow >= w->nowners)
 			continue;
 		r->owners[ow].gpu_seconds += (double) j->gpus * (j->finish - j->start);
-		r->owners[ow].avg_slowdown += (j->finish - j->submit) / j->job.duration;
+		r->owners[ow].avg_slowdown += (j->finish - j->submit) / j->true_duration;
 		n[ow]++;
 	}
 	for (i = 0; i < w->nowners; i++)

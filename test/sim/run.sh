@@ -420,6 +420,19 @@ sh "$ROOT/test/sim/lpbound.sh" "$SIM" >"$T/lpbound.tap" 2>&1
 ok $? "the online optimum bound and its table (test/sim/lpbound.sh)"
 grep -v '^# ok ' "$T/lpbound.tap" | sed 's/^/#   /'
 
+# docs/evaluation.md's setup table reads the .stats.json files (which have
+# no averages); a run in which no job finished is a missing result, not 0
+E="$T/evalrep"
+mkdir -p "$E/runs"
+echo "pollux-1 c108" >"$E/workloads.txt"
+echo 1 >"$E/seeds.txt"
+echo exact >"$E/estimates.txt"
+echo '{"jobs": 533, "cluster_gpus": 108, "makespan_lb_s": 1000}' >"$E/runs/pollux-1-r1-s0.stats.json"
+echo '{"avg_jct_s": null, "makespan_s": null, "p99_jct_s": null, "unfinished": 3}' >"$E/runs/pollux-1-r1-s0-exact-k8s.json"
+python3 "$ROOT/tools/eval_report.py" --dir "$E" --out "$E/report.md" >"$E/log" 2>&1 &&
+	grep -q '^| pollux-1 | 533 | `c108`: 108 GPUs' "$E/report.md"
+ok $? "eval_report.py: the setup table has the workloads' jobs and GPUs from their .stats.json"
+
 echo "1..$N"
 echo "sim: $((N - FAILED - SKIPPED)) passed, $FAILED failed, $SKIPPED skipped"
 [ $FAILED -eq 0 ]

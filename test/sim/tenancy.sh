@@ -98,6 +98,15 @@ is "$(json "$T/f1.csv.json" '[o["finish_time_fairness"] for o in d["owners"]]')"
 	"each owner's finish-time fairness"
 is "$(json "$T/f1.csv.json" 'round(d["fairness_jain"], 4)')" "0.9878" "fairness_jain with fair share"
 is "$(json "$T/f0.csv.json" 'round(d["fairness_jain"], 4)')" "0.7642" "fairness_jain without: lower"
+# Both are measured against the job's true duration_s, not the estimate it
+# was planned with: carol's one job runs 100 s (estimated 50) alone on the GPU.
+cat >"$T/e.csv" <<'EOF'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s,estimate_s,owner
+z1,0,,hard,fast,1,100,50,carol
+EOF
+sim "$T/n1.csv" "$T/e.csv" "$T/e1.csv" --fair-share
+is "$(json "$T/e1.csv.json" '[(o["avg_slowdown"], o["finish_time_fairness"]) for o in d["owners"]]')" "[(1, 1)]" \
+	"slowdown and finish-time fairness of a job that overran its estimate: over its duration_s (1, not 2)"
 # Fair share under the configuration LP (the default): soft jobs on 2 GPUs,
 # alice's six at t=0, bob's y1 at t=150. Without fair share y1 waits behind
 # alice's jobs (it starts at 536.359); with it, it takes the next free
