@@ -23,9 +23,12 @@
  * JSON number or string of a whole number within int): MC_EXIT_USAGE when
  * any, in the words of the options' check (main.c, number_arg), before the
  * job is submitted or previewed. Within int, the column's range is the
- * server's to check, with its SQLSTATE. A JSON number's text is the one the column is cast from, so
- * 2.0 and 2.5 are refused here as they are there, 1e2 (100) passes. At most
- * ten digits but leading zeros, so that the numeric cast cannot fail.
+ * server's to check, with its SQLSTATE. A JSON number's text is the one
+ * the column is cast from, so 2.0 and 2.5 are refused here as they are
+ * there, 1e2 (100) passes. At most ten digits but leading zeros, and only
+ * the ASCII spaces the cast skips ([[:space:]] also takes Unicode spaces
+ * under a UTF-8 collation, which the cast refuses), so that the numeric
+ * cast cannot fail. The value is quoted up to 40 characters.
  */
 static int
 check_spec(mc_ctx *c)
@@ -34,11 +37,13 @@ check_spec(mc_ctx *c)
 	const char *p[3] = {c->spec, SPEC_KEYS, SPEC_INT_KEYS};
 	int			rc = mc_query(c, "SELECT (SELECT pg_catalog.string_agg(k, ', ' ORDER BY k) "
 						  "        FROM pg_catalog.jsonb_object_keys($1::jsonb) k WHERE k <> ALL ($2::text[])), "
-						  "    (SELECT e.key || ' in the job file must be a whole number, not ' || e.value::text "
+						  "    (SELECT e.key || ' in the job file must be a whole number from -2147483648 to 2147483647, not ' "
+						  "            || pg_catalog.left(e.value::text, 40) "
+						  "            || CASE WHEN pg_catalog.length(e.value::text) > 40 THEN '...' ELSE '' END "
 						  "        FROM pg_catalog.jsonb_each($1::jsonb) e "
 						  "        WHERE e.key = ANY ($3::text[]) AND pg_catalog.jsonb_typeof(e.value) <> 'null' "
 						  "          AND NOT CASE WHEN pg_catalog.jsonb_typeof(e.value) IN ('number', 'string') "
-						  "                        AND (e.value #>> '{}') ~ '^[[:space:]]*[+-]?0*[0-9]{1,10}[[:space:]]*$' "
+						  "                        AND (e.value #>> '{}') ~ '^[ \\t\\n\\r\\f\\v]*[+-]?0*[0-9]{1,10}[ \\t\\n\\r\\f\\v]*$' "
 						  "                   THEN (e.value #>> '{}')::numeric BETWEEN -2147483648 AND 2147483647 "
 						  "                   ELSE false END "
 						  "        ORDER BY e.key LIMIT 1)",

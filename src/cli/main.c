@@ -151,10 +151,7 @@ number_arg(const char *name, const char *v, long lo, long hi)
 	n = strtol(v, &end, 10);
 	if (end != v && *end == '\0' && errno == 0 && n >= lo && n <= hi)
 		return n;
-	if (lo == INT_MIN && hi == INT_MAX)
-		fprintf(stderr, "mixdnn: %s must be a whole number, not \"%s\"\n", name, v);
-	else
-		fprintf(stderr, "mixdnn: %s must be a number from %ld to %ld, not \"%s\"\n", name, lo, hi, v);
+	fprintf(stderr, "mixdnn: %s must be a whole number from %ld to %ld, not \"%s\"\n", name, lo, hi, v);
 	exit(MC_EXIT_USAGE);
 }
 

@@ -105,6 +105,9 @@ as "$A" submit --name notanumber --gpus abc --duration 1h 2>"$OUT/e"
 [ $? = 2 ] && grep -q -- '--gpus must be a whole number' "$OUT/e" &&
 	[ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name = 'notanumber'")" = 0 ]
 ok $? "a GPU count that is no number: exit 2 (the command line's fault), nothing submitted"
+as "$A" submit --name bigprio --gpus 1 --duration 1h --priority 2147483648 2>"$OUT/e"
+[ $? = 2 ] && grep -qx -- 'mixdnn: --priority must be a whole number from -2147483648 to 2147483647, not "2147483648"' "$OUT/e"
+ok $? "a priority beyond an int: exit 2, the message gives the range (it said it was no whole number)" || sed 's/^/# /' "$OUT/e"
 echo '{"name": "x", "gpus": 1, "duration": "1h", "colour": "red"}' >"$OUT/bad.json"
 as "$A" submit --file "$OUT/bad.json" 2>"$OUT/e"
 [ $? = 2 ] && grep -q "unknown job field(s): colour" "$OUT/e"
@@ -118,7 +121,7 @@ ok $? "a job file that is not an object: exit 2"
 file_number() {	# FIELD VALUE MESSAGE-TAIL [COMMAND]
 	echo "{\"name\": \"filenum\", \"gpus\": 1, \"duration\": \"1h\", \"$1\": $2}" >"$OUT/num.json"
 	as "$A" "${4:-submit}" --file "$OUT/num.json" 2>"$OUT/e" >/dev/null
-	[ $? = 2 ] && grep -qx "mixdnn: $1 in the job file must be a whole number, not $3" "$OUT/e" &&
+	[ $? = 2 ] && grep -qx -- "mixdnn: $1 in the job file must be a whole number from -2147483648 to 2147483647, not $3" "$OUT/e" &&
 		[ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name = 'filenum'")" = 0 ] ||
 		{ sed 's/^/# /' "$OUT/e"; false; }
 }
@@ -130,8 +133,12 @@ file_number min_gpus 1e10 10000000000
 ok $? "... a min_gpus beyond an int"
 file_number max_gpus true true
 ok $? "... a max_gpus that is a boolean"
-file_number priority "\"$(printf '9%.0s' $(seq 200))\"" "\"$(printf '9%.0s' $(seq 200))\""
-ok $? "... a priority of 200 digits"
+file_number priority "\"$(printf '9%.0s' $(seq 200))\"" "\"$(printf '9%.0s' $(seq 39))\\.\\.\\."
+ok $? "... a priority of 200 digits, quoted up to 40 characters"
+file_number gpus 1e131071 "1$(printf '0%.0s' $(seq 39))\\.\\.\\."
+ok $? "... a gpus of 131 072 digits, quoted up to 40 characters (it printed them all)"
+file_number gpus '"\u20031"' '" 1"'
+ok $? "... a gpus after a Unicode space, which the server's cast refuses (it gave the server's error)"
 file_number gpus 2.0 2.0 when
 ok $? "... and for when too (2.0 is no whole number to the server either)"
 echo '{"name": "filenum-ok", "gpus": "1", "priority": -5, "min_gpus": null, "duration": "1h"}' >"$OUT/num.json"
