@@ -36,7 +36,8 @@ BEGIN
 	END IF;
 	RETURN QUERY
 	WITH parts AS (
-		SELECT p.gpu_type AS t, p.gpus AS g, l.at AS s, coalesce(p.finished_at, mixdnn.now()) AS e
+		-- never ending before its launch: a virtual clock set earlier made busy_gpus negative
+		SELECT p.gpu_type AS t, p.gpus AS g, l.at AS s, coalesce(p.finished_at, greatest(mixdnn.now(), l.at)) AS e
 		FROM mixdnn.job_parts p
 		JOIN mixdnn._launches l ON l.job_id = p.job_id AND l.attempt = p.attempt
 		WHERE p.gpu_type IS NOT NULL),

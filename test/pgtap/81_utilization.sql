@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(26);
+SELECT plan(28);
 
 CREATE ROLE tap81_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap81_bob NOLOGIN IN ROLE mixdnn_user;
@@ -118,6 +118,17 @@ SELECT results_eq($$SELECT busy_gpus FROM mixdnn.utilization(pg_temp.t0(), pg_te
 	$$VALUES (3::float8), (1::float8)$$, 'utilization of a purged window is what it was (it read 0: no launch time)');
 SELECT ok(mixdnn.gantt_svg(pg_temp.t0(), pg_temp.t0() + interval '2 hours') LIKE '%data-job="' || pg_temp.jid('A') || '"%',
 	'the Gantt chart of a purged window still draws A');
+
+-- A virtual clock set before a running part's launch: the part counts
+-- nothing (it ended before it began, and busy_gpus went negative).
+SELECT mixdnn.now() AS tl \gset
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('D', 'hard', 'k80', 1, '1 h');
+:commit
+SELECT is(mixdnn.launch_due(), 1, '(setup) D launches on k1');
+SELECT pg_temp.set_now(:'tl'::timestamptz - interval '1 hour') AS t \gset
+SELECT is((SELECT busy_gpus FROM mixdnn.utilization(:'tl'::timestamptz - interval '2 hours', :'tl'::timestamptz + interval '1 hour', '3 hours')
+		   WHERE gpu_type = 'k80'), 0::float8,
+	'a clock set an hour before a running part''s launch: the part counts nothing (busy_gpus was -1/3)');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -85,6 +85,14 @@ SELECT 'j' || i, CASE WHEN i % 2 = 0 THEN 'hard' ELSE 'soft' END, 'v100', 2, '1 
 FROM generate_series(1, 6) i;
 SELECT mixdnn.launch_due();
 UPDATE mixdnn.jobs SET status = 'cancelled' WHERE name = 'j6';
+-- j7 runs on p0's p100, then 0.1.0 lets p0 become a v100 node: the
+-- update must give j7's part p100, the type it ran on
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('p100', 0.6);
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('p0', 'p100', 1);
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command) VALUES ('j7', 'hard', 'p100', 1, '1 hour', 'true');
+SELECT mixdnn.launch_due();
+UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'j7';
+UPDATE mixdnn.gpu_nodes SET gpu_type = 'v100' WHERE node = 'p0';
 CREATE TABLE public.before AS
 SELECT job_id, name, status, planned_gpu_type, planned_gpus, planned_start, attempt FROM mixdnn.jobs;
 CREATE TABLE public.counts_before AS
@@ -98,18 +106,19 @@ q() { $PSQL -d mx_up_data -tA -c "$1" 2>&1; }
 same=$(q "SELECT count(*) FROM public.before b JOIN mixdnn.jobs j USING (job_id)
           WHERE (b.name, b.status, b.planned_gpu_type, b.planned_gpus, b.planned_start, b.attempt)
                 IS NOT DISTINCT FROM (j.name, j.status, j.planned_gpu_type, j.planned_gpus, j.planned_start, j.attempt)")
-[ "$same" = 6 ]
-ok $? "every job keeps its status and plan (6 = $same)"
+[ "$same" = 7 ]
+ok $? "every job keeps its status and plan (7 = $same)"
 kept=$(q "SELECT c = (SELECT ROW((SELECT count(*) FROM mixdnn.jobs), (SELECT count(*) FROM mixdnn.plan_history),
                                 (SELECT count(*) FROM mixdnn.job_events), (SELECT count(*) FROM mixdnn.rounds),
                                 (SELECT count(*) FROM mixdnn.gpu_holds), (SELECT count(*) FROM mixdnn.job_parts)))
           FROM (SELECT ROW(jobs, plans, events, rounds, holds, parts) c FROM public.counts_before) x")
 [ "$kept" = t ]
 ok $? "history, holds and parts are all kept ($kept)"
-typed=$(q "SELECT count(*) FILTER (WHERE p.gpu_type = n.gpu_type) || '/' || count(*)
-           FROM mixdnn.job_parts p JOIN mixdnn.gpu_nodes n ON n.node = p.node")
-case "$typed" in 0/*|*[!0-9/]*|'') ok 1 "the update gives every part its node's GPU type ($typed)" ;;
-*) [ "${typed%/*}" = "${typed#*/}" ]; ok $? "the update gives every part its node's GPU type ($typed)" ;;
+typed=$(q "SELECT count(*) FILTER (WHERE p.gpu_type = CASE j.name WHEN 'j7' THEN 'p100' ELSE n.gpu_type END)
+                  || '/' || count(*)
+           FROM mixdnn.job_parts p JOIN mixdnn.gpu_nodes n ON n.node = p.node JOIN mixdnn.jobs j USING (job_id)")
+case "$typed" in 0/*|*[!0-9/]*|'') ok 1 "the update gives every part the GPU type it ran on ($typed)" ;;
+*) [ "${typed%/*}" = "${typed#*/}" ]; ok $? "the update gives every part the GPU type it ran on, j7's p100 where its node is a v100 now ($typed)" ;;
 esac
 running=$(q "SELECT count(*) FROM mixdnn.jobs WHERE status = 'launching'")
 [ "$running" -gt 0 ] 2>/dev/null

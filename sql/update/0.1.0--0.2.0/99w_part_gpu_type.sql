@@ -2,11 +2,18 @@
 -- fair-share usage read it there, not from today's gpu_nodes, where a node
 -- deleted since is missing and a node registered again may have another
 -- type. 0.1.0 deleted a node's parts with it (ON DELETE CASCADE), so every
--- part's node is still registered here and the part takes the node's type
--- now: the type it ran on, unless the node changed type after it (0.1.0
--- did not refuse that), which the database no longer records. A part whose
--- node is missing all the same keeps NULL: its type is not known, and it
--- counts in neither utilization nor fair-share usage, as before the update.
+-- part's node is still registered here; but 0.1.0 let a node change type
+-- once its GPUs were free, so the node's type now is a part's only where
+-- nothing better is known. A part of its job's latest launch takes the
+-- job's planned type, which is what that launch ran on, as long as the job
+-- has not been planned again since (re-queued: pending or planned); any
+-- other part takes its node's type now. A part whose node is missing all
+-- the same keeps NULL: its type is not known, and it counts in neither
+-- utilization nor fair-share usage, as before the update.
 ALTER TABLE mixdnn.job_parts ADD COLUMN gpu_type text;
 COMMENT ON COLUMN mixdnn.job_parts.gpu_type IS 'GPU type of its node at launch; NULL where unknown (a part of a node missing at the upgrade from 0.1.0)';
-UPDATE mixdnn.job_parts p SET gpu_type = n.gpu_type FROM mixdnn.gpu_nodes n WHERE n.node = p.node;
+UPDATE mixdnn.job_parts p
+SET gpu_type = coalesce((SELECT j.planned_gpu_type FROM mixdnn.jobs j
+						 WHERE j.job_id = p.job_id AND j.attempt = p.attempt
+						   AND j.status NOT IN ('pending', 'planned')),
+						(SELECT n.gpu_type FROM mixdnn.gpu_nodes n WHERE n.node = p.node));
