@@ -218,6 +218,14 @@ csv_open(csv_reader *r, const char *path)
 			csv_close(r);
 			return -1;
 		}
+		/* a column named twice: which one is meant is a guess (csv_col took the first) */
+		if (h[0] != '\0' && csv_col(r, h) < i)
+		{
+			snprintf(r->err, sizeof(r->err), "%s:%d: column \"%s\" is named twice in the header",
+					 path, r->line, h);
+			csv_close(r);
+			return -1;
+		}
 	}
 	r->nfields = 0;
 	return 0;
@@ -239,10 +247,27 @@ csv_close(csv_reader *r)
 	r->bufcap = 0;
 }
 
+/*
+ * The next record: 1, 0 at the end, -1 on error. A field beyond the
+ * header's columns that is not empty is an error (a row shifted by a
+ * comma too many was read as if it fitted); empty ones, as some
+ * spreadsheets write, are ignored.
+ */
 int
 csv_next(csv_reader *r)
 {
-	return read_record(r);
+	int			rc = read_record(r);
+
+	if (rc <= 0)
+		return rc;
+	for (int i = r->nheader; i < r->nfields; i++)
+		if (r->field[i][0] != '\0')
+		{
+			snprintf(r->err, sizeof(r->err), "%s:%d: %d fields, but the header names %d columns",
+					 r->path, r->line, r->nfields, r->nheader);
+			return -1;
+		}
+	return 1;
 }
 
 int

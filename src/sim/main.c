@@ -353,6 +353,18 @@ close_out(FILE *f)
 		fclose(f);
 }
 
+/* How many of the CSV outputs are - (stdout). */
+static int
+stdout_outputs(const sim_cli *cli)
+{
+	const char *paths[4] = {cli->out, cli->util_out, cli->rounds_out, cli->configs_out};
+	int			n = 0;
+
+	for (int i = 0; i < 4; i++)
+		n += paths[i] != NULL && strcmp(paths[i], "-") == 0;
+	return n;
+}
+
 /* Runs the simulation and writes what was asked for; returns the exit status. */
 static int
 run_and_report(sim_cli *cli, sim_world *w)
@@ -363,6 +375,11 @@ run_and_report(sim_cli *cli, sim_world *w)
 	int			rc;
 
 	cli->o.progress = !cli->quiet && isatty(STDERR_FILENO);
+	if (stdout_outputs(cli) > 1)
+	{
+		fprintf(stderr, "mixdnn-sim: only one of --out, --util-out, --rounds-out and --configs-out may be - (stdout)\n");
+		return 2;
+	}
 	if (cli->util_out && (cli->o.util_out = open_out(cli->util_out)) == NULL)
 		return 2;
 	if (cli->rounds_out && (cli->o.rounds_out = open_out(cli->rounds_out)) == NULL)
@@ -408,10 +425,11 @@ run_and_report(sim_cli *cli, sim_world *w)
 	}
 	close_out(cli->o.util_out);
 	close_out(cli->o.rounds_out);
+	/* a CSV on stdout keeps it to itself: the summary or JSON goes to stderr */
 	if (cli->json)
-		sim_print_json(&r, &cli->o, stdout);
+		sim_print_json(&r, &cli->o, stdout_outputs(cli) ? stderr : stdout);
 	else
-		sim_print_summary(&r, &cli->o, stdout);
+		sim_print_summary(&r, &cli->o, stdout_outputs(cli) ? stderr : stdout);
 	sim_result_free(&r);
 	return rc > 0 ? 1 : 0;
 }

@@ -271,7 +271,7 @@ static const csv_column trace_columns[] = {
 	{"min_gpus", 0, CSV_INT, OFF(trace_row, min_gpus), 1, SIM_MAX_JOB_GPUS},
 	{"max_gpus", 0, CSV_INT, OFF(trace_row, max_gpus), 1, SIM_MAX_JOB_GPUS},
 	{"allowed_types", 0, CSV_LIST, OFF(trace_row, allowed_types)},
-	{"priority", 0, CSV_INT, OFF(trace_row, priority), -INFINITY, INFINITY},
+	{"priority", 0, CSV_INT, OFF(trace_row, priority), -100, 100},	/* mixdnn.jobs.priority's range */
 	{"owner", 0, CSV_TEXT, OFF(trace_row, owner)},
 };
 

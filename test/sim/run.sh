@@ -228,6 +228,22 @@ bad "no --policy" $A --trace "$T/t1.csv"
 bad "no --trace" $A --policy k8s
 bad "unknown option" $A --trace "$T/t1.csv" --policy k8s --frobnicate
 bad "bad --soft-share" $A --trace "$T/t1.csv" --policy k8s --soft-share 2
+H="name,submit_s,model,model_class,gpu_type,gpus,duration_s"
+printf '%s\nj1,0,,hard,fast,2,5,extra\n' "$H" >"$T/wide.csv"
+bad "a row with more fields than the header" $A --trace "$T/wide.csv" --policy k8s
+grep -q "wide.csv:2: 8 fields, but the header names 7 columns" "$T/bad.err"
+ok $? "... its message names the line and both counts"
+printf '%s\nj1,0,,hard,fast,2,5,,\n' "$H" >"$T/blank.csv"
+"$SIM" $A --trace "$T/blank.csv" --policy k8s --json >/dev/null 2>&1
+ok $? "empty fields past the header's columns (as spreadsheets write) are taken"
+printf '%s,duration_s\nj1,0,,hard,fast,2,5,7\n' "$H" >"$T/twice.csv"
+bad "a header naming a column twice" $A --trace "$T/twice.csv" --policy k8s
+printf '%s,priority\nj1,0,,hard,fast,2,5,500\n' "$H" >"$T/prio.csv"
+bad "a priority outside mixdnn.jobs' -100..100" $A --trace "$T/prio.csv" --policy k8s
+bad "two CSV outputs on stdout" $A --trace "$T/t1.csv" --policy k8s --out - --util-out -
+"$SIM" $A --trace "$T/t1.csv" --policy k8s --out - --json >"$T/so.out" 2>"$T/so.err"
+[ $? -eq 0 ] && head -1 "$T/so.out" | grep -q '^name,job_id,' && ! grep -q '^{' "$T/so.out" && grep -q '^{' "$T/so.err"
+ok $? "--out - keeps stdout to the CSV: the JSON goes to stderr" || head -c 300 "$T/so.out" | sed 's/^/#   /'
 # The planner's options: one table (src/core/options.c) checked by the
 # simulator and the benchmark alike.
 BENCH=$(dirname "$SIM")/mixdnn-bench
