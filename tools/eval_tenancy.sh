@@ -94,7 +94,7 @@ L = ["<!-- tenancy:begin -->", "## Fair share: four users, one flooding (issue #
      "the %d jobs of Pollux workloads 2–4 as well, all within the first 30 minutes. Equal shares; "
      "fair share with the default half-life (1 day). `fairness_jain` is Jain's index over the "
      "users' finish-time fairness ρ (docs/simulator.md: JCTs over those alone on one's "
-     "entitlement; 1 = every user served alike). Slowdown = JCT ÷ requested run time." % (
+     "entitlement; 1 = every user served alike). Slowdown = JCT ÷ the job's run time on its requested configuration (`duration_s`)." % (
          load("mixdnn")["cluster_gpus"], load("mixdnn")["jobs"] - 160), "",
      "| policy | avg JCT | makespan | fairness_jain | slowdown u1 | u2 | u3 | flood | ρ u1 | u2 | u3 | flood |",
      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]

@@ -27,6 +27,7 @@ usage(FILE *f)
 			"\n"
 			"options:\n"
 			"  --json                 print one JSON object with the metrics on the last line\n"
+			"                         (of stderr when an output below is -, stdout)\n"
 			"  --out FILE             per-job CSV (times in seconds from the trace start)\n"
 			"  --util-out FILE        busy GPUs over time (CSV, one row per event)\n"
 			"  --rounds-out FILE      one CSV row per scheduling round\n"

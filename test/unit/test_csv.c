@@ -165,7 +165,9 @@ test_field_limit(void)
 		  "a record of more than %d fields is refused (%s)", CSV_MAX_FIELDS, r.err);
 	done_text(&r);
 
-	n = snprintf(text, sizeof(text), "h\n");
+	n = 0;
+	for (int i = 0; i < CSV_MAX_FIELDS; i++)
+		n += snprintf(text + n, sizeof(text) - n, "c%d%s", i, i < CSV_MAX_FIELDS - 1 ? "," : "\n");
 	for (int i = 0; i < CSV_MAX_FIELDS - 1; i++)
 		n += snprintf(text + n, sizeof(text) - n, "%d,", i % 10);
 	snprintf(text + n, sizeof(text) - n, "last\n");
@@ -179,16 +181,37 @@ test_long_field(void)
 {
 	csv_reader	r;
 	size_t		len = 100000;
-	char	   *text = malloc(len + 8);
+	char	   *text = malloc(len + 10);
 
-	memcpy(text, "h\n", 2);
-	memset(text + 2, 'z', len);
-	memcpy(text + 2 + len, ",1\n", 4);
+	memcpy(text, "h,i\n", 4);
+	memset(text + 4, 'z', len);
+	memcpy(text + 4 + len, ",1\n", 4);
 	put_file(text, strlen(text));
 	CHECK(csv_open(&r, path) == 0 && csv_next(&r) == 1 && strlen(csv_get(&r, 0)) == len &&
 		  field_is(&r, 1, "1"), "a field of %zu bytes is read whole (the buffer grows)", len);
 	done_text(&r);
 	free(text);
+}
+
+/* A row wider than its header, and a header naming a column twice. */
+static void
+test_header_width(void)
+{
+	csv_reader	r;
+
+	CHECK(open_text(&r, "a,b\n1,2,3\n") == 0 && csv_next(&r) == -1 &&
+		  strstr(r.err, ":2: 3 fields, but the header names 2 columns") != NULL,
+		  "a row with a field past the header's columns is refused (%s)", r.err);
+	done_text(&r);
+	CHECK(open_text(&r, "a,b\n1,2,,\n") == 0 && csv_next(&r) == 1 && field_is(&r, 1, "2"),
+		  "empty fields past the header's columns are ignored");
+	done_text(&r);
+	CHECK(open_text(&r, "a,b, a\n1,2,3\n") == -1 && strstr(r.err, "column \"a\" is named twice") != NULL,
+		  "a header naming a column twice (blanks around a name ignored) is refused (%s)", r.err);
+	done_text(&r);
+	CHECK(open_text(&r, "a,,\n1,2,3\n") == 0 && csv_next(&r) == 1,
+		  "unnamed header columns are not duplicates of each other");
+	done_text(&r);
 }
 
 static void
@@ -219,6 +242,7 @@ main(void)
 	test_after_quotes();
 	test_field_limit();
 	test_long_field();
+	test_header_width();
 	test_numbers();
 	return unit_done("test_csv");
 }
