@@ -128,7 +128,7 @@ SELECT is(mixdnn.launch_due(), 1, '(setup) D launches on k1');
 SELECT pg_temp.set_now(:'tl'::timestamptz - interval '1 hour') AS t \gset
 SELECT is((SELECT busy_gpus FROM mixdnn.utilization(:'tl'::timestamptz - interval '2 hours', :'tl'::timestamptz + interval '1 hour', '3 hours')
 		   WHERE gpu_type = 'k80'), 0::float8,
-	'a clock set an hour before a running part''s launch: the part counts nothing (busy_gpus was -1/3)');
+	'a clock set an hour before a running part''s launch: the part counts nothing (busy_gpus went negative)');
 
 SELECT * FROM finish();
 ROLLBACK;

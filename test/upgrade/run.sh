@@ -93,6 +93,20 @@ INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command) V
 SELECT mixdnn.launch_due();
 UPDATE mixdnn.jobs SET status = 'completed' WHERE name = 'j7';
 UPDATE mixdnn.gpu_nodes SET gpu_type = 'v100' WHERE node = 'p0';
+-- j8 runs on q0's p100; then it is re-queued (0.1.0 kept its attempt),
+-- planned again on a v100 and cancelled, written here directly: its part
+-- ran on a p100 all the same
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('q0', 'p100', 1);
+INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command) VALUES ('j8', 'hard', 'p100', 1, '1 hour', 'true');
+SELECT mixdnn.launch_due();
+SET session_replication_role = replica;
+UPDATE mixdnn.jobs SET status = 'cancelled', planned_gpu_type = 'v100' WHERE name = 'j8';
+UPDATE mixdnn.job_parts SET state = 'cancelled' WHERE job_id = (SELECT job_id FROM mixdnn.jobs WHERE name = 'j8');
+DELETE FROM mixdnn.gpu_holds WHERE job_id = (SELECT job_id FROM mixdnn.jobs WHERE name = 'j8');
+INSERT INTO mixdnn.job_events (job_id, at, old_status, new_status)
+SELECT job_id, mixdnn.now(), s.o, s.n FROM mixdnn.jobs, (VALUES ('launching', 'planned'), ('planned', 'cancelled')) s(o, n)
+WHERE name = 'j8';
+SET session_replication_role = origin;
 CREATE TABLE public.before AS
 SELECT job_id, name, status, planned_gpu_type, planned_gpus, planned_start, attempt FROM mixdnn.jobs;
 CREATE TABLE public.counts_before AS
@@ -106,8 +120,8 @@ q() { $PSQL -d mx_up_data -tA -c "$1" 2>&1; }
 same=$(q "SELECT count(*) FROM public.before b JOIN mixdnn.jobs j USING (job_id)
           WHERE (b.name, b.status, b.planned_gpu_type, b.planned_gpus, b.planned_start, b.attempt)
                 IS NOT DISTINCT FROM (j.name, j.status, j.planned_gpu_type, j.planned_gpus, j.planned_start, j.attempt)")
-[ "$same" = 7 ]
-ok $? "every job keeps its status and plan (7 = $same)"
+[ "$same" = 8 ]
+ok $? "every job keeps its status and plan (8 = $same)"
 kept=$(q "SELECT c = (SELECT ROW((SELECT count(*) FROM mixdnn.jobs), (SELECT count(*) FROM mixdnn.plan_history),
                                 (SELECT count(*) FROM mixdnn.job_events), (SELECT count(*) FROM mixdnn.rounds),
                                 (SELECT count(*) FROM mixdnn.gpu_holds), (SELECT count(*) FROM mixdnn.job_parts)))
@@ -118,7 +132,7 @@ typed=$(q "SELECT count(*) FILTER (WHERE p.gpu_type = CASE j.name WHEN 'j7' THEN
                   || '/' || count(*)
            FROM mixdnn.job_parts p JOIN mixdnn.gpu_nodes n ON n.node = p.node JOIN mixdnn.jobs j USING (job_id)")
 case "$typed" in 0/*|*[!0-9/]*|'') ok 1 "the update gives every part the GPU type it ran on ($typed)" ;;
-*) [ "${typed%/*}" = "${typed#*/}" ]; ok $? "the update gives every part the GPU type it ran on, j7's p100 where its node is a v100 now ($typed)" ;;
+*) [ "${typed%/*}" = "${typed#*/}" ]; ok $? "the update gives every part the GPU type it ran on: j7's p100 where its node is a v100 now, j8's p100 though it was planned on a v100 after ($typed)" ;;
 esac
 running=$(q "SELECT count(*) FROM mixdnn.jobs WHERE status = 'launching'")
 [ "$running" -gt 0 ] 2>/dev/null
