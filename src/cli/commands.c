@@ -28,7 +28,9 @@
  * there, 1e2 (100) passes. At most ten digits but leading zeros, and only
  * the ASCII spaces the cast skips ([[:space:]] also takes Unicode spaces
  * under a UTF-8 collation, which the cast refuses), so that the numeric
- * cast cannot fail. The value is quoted up to 40 characters.
+ * cast cannot fail. The spaces are raw bytes in the pattern, not escapes:
+ * with standard_conforming_strings off, '\v' is a v. The value is quoted
+ * up to 40 characters.
  */
 static int
 check_spec(mc_ctx *c)
@@ -43,7 +45,7 @@ check_spec(mc_ctx *c)
 						  "        FROM pg_catalog.jsonb_each($1::jsonb) e "
 						  "        WHERE e.key = ANY ($3::text[]) AND pg_catalog.jsonb_typeof(e.value) <> 'null' "
 						  "          AND NOT CASE WHEN pg_catalog.jsonb_typeof(e.value) IN ('number', 'string') "
-						  "                        AND (e.value #>> '{}') ~ '^[ \\t\\n\\r\\f\\v]*[+-]?0*[0-9]{1,10}[ \\t\\n\\r\\f\\v]*$' "
+						  "                        AND (e.value #>> '{}') ~ '^[ \t\n\r\f\v]*[+-]?0*[0-9]{1,10}[ \t\n\r\f\v]*$' "
 						  "                   THEN (e.value #>> '{}')::numeric BETWEEN -2147483648 AND 2147483647 "
 						  "                   ELSE false END "
 						  "        ORDER BY e.key LIMIT 1)",
