@@ -32,6 +32,31 @@ CREATE VIEW mixdnn._gantt_bars WITH (security_barrier = true) AS
 		ORDER BY h.round_id LIMIT 1) f ON b.section OPERATOR(pg_catalog.=) 'node';
 COMMENT ON VIEW mixdnn._gantt_bars IS 'internal: what mixdnn.gantt_svg draws';
 
+-- Internal: character data for the chart's XML (an element's text, not an
+-- attribute's value: quotes stay): the markup characters escaped, and
+-- every character XML 1.0 does not allow drawn as '?' (names and role
+-- names may hold any character, and one such character makes the whole
+-- document unreadable): the C0 controls but tab, newline and carriage
+-- return; U+FFFE and U+FFFF in a UTF-8 database; in a SQL_ASCII one every
+-- byte above 127, which need not be UTF-8. E'' literals, so that the
+-- patterns mean the same with standard_conforming_strings off.
+CREATE FUNCTION mixdnn._xml_text(t text) RETURNS text
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	t := regexp_replace(replace(replace(replace(t, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'),
+						E'[\\x01-\\x08\\x0B\\x0C\\x0E-\\x1F]', '?', 'g');
+	IF current_setting('server_encoding') = 'UTF8' THEN
+		t := regexp_replace(t, E'[\\uFFFE\\uFFFF]', '?', 'g');
+	ELSIF current_setting('server_encoding') = 'SQL_ASCII' THEN
+		t := regexp_replace(t, E'[\\x80-\\xFF]', '?', 'g');
+	END IF;
+	RETURN t;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._xml_text(text) IS 'internal: text escaped for mixdnn.gantt_svg''s XML, characters XML forbids as ?';
+
 -- Internal: one lane of mixdnn.gantt_svg() from height y, given its bars
 -- in start order: each bar takes as many free GPU rows as it has GPUs,
 -- earliest first (rows are added when a lane's bars need more than its
@@ -71,12 +96,9 @@ BEGIN
 				y + (r - 1) * rowh + 1,
 				round(greatest(0.5, plotw * date_part('epoch', least(bar.e, to_ts) - greatest(bar.s, from_ts)) / span)::numeric, 1),
 				rowh - 2, abs(hashtext(bar.owner::text)) % 360,
-				-- names and role names may hold any character: the markup ones
-				-- escaped, and the controls that XML 1.0 forbids even escaped
-				-- shown as '?' (a raw one made the document unreadable)
-				regexp_replace(replace(replace(replace(format('job %s%s of %s (%s, %s GPUs, %s): %s to %s', bar.job_id,
+				mixdnn._xml_text(format('job %s%s of %s (%s, %s GPUs, %s): %s to %s', bar.job_id,
 					coalesce(' "' || bar.name || '"', ''), bar.owner, bar.model_class, bar.gpus, bar.status,
-					bar.s, bar.e), '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), '[\x01-\x08\x0B\x0C\x0E-\x1F]', '?', 'g'));
+					bar.s, bar.e)));
 			-- The first plan of what ran, as a thin line over the bar: planned versus actual.
 			IF bar.first_start < to_ts AND bar.first_end > from_ts THEN
 				pieces := pieces || format('<rect class="plan" data-job="%s" x="%s" y="%s" width="%s" height="2"/>',
@@ -112,6 +134,7 @@ DECLARE
 	drawn		record;
 	k			int;
 	clock		text;
+	ticks		timestamp[];
 BEGIN
 	IF from_ts IS NULL OR to_ts IS NULL THEN
 		RAISE EXCEPTION 'mixdnn.gantt_svg needs from_ts and to_ts'
@@ -142,15 +165,23 @@ BEGIN
 				width, y + drawn.nrows * rowh);
 		y := y + drawn.nrows * rowh + 4;
 	END LOOP;
-	-- Time axis: six ticks, and now when inside the window. Labels to the
-	-- second when a tick is not on a whole minute: cut to minutes, a short
-	-- window's ticks repeated one label and put now before a later one.
-	SELECT CASE WHEN bool_or(date_trunc('minute', t) <> t) THEN 'HH24:MI:SS' ELSE 'HH24:MI' END INTO clock
-	FROM generate_series(0, 5) k5, LATERAL (SELECT from_ts + (to_ts - from_ts) * k5 / 5 AS t) tick;
+	-- Time axis: six ticks, and now when inside the window. Ticks are
+	-- counted in UTC (in the session's zone a day across a DST change is 23
+	-- or 25 hours, and the labels drifted from the even spacing), labelled
+	-- as finely as they need: to the second or millisecond when a tick is
+	-- off the whole minute or second (cut, a short window's labels repeated
+	-- and put now before a later one), with the year when the window spans
+	-- two.
+	SELECT array_agg((from_ts AT TIME ZONE 'UTC') + (to_ts - from_ts) * k5 / 5 ORDER BY k5) INTO ticks
+	FROM generate_series(0, 5) k5;
+	SELECT CASE WHEN bool_or(date_trunc('second', t) <> t) THEN 'HH24:MI:SS.MS'
+				WHEN bool_or(date_trunc('minute', t) <> t) THEN 'HH24:MI:SS' ELSE 'HH24:MI' END INTO clock
+	FROM unnest(ticks) t;
 	FOR k IN 0 .. 5 LOOP
 		out := out || format('<line class="tick" x1="%1$s" x2="%1$s" y1="40" y2="%2$s"/><text class="tick" x="%1$s" y="34">%3$s</text>',
 			round((x0 + plotw * k / 5.0)::numeric, 1), y,
-			to_char((from_ts + (to_ts - from_ts) * k / 5) AT TIME ZONE 'UTC', 'MM-DD ' || clock));
+			to_char(ticks[k + 1], CASE WHEN date_trunc('year', ticks[1]) = date_trunc('year', ticks[6])
+									  THEN 'MM-DD ' ELSE 'YYYY-MM-DD ' END || clock));
 	END LOOP;
 	IF mixdnn.now() >= from_ts AND mixdnn.now() < to_ts THEN
 		out := out || format('<line class="now" x1="%1$s" x2="%1$s" y1="40" y2="%2$s"/>',
@@ -168,8 +199,8 @@ $$;
 COMMENT ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz) IS 'an SVG Gantt chart of a time window: what ran on each node''s GPUs and what is planned per GPU type';
 
 REVOKE ALL ON mixdnn._gantt_bars FROM PUBLIC;
-REVOKE ALL ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz),
+REVOKE ALL ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz), mixdnn._xml_text(text),
 	mixdnn._gantt_lane(mixdnn._gantt_bars[], int, timestamptz, timestamptz, int) FROM PUBLIC;
 GRANT SELECT ON mixdnn._gantt_bars TO mixdnn_user, mixdnn_admin;
-GRANT EXECUTE ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz),
+GRANT EXECUTE ON FUNCTION mixdnn.gantt_svg(timestamptz, timestamptz), mixdnn._xml_text(text),
 	mixdnn._gantt_lane(mixdnn._gantt_bars[], int, timestamptz, timestamptz, int) TO mixdnn_user, mixdnn_admin;

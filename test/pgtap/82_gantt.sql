@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(17);
+SELECT plan(21);
 
 CREATE ROLE tap82_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap82_bob NOLOGIN IN ROLE mixdnn_user;
@@ -53,12 +53,14 @@ SELECT throws_ok($$SELECT mixdnn.gantt_svg(NULL, pg_temp.t0())$$, '22004', NULL,
 -- A name may hold any character, controls too; XML 1.0 forbids most of them
 -- even escaped, so one raw in a title made the whole chart unreadable.
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration)
-	VALUES (E'ctl\x01\x1b]0;x\x07 ]]> <b>&amp;', 'hard', 'v100', 1, '10 min');
+	VALUES (E'ctl\x01\x1b]0;x\x07 ]]> <b>&amp;', 'hard', 'v100', 1, '10 min'),
+		   (E'nonchar\uFFFE\uFFFFx', 'hard', 'v100', 1, '10 min');
 :commit
 CREATE TEMP TABLE g2 AS SELECT mixdnn.gantt_svg(pg_temp.t0() - interval '1 hour', pg_temp.t0() + interval '3 hours') AS svg;
 SELECT ok(xml_is_well_formed_document((SELECT svg FROM g2)), 'a job name with control characters keeps the chart well-formed XML');
 SELECT ok((SELECT svg LIKE '%"ctl??]0;x? ]]&gt; &lt;b&gt;&amp;amp;"%' FROM g2),
 	'its name is drawn, the controls as ?, the markup escaped');
+SELECT ok((SELECT svg LIKE '%"nonchar??x"%' FROM g2), 'U+FFFE and U+FFFF, which XML forbids too, as ?');
 
 -- Tick labels: to the second when the ticks are not on whole minutes.
 SELECT is((SELECT count(DISTINCT m[1]) FROM regexp_matches(mixdnn.gantt_svg(pg_temp.t0(), pg_temp.t0() + interval '3 min'),
@@ -67,6 +69,20 @@ SELECT is((SELECT count(DISTINCT m[1]) FROM regexp_matches(mixdnn.gantt_svg(pg_t
 SELECT is((SELECT count(*) FROM regexp_matches(mixdnn.gantt_svg(date_trunc('hour', pg_temp.t0()), date_trunc('hour', pg_temp.t0()) + interval '5 hours'),
 	'<text class="tick" x="[0-9.]+" y="34">[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}</text>', 'g')), 6::bigint,
 	'a 5-hour window from a whole hour is labelled to the minute');
+SELECT is((SELECT count(DISTINCT m[1]) FROM regexp_matches(mixdnn.gantt_svg(pg_temp.t0(), pg_temp.t0() + interval '2 s'),
+	'<text class="tick" x="[0-9.]+" y="34">([^<]*)</text>', 'g') m), 6::bigint,
+	'a 2-second window has six different tick labels (to the millisecond)');
+-- Ticks are even in UTC: in Berlin, 29 March 2026 has 23 hours, and the
+-- fourth tick of five days read 03-29 23:00.
+SET LOCAL timezone = 'Europe/Berlin';
+SELECT is((SELECT array_agg(m[1]) FROM regexp_matches(mixdnn.gantt_svg('2026-03-27 00:00+00', '2026-04-01 00:00+00'),
+	'<text class="tick" x="[0-9.]+" y="34">([^<]*)</text>', 'g') m),
+	ARRAY['03-27 00:00', '03-28 00:00', '03-29 00:00', '03-30 00:00', '03-31 00:00', '04-01 00:00'],
+	'ticks across a DST change are a day apart in UTC');
+RESET timezone;
+SELECT is(((SELECT array_agg(m[1]) FROM regexp_matches(mixdnn.gantt_svg('2021-01-01 00:00+00', '2026-01-01 00:00+00'),
+	'<text class="tick" x="[0-9.]+" y="34">([^<]*)</text>', 'g') m))[6], '2026-01-01 00:00',
+	'a window over several years has the year in its labels');
 RESET ROLE;
 
 -- A large cluster's history: 2000 more nodes, 6000 finished one-GPU parts
