@@ -165,7 +165,9 @@ COMMENT ON VIEW mixdnn.estimate_accuracy_summary IS 'forecast quality per user a
 -- For scrapers (tools/prometheus-postgres-exporter.yaml): one row per
 -- metric and label, aggregates over every user's jobs, so it runs as its
 -- owner and may be granted to monitoring roles. Windows: waits and launch
--- latencies of the last hour, rounds per minute over the last 5 minutes.
+-- latencies of the last hour, rounds per minute over the last 5 minutes;
+-- none after now (with mixdnn.virtual_now set back, the rounds the worker
+-- stamped at the real time were counted).
 CREATE VIEW mixdnn.metrics WITH (security_barrier = true) AS
 	WITH clock AS (SELECT mixdnn.now() AS t),
 	nodes AS (
@@ -174,13 +176,13 @@ CREATE VIEW mixdnn.metrics WITH (security_barrier = true) AS
 		FROM mixdnn.gpu_nodes n),
 	waits AS (
 		SELECT date_part('epoch', j.started_at - j.submitted_at) AS s
-		FROM mixdnn.jobs j, clock WHERE j.started_at > clock.t - interval '1 hour'),
+		FROM mixdnn.jobs j, clock WHERE j.started_at > clock.t - interval '1 hour' AND j.started_at <= clock.t),
 	rounds AS (
-		SELECT r.at, r.solve_ms FROM mixdnn.rounds r, clock WHERE r.at > clock.t - interval '1 hour'),
+		SELECT r.at, r.solve_ms FROM mixdnn.rounds r, clock WHERE r.at > clock.t - interval '1 hour' AND r.at <= clock.t),
 	claims AS (
 		SELECT date_part('epoch', p.claimed_at - l.at) AS s
 		FROM mixdnn.job_parts p JOIN mixdnn._launches l ON l.job_id = p.job_id AND l.attempt = p.attempt, clock
-		WHERE p.claimed_at > clock.t - interval '1 hour')
+		WHERE p.claimed_at > clock.t - interval '1 hour' AND p.claimed_at <= clock.t)
 	SELECT 'jobs'::text AS metric, NULL::text AS gpu_type, s.status, count(j.job_id)::float8 AS value
 	FROM (VALUES ('pending'), ('planned'), ('launching'), ('running'), ('completed'), ('failed'), ('cancelled')) s(status)
 	LEFT JOIN mixdnn.jobs j ON j.status = s.status
