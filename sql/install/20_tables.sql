@@ -139,6 +139,10 @@ CREATE TABLE mixdnn.job_parts (
 	-- the node's type when the part launched: a node deleted, or registered
 	-- again with another type, since then leaves the part's history as it ran
 	gpu_type	text,
+	-- this launch of the part, as no other anywhere: a copy of the cluster
+	-- restored to an earlier time reuses job ids and attempts (and rewinds
+	-- sequences), so random, never counted (63_launcher_parts.sql)
+	launch_token uuid NOT NULL DEFAULT pg_catalog.gen_random_uuid(),
 	PRIMARY KEY (job_id, attempt, node)
 );
 COMMENT ON TABLE mixdnn.job_parts IS 'each node''s part of each launch of a job, for the launcher protocol';
@@ -147,6 +151,7 @@ COMMENT ON COLUMN mixdnn.job_parts.node_rank IS 'NODE_RANK of this part; rank 0 
 COMMENT ON COLUMN mixdnn.job_parts.state IS 'launching -> running -> completed | failed; lost when its lease expired; cancelled';
 COMMENT ON COLUMN mixdnn.job_parts.lease_until IS 'the part is lost unless its node heartbeats before this';
 COMMENT ON COLUMN mixdnn.job_parts.gpu_type IS 'GPU type of its node at launch; NULL where unknown (a part of a node missing at the upgrade from 0.1.0)';
+COMMENT ON COLUMN mixdnn.job_parts.launch_token IS 'random id of this launch of the part: the launcher keeps it with the part''s process and reports with it';
 CREATE INDEX job_parts_node_idx ON mixdnn.job_parts (node) WHERE state IN ('launching', 'running');
 
 -- GPUs held right now. The primary key is the capacity invariant of contract §4:

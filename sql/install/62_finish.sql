@@ -11,9 +11,18 @@
 -- it re-queues): the detector aborted one of them a second later, and a
 -- part's exit 0 reported after the re-queue was stale, so the job ran
 -- again (e2e 28_finish_node_down, both modes; the soak found it).
+--
+-- The reference launcher reports with the part's launch_token (it came
+-- with the claim, 63_launcher_parts.sql): a report of a launch the
+-- database does not list for the node, say a process of a launch that a
+-- restored copy of the cluster forgot, whose job id, attempt and node a
+-- new job has taken since, counts for nothing (false), and a report of a
+-- job that does not exist is just as stale (false, not no_data_found,
+-- which the launcher retried without end). The 5-argument finish of
+-- 0.1.0 is this one without the token (99z drops it).
 
 CREATE OR REPLACE FUNCTION mixdnn.finish(job_id bigint, exit_code int, node text, attempt int DEFAULT NULL,
-							  reason text DEFAULT NULL)
+							  reason text DEFAULT NULL, launch_token uuid DEFAULT NULL)
 	RETURNS boolean
 	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp
@@ -29,6 +38,14 @@ BEGIN
 	PERFORM mixdnn._lock_scheduler_now();
 	PERFORM mixdnn._check_node(finish.node);
 	UPDATE mixdnn.gpu_nodes n SET last_heartbeat = mixdnn.now(), unreachable_since = NULL WHERE n.node = finish.node;
+	-- Fencing by launch: not this launch's part (another launch took the
+	-- job id, or no job has it).
+	IF finish.launch_token IS NOT NULL
+	   AND NOT EXISTS (SELECT FROM mixdnn.job_parts p
+					   WHERE p.job_id = finish.job_id AND p.node = finish.node
+						 AND p.launch_token = finish.launch_token) THEN
+		RETURN false;
+	END IF;
 	j := mixdnn._lock_job(finish.job_id);
 
 	-- Fencing: a stale attempt, a part this node did not claim, or a second
@@ -40,7 +57,8 @@ BEGIN
 	UPDATE mixdnn.job_parts p
 		SET state = CASE WHEN finish.exit_code = 0 THEN 'completed' ELSE 'failed' END,
 			finished_at = mixdnn.now(), exit_code = finish.exit_code
-		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.node = finish.node AND p.state = 'running';
+		WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.node = finish.node AND p.state = 'running'
+		  AND (finish.launch_token IS NULL OR p.launch_token = finish.launch_token);
 	IF NOT FOUND THEN
 		RETURN false;
 	END IF;
@@ -61,7 +79,7 @@ BEGIN
 	RETURN true;
 END
 $$;
-COMMENT ON FUNCTION mixdnn.finish(bigint, int, text, int, text) IS 'launcher: reports the exit code of the job''s part on node (of attempt, when given; why it failed, when known); true if it counted, false for a stale attempt, an unclaimed part or a repeated report';
+COMMENT ON FUNCTION mixdnn.finish(bigint, int, text, int, text, uuid) IS 'launcher: reports the exit code of the job''s part on node (of attempt, and of the launch with launch_token, when given; why it failed, when known); true if it counted, false for a stale attempt, another launch, an unclaimed part or a repeated report';
 
 CREATE OR REPLACE FUNCTION mixdnn.finish(job_id bigint, exit_code int) RETURNS boolean
 	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
@@ -99,6 +117,6 @@ END
 $$;
 COMMENT ON FUNCTION mixdnn.finish(bigint, int) IS 'reports the exit code of a job running on one node; false if it is not running';
 
-REVOKE ALL ON FUNCTION mixdnn.finish(bigint, int, text, int, text), mixdnn.finish(bigint, int) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION mixdnn.finish(bigint, int, text, int, text), mixdnn.finish(bigint, int) TO mixdnn_launcher;
+REVOKE ALL ON FUNCTION mixdnn.finish(bigint, int, text, int, text, uuid), mixdnn.finish(bigint, int) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mixdnn.finish(bigint, int, text, int, text, uuid), mixdnn.finish(bigint, int) TO mixdnn_launcher;
 GRANT EXECUTE ON FUNCTION mixdnn.finish(bigint, int) TO mixdnn_admin;

@@ -1,0 +1,1 @@
+../../install/63_launcher_parts.sql
