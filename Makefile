@@ -114,6 +114,11 @@ build/unit/test_gpulist: test/unit/test_gpulist.c test/unit/unit.h src/launcher/
 	@mkdir -p build/unit
 	$(CC) $(CFLAGS) -Isrc/launcher -Itest/unit -o $@ $< src/launcher/gpulist.o
 
+# The launcher's launch tokens, as claims and socket names carry them.
+build/unit/test_token: test/unit/test_token.c test/unit/unit.h src/launcher/job.o src/launcher/log.o
+	@mkdir -p build/unit
+	$(CC) $(CFLAGS) -Isrc/launcher -Itest/unit -o $@ $< src/launcher/job.o src/launcher/log.o
+
 build/unit/%: test/unit/%.c test/unit/unit.h $(CORE_OBJS)
 	@mkdir -p build/unit
 	$(CC) $(CFLAGS) -Isrc/core -Itest/unit -o $@ $< $(CORE_OBJS) -lglpk -lm

@@ -284,6 +284,9 @@ claimed_job(PGresult *res, int row, lx_job *j)
 	j->attempt = atoi(PQgetvalue(res, row, 7));
 	j->workdir = PQgetisnull(res, row, 8) ? NULL : xstrdup(PQgetvalue(res, row, 8));
 	j->owner = xstrdup(PQgetvalue(res, row, 9));
+	if (!lx_token_parse(PQgetvalue(res, row, 11), j->token))
+		lx_log("job %lld attempt %d: the claim gave no launch token: its part is told from other launches "
+			   "by job, attempt and node alone", job_id, j->attempt);
 	j->env = xcalloc(env_rows > 0 ? env_rows : 1, sizeof(lx_env));
 }
 
@@ -298,6 +301,7 @@ claimed_env(PGresult *res, int row, lx_job *j)
 }
 
 /*
+ * claim_parts(): claim() with each part's launch token (63_launcher_parts.sql).
  * A row per job, then a row per environment variable of it: no JSON
  * parsing here, and the command comes once per job rather than once per
  * variable (a join would repeat a 64 kB command for each of thousands of
@@ -309,12 +313,12 @@ lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs, double *l
 	const char *params[1] = {node};
 	/* the lease the claim gave, with each job: it may have changed since the last heartbeat */
 	PGresult   *res = exec(conn,
-						   "WITH c AS MATERIALIZED (SELECT * FROM mixdnn.claim($1)) "
+						   "WITH c AS MATERIALIZED (SELECT * FROM mixdnn.claim_parts($1)) "
 						   "SELECT c.job_id, c.name, c.command, c.node_rank, c.world_gpus, NULL::text, NULL::text, "
 						   "c.attempt, c.workdir, c.owner, pg_catalog.date_part('epoch', "
-						   "pg_catalog.current_setting('mixdnn.lease_timeout')::interval) FROM c "
+						   "pg_catalog.current_setting('mixdnn.lease_timeout')::interval), c.launch_token::text FROM c "
 						   "UNION ALL "
-						   "SELECT c.job_id, NULL, NULL, NULL, NULL, e.key, e.value, NULL, NULL, NULL, NULL "
+						   "SELECT c.job_id, NULL, NULL, NULL, NULL, e.key, e.value, NULL, NULL, NULL, NULL, NULL "
 						   "FROM c, pg_catalog.jsonb_each_text(c.env) e "
 						   "ORDER BY 1, 6 NULLS FIRST", 1, params);
 	int			rows,
@@ -354,7 +358,7 @@ lx_db_heartbeat(PGconn *conn, const char *node, lx_part **parts, int *nparts, do
 						   "WITH h AS MATERIALIZED (SELECT * FROM mixdnn.heartbeat_parts($1)) "
 						   "SELECT pg_catalog.date_part('epoch', "
 						   "pg_catalog.current_setting('mixdnn.lease_timeout')::interval), "
-						   "h.job_id, h.attempt, h.renewed FROM (VALUES (1)) AS one (x) LEFT JOIN h ON true",
+						   "h.job_id, h.attempt, h.renewed, h.launch_token FROM (VALUES (1)) AS one (x) LEFT JOIN h ON true",
 						   1, params);
 	int			i,
 				rows;
@@ -372,6 +376,7 @@ lx_db_heartbeat(PGconn *conn, const char *node, lx_part **parts, int *nparts, do
 		(*parts)[i].job_id = strtoll(PQgetvalue(res, i, 1), NULL, 10);
 		(*parts)[i].attempt = atoi(PQgetvalue(res, i, 2));
 		(*parts)[i].renewed = strcmp(PQgetvalue(res, i, 3), "t") == 0;
+		(void) lx_token_parse(PQgetvalue(res, i, 4), (*parts)[i].token);
 	}
 	*nparts = rows;
 	PQclear(res);
@@ -379,15 +384,16 @@ lx_db_heartbeat(PGconn *conn, const char *node, lx_part **parts, int *nparts, do
 }
 
 lx_rc
-lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, int code, const char *why,
-			 bool *counted)
+lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, const char *token, int code,
+			 const char *why, bool *counted)
 {
 	char		job[32],
 				att[16],
 				ec[16],
 				reason[2048];
-	const char *params[5] = {job, ec, node, att, why && why[0] ? reason : NULL};
+	const char *params[6] = {job, ec, node, att, why && why[0] ? reason : NULL, token};
 	PGresult   *res;
+	const char *state;
 
 	/*
 	 * Escaped as in the log: valid UTF-8 whatever the reason holds (cut to
@@ -399,7 +405,22 @@ lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, int 
 	snprintf(job, sizeof(job), "%lld", job_id);
 	snprintf(att, sizeof(att), "%d", attempt);
 	snprintf(ec, sizeof(ec), "%d", code);
-	res = exec(conn, "SELECT mixdnn.finish($1::bigint, $2::int, $3, $4::int, $5)", 5, params);
+	res = exec(conn, "SELECT mixdnn.finish($1::bigint, $2::int, $3, $4::int, $5, $6::uuid)", 6, params);
+	state = PQresultStatus(res) == PGRES_FATAL_ERROR ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	if (state != NULL && strcmp(state, "P0002") == 0)
+	{
+		/*
+		 * No such job (a keeper of an earlier version reports without a
+		 * token, which finish() answers with false): nothing to count, now
+		 * or later. Retried, the report waited for a new job to take the
+		 * id (a copy of the database restored to an earlier time) and
+		 * counted for it.
+		 */
+		lx_log("finish: job %lld does not exist", job_id);
+		PQclear(res);
+		*counted = false;
+		return LX_OK;
+	}
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		return failed(conn, res, "finish");
 	*counted = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
@@ -420,7 +441,8 @@ lx_rc
 lx_db_node_parts(PGconn *conn, const char *node, lx_part **parts, int *nparts)
 {
 	const char *params[1] = {node};
-	PGresult   *res = exec(conn, "SELECT job_id, attempt, state, gpus FROM mixdnn.node_parts($1)", 1, params);
+	PGresult   *res = exec(conn, "SELECT job_id, attempt, state, gpus, launch_token FROM mixdnn.node_parts($1)",
+							1, params);
 	int			i,
 				rows;
 
@@ -445,6 +467,7 @@ lx_db_node_parts(PGconn *conn, const char *node, lx_part **parts, int *nparts)
 		(*parts)[i].running = strcmp(PQgetvalue(res, i, 2), "running") == 0;
 		snprintf((*parts)[i].gpus, sizeof((*parts)[i].gpus), "%s", PQgetvalue(res, i, 3));
 		(*parts)[i].gpus_known = !PQgetisnull(res, i, 3);
+		(void) lx_token_parse(PQgetvalue(res, i, 4), (*parts)[i].token);
 	}
 	*nparts = rows;
 	PQclear(res);

@@ -44,14 +44,19 @@ lx_rc		lx_db_notifies(PGconn *conn, const char *node, bool *launch, bool *cancel
 
 /* *lease_s: the lease the claim gave its parts (unchanged when it claimed none). */
 lx_rc		lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs, double *lease_s);
-/* *counted: false for a stale or repeated report. */
-lx_rc		lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, int code,
-						 const char *why, bool *counted);
+/*
+ * *counted: false for a stale or repeated report, one of another launch
+ * than token's (NULL: a keeper of an earlier version, which knows none),
+ * or one of a job that does not exist.
+ */
+lx_rc		lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, const char *token,
+						 int code, const char *why, bool *counted);
 
 typedef struct lx_part
 {
 	long long	job_id;
 	int			attempt;
+	char		token[LX_TOKEN_LEN + 1];	/* its launch's token (job.h) */
 	bool		running;		/* claimed; else still launching */
 	bool		renewed;		/* heartbeat: its lease was renewed (not held back by a lock) */
 	char		gpus[256];		/* node_parts: its GPU indices ("0,1") */

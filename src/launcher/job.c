@@ -1,6 +1,7 @@
 /*
  * job.c — a claimed job part's memory.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,32 @@ dup_or_die(const char *s)
 		exit(1);
 	}
 	return d;
+}
+
+bool
+lx_token_parse(const char *in, char *out)
+{
+	int			n = 0;
+
+	out[0] = '\0';
+	if (in == NULL)
+		return false;
+	for (; *in; in++)
+	{
+		/* the dashes of 8-4-4-4-12 are left out, wherever they are */
+		if (*in == '-')
+			continue;
+		if (!isxdigit((unsigned char) *in) || n == LX_TOKEN_LEN)
+			break;
+		out[n++] = (char) tolower((unsigned char) *in);
+	}
+	if (*in != '\0' || n != LX_TOKEN_LEN)
+	{
+		out[0] = '\0';
+		return false;
+	}
+	out[n] = '\0';
+	return true;
 }
 
 void
@@ -56,6 +83,7 @@ lx_job_copy(const lx_job *job)
 	}
 	c->job_id = job->job_id;
 	c->attempt = job->attempt;
+	memcpy(c->token, job->token, sizeof(c->token));
 	c->node_rank = job->node_rank;
 	c->world_gpus = job->world_gpus;
 	c->name = dup_or_die(job->name);

@@ -6,11 +6,12 @@
  * for signals. It claims the node's parts when a mixdnn_launch notice names
  * the node, at connect and every poll interval; runs each under a keeper
  * (keeper.h) as the job owner's OS account; reports exit codes with
- * mixdnn.finish(job, code, node, attempt, why); heartbeats; and stops any
- * part the database no longer lists for the node (cancelled, failed on
- * another node, lost). Results it cannot report while disconnected wait
- * until it is connected again. At start it adopts the keepers a launcher
- * that left with SIGUSR2 left behind.
+ * mixdnn.finish(job, code, node, attempt, why, launch token); heartbeats;
+ * and stops any part the database no longer lists for the node
+ * (cancelled, failed on another node, lost), each part the launch of its
+ * token (docs/launcher.md, "Launch tokens"). Results it cannot report
+ * while disconnected wait until it is connected again. At start it adopts
+ * the keepers a launcher that left with SIGUSR2 left behind.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -301,7 +302,7 @@ report_results(void)
 			st.want_reconcile = true;
 			continue;
 		}
-		rc = lx_db_finish(st.conn, cfg.node, c->job_id, c->attempt, c->code, c->why, &counted);
+		rc = lx_db_finish(st.conn, cfg.node, c->job_id, c->attempt, lx_launch_token(c), c->code, c->why, &counted);
 		if (!still_connected(rc))
 			return;
 		if (rc == LX_OK)
@@ -326,7 +327,10 @@ report_results(void)
 /*
  * Makes the node's processes match the database: stops parts it no longer
  * lists, and gives up parts claimed here that nothing runs (a claim whose
- * answer was lost with the connection).
+ * answer was lost with the connection). A part is the launch with its
+ * token: one whose job, attempt and node the database lists with another
+ * token is another launch's (a copy of the database restored to before
+ * this one gave its job id to a new job), and is stopped too.
  */
 static void
 reconcile(void)
@@ -347,22 +351,31 @@ reconcile(void)
 	for (i = 0; i < lx_nchildren(); i++)
 	{
 		lx_child   *c = lx_child_at(i);
-		bool		listed = false;
+		bool		listed = false,
+					other = false;
 
 		if (c->exited)
 			continue;
 		for (k = 0; k < nparts && !listed; k++)
-			listed = parts[k].job_id == c->job_id && parts[k].attempt == c->attempt && parts[k].running;
+			if (parts[k].job_id == c->job_id && parts[k].attempt == c->attempt && parts[k].running)
+			{
+				listed = lx_is_launch(c, parts[k].token);
+				other = !listed;
+			}
 		if (!listed)
-			lx_stop(c, "the job was cancelled, failed on another node or lost its lease");
+			lx_stop(c, other ? "the database lists another launch of its job, attempt and node: "
+					"a copy of the database restored to before this launch gave its job id to a new job"
+					: "the job was cancelled, failed on another node or lost its lease");
 	}
 	for (k = 0; k < nparts && st.conn; k++)
 	{
 		int			lost;
-		lx_child   *c = lx_find(parts[k].job_id, parts[k].attempt);
+		lx_child   *c = lx_find(parts[k].job_id, parts[k].attempt, parts[k].token);
 
 		if (c != NULL && parts[k].gpus_known)
 			lx_learn_gpus(c, parts[k].gpus);
+		if (c != NULL && parts[k].running)
+			lx_learn_token(c, parts[k].token);
 		if (!parts[k].running || c != NULL)
 			continue;
 		lx_log("job %lld attempt %d is claimed by this node but not running here; giving it up",
@@ -414,8 +427,9 @@ claim(void)
 	ctx.lease_until = lease_deadline(asked);
 	for (i = 0; i < njobs; i++)
 	{
-		lx_log("claimed job %lld attempt %d", jobs[i].job_id, jobs[i].attempt);
-		if (lx_find(jobs[i].job_id, jobs[i].attempt) == NULL)
+		lx_log("claimed job %lld attempt %d (launch %s)", jobs[i].job_id, jobs[i].attempt,
+			   jobs[i].token[0] ? jobs[i].token : "unknown");
+		if (lx_find(jobs[i].job_id, jobs[i].attempt, jobs[i].token) == NULL)
 			(void) lx_spawn(&jobs[i], &ctx);
 		lx_job_free(&jobs[i]);
 	}
@@ -436,7 +450,7 @@ renew_keepers(const lx_part *parts, int nparts, double until)
 
 	for (i = 0; i < nparts; i++)
 	{
-		lx_child   *c = lx_find(parts[i].job_id, parts[i].attempt);
+		lx_child   *c = lx_find(parts[i].job_id, parts[i].attempt, parts[i].token);
 
 		if (c == NULL)
 			continue;

@@ -28,7 +28,7 @@ static int	cap = 0;
 static int	installation = 0;
 
 static lx_child *
-new_slot(long long job_id, int attempt)
+new_slot(long long job_id, int attempt, const char *token)
 {
 	lx_child   *c;
 
@@ -49,6 +49,7 @@ new_slot(long long job_id, int attempt)
 	memset(c, 0, sizeof(*c));
 	c->job_id = job_id;
 	c->attempt = attempt;
+	snprintf(c->token, sizeof(c->token), "%s", token);
 	c->fd = -1;
 	c->started = lx_now();
 	c->installation = installation;
@@ -93,17 +94,39 @@ remember_ctx(const lx_spawn_ctx *ctx)
 	snprintf(part_prefix, sizeof(part_prefix), "mixdnn-%s-%s", ctx->output_prefix, ctx->node);
 }
 
-/* A part's name: its cgroup's, under part_cgroup_base. */
+/*
+ * A part's name: its cgroup's, under part_cgroup_base. With the launch's
+ * token: another launch of the same job, attempt and node (a copy of the
+ * database restored to before this one) gets another cgroup, and another
+ * socket below. Without one: a keeper of an earlier version's.
+ */
 static void
-part_name(char *buf, size_t size, long long job_id, int attempt)
+part_name(char *buf, size_t size, long long job_id, int attempt, const char *token)
 {
-	snprintf(buf, size, "%s-j%lld-a%d", part_prefix, job_id, attempt);
+	snprintf(buf, size, "%s-j%lld-a%d%s%s", part_prefix, job_id, attempt, token[0] ? "-t" : "", token);
 }
 
 static void
-socket_name(char *buf, size_t size, long long job_id, int attempt)
+socket_name(char *buf, size_t size, long long job_id, int attempt, const char *token)
 {
-	snprintf(buf, size, "j%lld-a%d.sock", job_id, attempt);
+	snprintf(buf, size, "j%lld-a%d%s%s.sock", job_id, attempt, token[0] ? "-t" : "", token);
+}
+
+/*
+ * A keeper's socket name: job, attempt and token, or (a keeper of an
+ * earlier version) job and attempt alone, token "".
+ */
+static bool
+parse_socket_name(const char *name, long long *job_id, int *attempt, char *token)
+{
+	char		hex[LX_TOKEN_LEN + 2];
+	int			end = 0;
+
+	token[0] = '\0';
+	if (sscanf(name, "j%lld-a%d-t%33[0-9a-f].sock%n", job_id, attempt, hex, &end) == 3 && name[end] == '\0')
+		return strlen(hex) == LX_TOKEN_LEN && lx_token_parse(hex, token);
+	end = 0;
+	return sscanf(name, "j%lld-a%d.sock%n", job_id, attempt, &end) == 2 && name[end] == '\0';
 }
 
 static int
@@ -171,7 +194,7 @@ become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const char *sock, int 
 	close_range(listen_fd + 1, ~0U, 0);
 	if (ctx->output_dir)
 		output_path(out, sizeof(out), job, ctx);
-	part_name(part, sizeof(part), job->job_id, job->attempt);
+	part_name(part, sizeof(part), job->job_id, job->attempt, job->token);
 	a.job = job;
 	a.owner = job->owner ? job->owner : "";
 	a.rules = &ctx->accounts;
@@ -210,14 +233,14 @@ kill_part_cgroup(const char *cgroup)
 
 /* A part whose keeper was killed while no launcher ran: its cgroup, if it has one. */
 static void
-kill_orphaned_cgroup(long long job_id, int attempt)
+kill_orphaned_cgroup(long long job_id, int attempt, const char *token)
 {
 	char		name[512],
 				path[PATH_MAX + 512];
 
 	if (part_cgroup_base[0] == '\0')
 		return;
-	part_name(name, sizeof(name), job_id, attempt);
+	part_name(name, sizeof(name), job_id, attempt, token);
 	snprintf(path, sizeof(path), "%s/%s", part_cgroup_base, name);
 	if (kill_part_cgroup(path))
 		lx_log("job %lld attempt %d: its keeper was gone; killed what its cgroup %s still ran",
@@ -246,7 +269,7 @@ static void start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx);
 lx_child *
 lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx)
 {
-	lx_child   *c = new_slot(job->job_id, job->attempt);
+	lx_child   *c = new_slot(job->job_id, job->attempt, job->token);
 	lx_child   *holder;
 
 	remember_ctx(ctx);
@@ -255,8 +278,10 @@ lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx)
 	holder = gpu_holder(c->gpus, c);
 	if (holder != NULL)
 	{
-		lx_log("job %lld attempt %d waits: GPUs %s still run processes of job %lld attempt %d",
-			   job->job_id, job->attempt, c->gpus, holder->job_id, holder->attempt);
+		lx_log("job %lld attempt %d waits: GPUs %s still run processes of job %lld attempt %d%s%s%s",
+			   job->job_id, job->attempt, c->gpus, holder->job_id, holder->attempt,
+			   lx_launch_token(holder) ? " (launch " : "", lx_launch_token(holder) ? lx_launch_token(holder) : "",
+			   lx_launch_token(holder) ? ")" : "");
 		c->waiting = lx_job_copy(job);
 		return c;
 	}
@@ -299,7 +324,7 @@ static void
 start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 {
 	char		why[512],
-				sock[64];
+				sock[128];
 	struct sockaddr_un addr;
 	int			lfd;
 	pid_t		pid;
@@ -310,7 +335,7 @@ start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 		exited_now(c, 127, "the job has no command");
 		return;
 	}
-	socket_name(sock, sizeof(sock), job->job_id, job->attempt);
+	socket_name(sock, sizeof(sock), job->job_id, job->attempt, job->token);
 	unlink(sock);
 	lfd = unix_socket(sock, &addr);
 	if (lfd < 0 || bind(lfd, (struct sockaddr *) &addr, sizeof(addr)) != 0 || listen(lfd, 4) != 0)
@@ -360,6 +385,24 @@ start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 	return;
 }
 
+/* Whether a part of the current installation has this socket name: adopted, or started, already. */
+static bool
+known_socket(const char *name)
+{
+	char		own[128];
+	int			i;
+
+	for (i = 0; i < nchildren; i++)
+	{
+		if (children[i].installation != installation)
+			continue;
+		socket_name(own, sizeof(own), children[i].job_id, children[i].attempt, children[i].token);
+		if (strcmp(own, name) == 0)
+			return true;
+	}
+	return false;
+}
+
 int
 lx_adopt(const lx_spawn_ctx *ctx)
 {
@@ -374,12 +417,11 @@ lx_adopt(const lx_spawn_ctx *ctx)
 	{
 		long long	job_id;
 		int			attempt,
-					fd,
-					end = 0;
+					fd;
+		char		token[LX_TOKEN_LEN + 1];
 		lx_child   *c;
 
-		if (sscanf(e->d_name, "j%lld-a%d.sock%n", &job_id, &attempt, &end) != 2
-			|| e->d_name[end] != '\0' || lx_find(job_id, attempt) != NULL)
+		if (!parse_socket_name(e->d_name, &job_id, &attempt, token) || known_socket(e->d_name))
 			continue;
 		fd = connect_keeper(e->d_name);
 		if (fd == -2)
@@ -396,18 +438,49 @@ lx_adopt(const lx_spawn_ctx *ctx)
 			 * up, or its next attempt would share the GPUs with it.
 			 */
 			if (fd == -1 && (errno == ECONNREFUSED || errno == ENOENT))
-				kill_orphaned_cgroup(job_id, attempt);
+				kill_orphaned_cgroup(job_id, attempt, token);
 			unlink(e->d_name);
 			continue;
 		}
-		c = new_slot(job_id, attempt);
+		c = new_slot(job_id, attempt, token);
 		c->fd = fd;
 		c->gpus_unknown = true;
-		lx_log("job %lld attempt %d: adopted its keeper", job_id, attempt);
+		if (token[0] != '\0')
+			lx_log("job %lld attempt %d: adopted its keeper (launch %s)", job_id, attempt, token);
+		else
+			lx_log("job %lld attempt %d: adopted its keeper, of an earlier launcher version (no launch token): "
+				   "taken for the launch the database lists for the job, attempt and node", job_id, attempt);
 		n++;
 	}
 	closedir(d);
 	return n;
+}
+
+const char *
+lx_launch_token(const lx_child *c)
+{
+	if (c->token[0] != '\0')
+		return c->token;
+	return c->learned[0] != '\0' ? c->learned : NULL;
+}
+
+bool
+lx_is_launch(const lx_child *c, const char *token)
+{
+	const char *own = lx_launch_token(c);
+
+	/* a token the database did not give ("") is no reason to tell launches apart */
+	return own == NULL || token[0] == '\0' || strcmp(own, token) == 0;
+}
+
+void
+lx_learn_token(lx_child *c, const char *token)
+{
+	if (lx_launch_token(c) != NULL || token[0] == '\0')
+		return;
+	snprintf(c->learned, sizeof(c->learned), "%s", token);
+	lx_log("job %lld attempt %d: its keeper, of an earlier launcher version, is taken for launch %s",
+		   c->job_id, c->attempt, token);
 }
 
 void
@@ -450,7 +523,7 @@ keeper_left_unheard(lx_child *c)
 	if (part_cgroup_base[0] == '\0')
 		lx_log("job %lld attempt %d: its keeper died and it had no cgroup: processes it left cannot be found",
 			   c->job_id, c->attempt);
-	kill_orphaned_cgroup(c->job_id, c->attempt);
+	kill_orphaned_cgroup(c->job_id, c->attempt, c->token);
 	lx_log("job %lld attempt %d: its keeper left before it said how the part ended; giving the part up",
 		   c->job_id, c->attempt);
 	c->lease_lost = true;
@@ -470,7 +543,7 @@ own_part_cgroup(const lx_child *c)
 
 	if (part_cgroup_base[0] == '\0')
 		return false;
-	part_name(name, sizeof(name), c->job_id, c->attempt);
+	part_name(name, sizeof(name), c->job_id, c->attempt, c->token);
 	snprintf(want, sizeof(want), "%s/%s", part_cgroup_base, name);
 	return strcmp(c->cgroup, want) == 0;
 }
@@ -673,14 +746,14 @@ lx_child_at(int i)
 }
 
 lx_child *
-lx_find(long long job_id, int attempt)
+lx_find(long long job_id, int attempt, const char *token)
 {
 	int			i;
 
-	/* an earlier installation's part with the same ids is another job's */
+	/* an earlier installation's part with the same ids is another job's; another launch's too */
 	for (i = 0; i < nchildren; i++)
 		if (children[i].job_id == job_id && children[i].attempt == attempt &&
-			children[i].installation == installation)
+			children[i].installation == installation && lx_is_launch(&children[i], token))
 			return &children[i];
 	return NULL;
 }

@@ -31,6 +31,9 @@ typedef struct lx_child
 {
 	long long	job_id;
 	int			attempt;
+	char		token[LX_TOKEN_LEN + 1];	/* its launch's token, in its socket's and cgroup's names; "" for
+										 * a keeper of an earlier version (named without one) */
+	char		learned[LX_TOKEN_LEN + 1];	/* such a keeper's token, as the database first listed it */
 	pid_t		pid;			/* the keeper, from its hello; 0 until then */
 	int			fd;				/* connection to the keeper, -1 once gone */
 	char		in[1024];		/* unread bytes of the keeper's lines */
@@ -70,6 +73,18 @@ int			lx_adopt(const lx_spawn_ctx *ctx);
 /* An adopted part's GPUs, as the database holds them, until its keeper says. */
 void		lx_learn_gpus(lx_child *c, const char *gpus);
 
+/*
+ * Whether c is the launch with this token: a part started here or adopted
+ * from a keeper that knows its token is that one launch only; a keeper of
+ * an earlier launcher version, which knows none, is taken for the launch
+ * of its job, attempt and node until lx_learn_token() binds it to one.
+ */
+bool		lx_is_launch(const lx_child *c, const char *token);
+/* The token of c's launch, for its report: NULL where it knows none. */
+const char *lx_launch_token(const lx_child *c);
+/* A keeper of an earlier version is taken for the launch with this token from now on. */
+void		lx_learn_token(lx_child *c, const char *token);
+
 /* Reads what keepers said; reaps the launcher's own exited keepers. */
 void		lx_read_keepers(void);
 int			lx_keeper_fds(struct pollfd *fds, int max);
@@ -93,7 +108,8 @@ void		lx_forget(lx_child *c);
 
 int			lx_nchildren(void);
 lx_child   *lx_child_at(int i);
-lx_child   *lx_find(long long job_id, int attempt);	/* of the current installation */
+/* Of the current installation, the launch with this token (lx_is_launch()). */
+lx_child   *lx_find(long long job_id, int attempt, const char *token);
 int			lx_nlive(void);
 
 #endif

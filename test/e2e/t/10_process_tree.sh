@@ -73,7 +73,7 @@ for mode in cgroup subreaper; do
 	if [ "$mode" = cgroup ]; then
 		job=$(submit where hard a100 1 "grep '^0::' /proc/self/cgroup > $T/out/cgroup-$mode" '1 h')
 		wait_until 10 "[ \"\$(status_of $job)\" = completed ]"
-		ok "$(grep -q -- "^0::.*/mixdnn-postgres-.*-n1-j$job-a1\$" "$T/out/cgroup-$mode"; echo $?)" \
+		ok "$(grep -Eq -- "^0::.*/mixdnn-postgres-.*-n1-j$job-a1-t[0-9a-f]{32}\$" "$T/out/cgroup-$mode"; echo $?)" \
 			"cgroup: a job's process is born in its part's cgroup ($(cat "$T/out/cgroup-$mode" 2>/dev/null))"
 	fi
 	stop_launcher n1
