@@ -119,6 +119,13 @@ build/unit/test_token: test/unit/test_token.c test/unit/unit.h src/launcher/job.
 	@mkdir -p build/unit
 	$(CC) $(CFLAGS) -Isrc/launcher -Itest/unit -o $@ $< src/launcher/job.o src/launcher/log.o
 
+# The launcher's adoption of keepers and its choice of a launch's: plain C,
+# the launcher's objects but main.o and db.o (no libpq).
+LX_ADOPT_OBJS = $(patsubst %,src/launcher/%.o,proc keeper tree account command relay safepath gpulist job log signals)
+build/unit/test_adopt: test/unit/test_adopt.c test/unit/unit.h $(LX_ADOPT_OBJS)
+	@mkdir -p build/unit
+	$(CC) $(CFLAGS) -Isrc/launcher -Itest/unit -o $@ $< $(LX_ADOPT_OBJS)
+
 build/unit/%: test/unit/%.c test/unit/unit.h $(CORE_OBJS)
 	@mkdir -p build/unit
 	$(CC) $(CFLAGS) -Isrc/core -Itest/unit -o $@ $< $(CORE_OBJS) -lglpk -lm

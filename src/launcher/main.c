@@ -293,6 +293,14 @@ report_results(void)
 			lx_forget(c);
 			continue;
 		}
+		if (c->disowned)
+		{
+			/* reported without a token, it would count for the launch the database lists */
+			lx_log("job %lld attempt %d: exit code %d of a keeper of an earlier launcher version not reported: "
+				   "it was not the launch the database lists", c->job_id, c->attempt, c->code);
+			lx_forget(c);
+			continue;
+		}
 		if (c->lease_lost)
 		{
 			/* not a result of the job's: reconcile gives the part up if the database still lists it */
@@ -330,7 +338,11 @@ report_results(void)
  * answer was lost with the connection). A part is the launch with its
  * token: one whose job, attempt and node the database lists with another
  * token is another launch's (a copy of the database restored to before
- * this one gave its job id to a new job), and is stopped too.
+ * this one gave its job id to a new job), and is stopped too. A keeper of
+ * an earlier launcher version, which knows no token, is taken for the
+ * running launch of its job, attempt and node that no other part knows as
+ * its own; one that is not is disowned (lx_disown()): its exit would be
+ * reported without a token, and count for whichever launch is listed.
  */
 static void
 reconcile(void)
@@ -363,7 +375,7 @@ reconcile(void)
 				other = !listed;
 			}
 		if (!listed)
-			lx_stop(c, other ? "the database lists another launch of its job, attempt and node: "
+			lx_disown(c, other ? "the database lists another launch of its job, attempt and node: "
 					"a copy of the database restored to before this launch gave its job id to a new job"
 					: "the job was cancelled, failed on another node or lost its lease");
 	}
@@ -427,9 +439,24 @@ claim(void)
 	ctx.lease_until = lease_deadline(asked);
 	for (i = 0; i < njobs; i++)
 	{
+		lx_child   *had;
+
 		lx_log("claimed job %lld attempt %d (launch %s)", jobs[i].job_id, jobs[i].attempt,
 			   jobs[i].token[0] ? jobs[i].token : "unknown");
-		if (lx_find(jobs[i].job_id, jobs[i].attempt, jobs[i].token) == NULL)
+		had = lx_find(jobs[i].job_id, jobs[i].attempt, jobs[i].token);
+
+		/*
+		 * A part claimed just now has no keeper yet: one of an earlier
+		 * version (which knows no launch) is another launch's, such as one
+		 * that a restored copy of the database forgot. Only a keeper that
+		 * knows this token is this launch (the copy forgot its claim).
+		 */
+		if (had != NULL && lx_launch_token(had) == NULL && jobs[i].token[0] != '\0')
+		{
+			lx_disown(had, "the database has just given its job, attempt and node to a new launch");
+			had = NULL;
+		}
+		if (had == NULL)
 			(void) lx_spawn(&jobs[i], &ctx);
 		lx_job_free(&jobs[i]);
 	}

@@ -464,23 +464,47 @@ lx_launch_token(const lx_child *c)
 	return c->learned[0] != '\0' ? c->learned : NULL;
 }
 
+/* Whether c knows a launch, and it is this token's. */
+static bool
+knows_launch(const lx_child *c, const char *token)
+{
+	const char *own = lx_launch_token(c);
+
+	return own != NULL && strcmp(own, token) == 0;
+}
+
 bool
 lx_is_launch(const lx_child *c, const char *token)
 {
 	const char *own = lx_launch_token(c);
 
-	/* a token the database did not give ("") is no reason to tell launches apart */
-	return own == NULL || token[0] == '\0' || strcmp(own, token) == 0;
+	/* an earlier installation's part: never looked for by lx_find(), which would not return it */
+	if (lx_old_installation(c))
+		return own == NULL || token[0] == '\0' || strcmp(own, token) == 0;
+	return lx_find(c->job_id, c->attempt, token) == c;
 }
 
 void
 lx_learn_token(lx_child *c, const char *token)
 {
-	if (lx_launch_token(c) != NULL || token[0] == '\0')
+	if (lx_launch_token(c) != NULL || c->disowned || token[0] == '\0')
 		return;
 	snprintf(c->learned, sizeof(c->learned), "%s", token);
 	lx_log("job %lld attempt %d: its keeper, of an earlier launcher version, is taken for launch %s",
 		   c->job_id, c->attempt, token);
+}
+
+void
+lx_disown(lx_child *c, const char *why)
+{
+	if (lx_launch_token(c) == NULL && !c->disowned)
+	{
+		c->disowned = true;
+		lx_log("job %lld attempt %d: its keeper, of an earlier launcher version, is not the launch "
+			   "the database lists: its exit, which names no launch, will not be reported",
+			   c->job_id, c->attempt);
+	}
+	lx_stop(c, why);
 }
 
 void
@@ -748,14 +772,30 @@ lx_child_at(int i)
 lx_child *
 lx_find(long long job_id, int attempt, const char *token)
 {
+	lx_child   *unbound = NULL;
 	int			i;
 
 	/* an earlier installation's part with the same ids is another job's; another launch's too */
 	for (i = 0; i < nchildren; i++)
-		if (children[i].job_id == job_id && children[i].attempt == attempt &&
-			children[i].installation == installation && lx_is_launch(&children[i], token))
-			return &children[i];
-	return NULL;
+	{
+		lx_child   *c = &children[i];
+
+		if (c->job_id != job_id || c->attempt != attempt || c->installation != installation)
+			continue;
+		/* a token the database did not give ("") is no reason to tell launches apart */
+		if (token[0] == '\0' || knows_launch(c, token))
+			return c;
+
+		/*
+		 * A keeper of an earlier version, which knows no launch: taken for
+		 * this one only if no part knows it as its own (another keeper
+		 * adopted or started since, say, while this one is stopped), and
+		 * never once found to be another launch's (lx_disown()).
+		 */
+		if (lx_launch_token(c) == NULL && !c->disowned && unbound == NULL)
+			unbound = c;
+	}
+	return unbound;
 }
 
 int

@@ -34,6 +34,8 @@ typedef struct lx_child
 	char		token[LX_TOKEN_LEN + 1];	/* its launch's token, in its socket's and cgroup's names; "" for
 										 * a keeper of an earlier version (named without one) */
 	char		learned[LX_TOKEN_LEN + 1];	/* such a keeper's token, as the database first listed it */
+	bool		disowned;		/* such a keeper found not to be the launch the database lists
+								 * (lx_disown()): never taken for one, its exit not reported */
 	pid_t		pid;			/* the keeper, from its hello; 0 until then */
 	int			fd;				/* connection to the keeper, -1 once gone */
 	char		in[1024];		/* unread bytes of the keeper's lines */
@@ -74,16 +76,25 @@ int			lx_adopt(const lx_spawn_ctx *ctx);
 void		lx_learn_gpus(lx_child *c, const char *gpus);
 
 /*
- * Whether c is the launch with this token: a part started here or adopted
- * from a keeper that knows its token is that one launch only; a keeper of
- * an earlier launcher version, which knows none, is taken for the launch
- * of its job, attempt and node until lx_learn_token() binds it to one.
+ * Whether c is the launch with this token: the part lx_find() returns for
+ * its job, attempt and token. A part started here or adopted from a keeper
+ * that knows its token is that one launch only; a keeper of an earlier
+ * launcher version, which knows none, is taken for the launch of its job,
+ * attempt and node that no other part knows as its own, until
+ * lx_learn_token() binds it to one or lx_disown() to none.
  */
 bool		lx_is_launch(const lx_child *c, const char *token);
 /* The token of c's launch, for its report: NULL where it knows none. */
 const char *lx_launch_token(const lx_child *c);
 /* A keeper of an earlier version is taken for the launch with this token from now on. */
 void		lx_learn_token(lx_child *c, const char *token);
+/*
+ * Stops c, another launch's than the database lists: a keeper of an
+ * earlier version, which knows no launch, is never taken for one again,
+ * and its exit, whose report would name none and count for whichever
+ * launch of its job, attempt and node the database lists, is not reported.
+ */
+void		lx_disown(lx_child *c, const char *why);
 
 /* Reads what keepers said; reaps the launcher's own exited keepers. */
 void		lx_read_keepers(void);
@@ -108,7 +119,11 @@ void		lx_forget(lx_child *c);
 
 int			lx_nchildren(void);
 lx_child   *lx_child_at(int i);
-/* Of the current installation, the launch with this token (lx_is_launch()). */
+/*
+ * Of the current installation, the launch with this token: the part that
+ * knows it as its own, else a keeper of an earlier version that knows
+ * none and was not disowned; any part of the job and attempt for "".
+ */
 lx_child   *lx_find(long long job_id, int attempt, const char *token);
 int			lx_nlive(void);
 

@@ -1,0 +1,111 @@
+/*
+ * test_adopt.c — which keepers the launcher adopts from the sockets in its
+ * state directory (src/launcher/proc.c), and which adopted keeper it takes
+ * for a launch (lx_find()): one that knows the launch's token before a
+ * keeper of an earlier launcher version, which knows none (socket
+ * jJOB-aATTEMPT.sock); such a keeper only while no other part knows the
+ * token, and never once disowned (docs/launcher.md, "Launch tokens").
+ * The keepers are listening sockets of this process.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "proc.h"
+#include "unit.h"
+
+#define TA "3f2a9c1e0b7d4c559a3e5f1d2b8c7a6e"
+#define TB "0123456789abcdef0123456789abcdef"
+#define TC "fedcba9876543210fedcba9876543210"
+
+/* A keeper's socket: a listening one, which lx_adopt() can connect to. */
+static void
+listen_at(const char *name)
+{
+	struct sockaddr_un addr;
+	int			fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	memset(&addr, 0, sizeof(addr));
+	addr.sun_family = AF_UNIX;
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", name);
+	if (fd < 0 || bind(fd, (struct sockaddr *) &addr, sizeof(addr)) != 0 || listen(fd, 8) != 0)
+	{
+		perror(name);
+		exit(2);
+	}
+}
+
+/* The adopted part of this job and attempt with this token ("" for none). */
+static lx_child *
+adopted(long long job_id, int attempt, const char *token)
+{
+	for (int i = 0; i < lx_nchildren(); i++)
+	{
+		lx_child   *c = lx_child_at(i);
+
+		if (c->job_id == job_id && c->attempt == attempt && strcmp(c->token, token) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+static void
+test_find(void)
+{
+	lx_child   *one = adopted(1, 1, ""),
+			   *two = adopted(2, 1, TA),
+			   *three = adopted(3, 1, ""),
+			   *three_b = adopted(3, 1, TB);
+
+	CHECK(one && two && three && three_b, "each keeper's socket is adopted, with the token its name gives");
+	if (!(one && two && three && three_b))
+		return;
+	CHECK(lx_find(2, 1, TA) == two && lx_find(2, 1, TB) == NULL, "a keeper that knows its token is that launch only");
+	CHECK(lx_find(1, 1, TA) == one && lx_launch_token(one) == NULL,
+		  "a keeper of an earlier version is taken for the launch the database lists");
+	CHECK(lx_find(3, 1, TB) == three_b && !lx_is_launch(three, TB) && lx_is_launch(three_b, TB),
+		  "not if another keeper of its job and attempt knows that launch's token as its own");
+	CHECK(lx_find(3, 1, TC) == three, "... and taken for a launch no keeper knows");
+	lx_learn_token(one, TA);
+	CHECK(lx_find(1, 1, TA) == one && lx_find(1, 1, TB) == NULL && strcmp(lx_launch_token(one), TA) == 0,
+		  "bound to a launch, it is that launch only");
+	lx_disown(three, "a test");
+	CHECK(three->disowned && lx_find(3, 1, TC) == NULL && lx_find(3, 1, TB) == three_b,
+		  "disowned, it is taken for no launch");
+	lx_learn_token(three, TC);
+	CHECK(lx_launch_token(three) == NULL, "... nor bound to one");
+	CHECK(lx_find(3, 1, "") != NULL && lx_find(4, 1, "") == NULL,
+		  "a launch without a token: any keeper of its job and attempt");
+}
+
+int
+main(void)
+{
+	static const char *names[] = {"j1-a1.sock", "j2-a1-t" TA ".sock", "j3-a1.sock", "j3-a1-t" TB ".sock"};
+	char		dir[] = "/tmp/mixdnn-test-adopt.XXXXXX";
+	lx_spawn_ctx ctx;
+	int			n;
+
+	if (mkdtemp(dir) == NULL || chdir(dir) != 0)
+	{
+		perror(dir);
+		return 2;
+	}
+	for (unsigned i = 0; i < sizeof(names) / sizeof(*names); i++)
+		listen_at(names[i]);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cgroup_base = "";
+	ctx.output_prefix = "test";
+	ctx.node = "n1";
+	n = lx_adopt(&ctx);
+	CHECK(n == 4, "4 keepers adopted (%d)", n);
+	test_find();
+	for (unsigned i = 0; i < sizeof(names) / sizeof(*names); i++)
+		unlink(names[i]);
+	if (chdir("/") != 0 || rmdir(dir) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+	return unit_done("test_adopt");
+}
