@@ -495,8 +495,10 @@ lx_db_reset_node(PGconn *conn, const char *node, long long job_id, int *jobs)
 lx_rc
 lx_db_installation(PGconn *conn, char *id, size_t size)
 {
+	/* and whether the extension has launch tokens: an update not yet made leaves it without */
 	PGresult   *res = PQexec(conn,
-							 "SELECT pg_catalog.format('%s-%s', pg_catalog.to_hex(s.system_identifier), e.oid) "
+							 "SELECT pg_catalog.format('%s-%s', pg_catalog.to_hex(s.system_identifier), e.oid), "
+							 "pg_catalog.to_regprocedure('mixdnn.claim_parts(text)') IS NOT NULL, e.extversion "
 							 "FROM pg_catalog.pg_control_system() s, pg_catalog.pg_extension e "
 							 "WHERE e.extname OPERATOR(pg_catalog.=) 'mixdnn'");
 
@@ -505,6 +507,15 @@ lx_db_installation(PGconn *conn, char *id, size_t size)
 	if (PQntuples(res) != 1)
 	{
 		lx_log("the extension mixdnn is not installed in database \"%s\"", PQdb(conn));
+		PQclear(res);
+		return LX_FATAL;
+	}
+	if (strcmp(PQgetvalue(res, 0, 1), "t") != 0)
+	{
+		/* Else every claim and reconciliation failed with 42703, retried without end (docs/operations.md). */
+		lx_log("the extension mixdnn in database \"%s\" (version %s) has no launch tokens "
+			   "(mixdnn.claim_parts), which this launcher needs: update the extension first: "
+			   "ALTER EXTENSION mixdnn UPDATE", PQdb(conn), PQgetvalue(res, 0, 2));
 		PQclear(res);
 		return LX_FATAL;
 	}

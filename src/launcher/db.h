@@ -32,7 +32,11 @@ bool		lx_db_busy_state(const char *state);
 /* Connects and prepares the session; NULL (logged) if that failed. */
 PGconn	   *lx_db_connect(const char *dsn, const char *node, const char *password);
 
-/* The installation's id: cluster system identifier and extension oid. */
+/*
+ * The installation's id: cluster system identifier and extension oid.
+ * LX_FATAL (logged) where the extension is not installed, or has no launch
+ * tokens (not updated yet: docs/operations.md, "Versions and upgrades").
+ */
 lx_rc		lx_db_installation(PGconn *conn, char *id, size_t size);
 
 /* One launcher per node: mixdnn.lock_node(), a session lock no other role can take. LX_ERROR if held elsewhere. */
