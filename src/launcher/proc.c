@@ -85,13 +85,25 @@ exited_now(lx_child *c, int code, const char *why)
  * a part's name (installation and node).
  */
 static char part_cgroup_base[PATH_MAX];
-static char part_prefix[256];
+static char part_prefix[512];
+static size_t part_prefix_len;	/* untruncated */
+static unsigned long long part_prefix_hash;
+
+/* FNV-1a, 64 bits, of s, from h (a prefix's hash, or the offset basis) */
+static unsigned long long
+fnv1a(unsigned long long h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char) *s) * 1099511628211ULL;
+	return h;
+}
 
 static void
 remember_ctx(const lx_spawn_ctx *ctx)
 {
 	snprintf(part_cgroup_base, sizeof(part_cgroup_base), "%s", ctx->cgroup_base);
-	snprintf(part_prefix, sizeof(part_prefix), "mixdnn-%s-%s", ctx->output_prefix, ctx->node);
+	part_prefix_len = (size_t) snprintf(part_prefix, sizeof(part_prefix), "mixdnn-%s-%s", ctx->output_prefix, ctx->node);
+	part_prefix_hash = fnv1a(fnv1a(fnv1a(fnv1a(14695981039346656037ULL, "mixdnn-"), ctx->output_prefix), "-"), ctx->node);
 }
 
 /*
@@ -100,10 +112,25 @@ remember_ctx(const lx_spawn_ctx *ctx)
  * database restored to before this one) gets another cgroup, and another
  * socket below. Without one: a keeper of an earlier version's.
  */
-static void
-part_name(char *buf, size_t size, long long job_id, int attempt, const char *token)
+void
+lx_part_name(char *buf, size_t size, long long job_id, int attempt, const char *token)
 {
-	snprintf(buf, size, "%s-j%lld-a%d%s%s", part_prefix, job_id, attempt, token[0] ? "-t" : "", token);
+	char		ids[128];
+
+	snprintf(ids, sizeof(ids), "-j%lld-a%d%s%s", job_id, attempt, token[0] ? "-t" : "", token);
+
+	/*
+	 * A cgroup's name is a directory's: at most NAME_MAX (255) bytes. A long
+	 * database name, percent-encoded, with the node's and the token could
+	 * make it longer, and the part would run without a cgroup: then the
+	 * prefix (database, installation and node) is replaced by its hash,
+	 * "mixdnn-hHASH". A name that fits is as it was, so that a keeper of an
+	 * earlier version keeps its cgroup's.
+	 */
+	if (part_prefix_len + strlen(ids) <= LX_PART_NAME_MAX)
+		snprintf(buf, size, "%s%s", part_prefix, ids);
+	else
+		snprintf(buf, size, "mixdnn-h%016llx%s", part_prefix_hash, ids);
 }
 
 static void
@@ -194,7 +221,7 @@ become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const char *sock, int 
 	close_range(listen_fd + 1, ~0U, 0);
 	if (ctx->output_dir)
 		output_path(out, sizeof(out), job, ctx);
-	part_name(part, sizeof(part), job->job_id, job->attempt, job->token);
+	lx_part_name(part, sizeof(part), job->job_id, job->attempt, job->token);
 	a.job = job;
 	a.owner = job->owner ? job->owner : "";
 	a.rules = &ctx->accounts;
@@ -240,7 +267,7 @@ kill_orphaned_cgroup(long long job_id, int attempt, const char *token)
 
 	if (part_cgroup_base[0] == '\0')
 		return;
-	part_name(name, sizeof(name), job_id, attempt, token);
+	lx_part_name(name, sizeof(name), job_id, attempt, token);
 	snprintf(path, sizeof(path), "%s/%s", part_cgroup_base, name);
 	if (kill_part_cgroup(path))
 		lx_log("job %lld attempt %d: its keeper was gone; killed what its cgroup %s still ran",
@@ -567,7 +594,7 @@ own_part_cgroup(const lx_child *c)
 
 	if (part_cgroup_base[0] == '\0')
 		return false;
-	part_name(name, sizeof(name), c->job_id, c->attempt, c->token);
+	lx_part_name(name, sizeof(name), c->job_id, c->attempt, c->token);
 	snprintf(want, sizeof(want), "%s/%s", part_cgroup_base, name);
 	return strcmp(c->cgroup, want) == 0;
 }

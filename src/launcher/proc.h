@@ -15,6 +15,9 @@
 #include "account.h"
 #include "job.h"
 
+/* The longest name of a part's cgroup: a directory's name (NAME_MAX). */
+#define LX_PART_NAME_MAX 255
+
 typedef struct lx_spawn_ctx
 {
 	const char *cgroup_base;	/* "" = no cgroups: subreaper keepers only */
@@ -71,6 +74,14 @@ void		lx_start_waiting(const lx_spawn_ctx *ctx);
 
 /* Connects to the keepers left in the current directory; returns how many. */
 int			lx_adopt(const lx_spawn_ctx *ctx);
+
+/*
+ * A part's name, its cgroup's: the spawn context's database, installation
+ * and node (the last lx_spawn() or lx_adopt() given), job, attempt and
+ * token; at most LX_PART_NAME_MAX bytes, the first three replaced by their
+ * hash where they would make it longer.
+ */
+void		lx_part_name(char *buf, size_t size, long long job_id, int attempt, const char *token);
 
 /* An adopted part's GPUs, as the database holds them, until its keeper says. */
 void		lx_learn_gpus(lx_child *c, const char *gpus);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "tree.h"
 
 /* The cgroup2 mount point, from /proc/self/mountinfo (hybrid hosts mount it aside). */
@@ -157,9 +158,20 @@ lx_tree_init(lx_tree *t, const char *base, const char *name)
 
 		snprintf(t->cgroup, sizeof(t->cgroup), "%s/%s", base, name);
 		/* one left by an earlier keeper of this part is ours; another's is not used */
-		if (mkdir(t->cgroup, 0755) != 0 &&
-			(errno != EEXIST || lstat(t->cgroup, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()))
+		if (mkdir(t->cgroup, 0755) == 0)
+			return;
+		if (errno != EEXIST)
+		{
+			lx_log("cannot create the part's cgroup %s: %s; it runs without one "
+				   "(its processes are found as its keeper's descendants)", t->cgroup, strerror(errno));
 			t->cgroup[0] = '\0';
+		}
+		else if (lstat(t->cgroup, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		{
+			lx_log("the part's cgroup %s exists and is not this launcher's; it runs without one "
+				   "(its processes are found as its keeper's descendants)", t->cgroup);
+			t->cgroup[0] = '\0';
+		}
 	}
 }
 

@@ -81,6 +81,57 @@ test_find(void)
 		  "a launch without a token: any keeper of its job and attempt");
 }
 
+/* The name of a part's cgroup, which must be a directory's (NAME_MAX). */
+static void
+test_part_name(void)
+{
+	char		name[512],
+				other[512],
+				db[256] = "",
+				node[64];
+	const char *ids = "-j9223372036854775807-a2147483647-t" TA;
+	lx_spawn_ctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.cgroup_base = "";
+	ctx.output_prefix = "test";
+	ctx.node = "n1";
+	(void) lx_adopt(&ctx);		/* the context that names parts; its keepers are known */
+	lx_part_name(name, sizeof(name), 12, 3, TA);
+	CHECK(strcmp(name, "mixdnn-test-n1-j12-a3-t" TA) == 0, "database and installation, node, job, attempt, token: %s",
+		  name);
+	lx_part_name(name, sizeof(name), 12, 3, "");
+	CHECK(strcmp(name, "mixdnn-test-n1-j12-a3") == 0, "without the token for a keeper of an earlier version: %s",
+		  name);
+
+	/* the longest database name (63 bytes), each byte percent-encoded; the longest node name */
+	for (int i = 0; i < 63; i++)
+		strcat(db, "%E2");
+	strcat(db, "-6b15d6d6cd2c7f07-4294967295");
+	memset(node, 'n', 63);
+	node[63] = '\0';
+	ctx.output_prefix = db;
+	ctx.node = node;
+	(void) lx_adopt(&ctx);
+	lx_part_name(name, sizeof(name), 9223372036854775807LL, 2147483647, TA);
+	CHECK(strlen(name) <= 255 && strncmp(name, "mixdnn-h", 8) == 0 &&
+		  strcmp(name + strlen(name) - strlen(ids), ids) == 0,
+		  "too long for a directory's name: the prefix is a hash, the ids stay (%zu bytes: %s)", strlen(name), name);
+	lx_part_name(other, sizeof(other), 9223372036854775807LL, 2147483647, TB);
+	CHECK(strcmp(name, other) != 0 && strncmp(name, other, strlen(name) - 32) == 0, "the same prefix for another launch");
+	node[62] = 'm';
+	(void) lx_adopt(&ctx);
+	lx_part_name(other, sizeof(other), 9223372036854775807LL, 2147483647, TA);
+	CHECK(strcmp(name, other) != 0, "another prefix for another node: %s", other);
+	ctx.node = "n1";
+	(void) lx_adopt(&ctx);
+	lx_part_name(name, sizeof(name), 1, 1, "");
+	snprintf(other, sizeof(other), "mixdnn-%s-n1-j1-a1", db);
+	CHECK(strcmp(name, other) == 0, "a name that fits is as it was (%zu bytes)", strlen(name));
+	lx_part_name(name, sizeof(name), 1, 1, TA);
+	CHECK(strlen(name) <= 255 && strncmp(name, "mixdnn-h", 8) == 0, "... and with the token it no longer fits: %s", name);
+}
+
 int
 main(void)
 {
@@ -103,6 +154,7 @@ main(void)
 	n = lx_adopt(&ctx);
 	CHECK(n == 4, "4 keepers adopted (%d)", n);
 	test_find();
+	test_part_name();
 	for (unsigned i = 0; i < sizeof(names) / sizeof(*names); i++)
 		unlink(names[i]);
 	if (chdir("/") != 0 || rmdir(dir) != 0)
