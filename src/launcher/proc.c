@@ -2,9 +2,11 @@
  * proc.c — starting, adopting, stopping and hearing from job parts' keepers.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,20 +142,66 @@ socket_name(char *buf, size_t size, long long job_id, int attempt, const char *t
 }
 
 /*
- * A keeper's socket name: job, attempt and token, or (a keeper of an
- * earlier version) job and attempt alone, token "".
+ * A number as socket_name() writes it, at most max: digits, no sign, no
+ * space, no leading zero. *p moves past it.
+ */
+static bool
+parse_number(const char **p, long long max, long long *out)
+{
+	const char *s = *p;
+	long long	v = 0;
+
+	if (!isdigit((unsigned char) *s) || (s[0] == '0' && isdigit((unsigned char) s[1])))
+		return false;
+	for (; isdigit((unsigned char) *s); s++)
+	{
+		if (v > (max - (*s - '0')) / 10)
+			return false;
+		v = v * 10 + (*s - '0');
+	}
+	*out = v;
+	*p = s;
+	return true;
+}
+
+/*
+ * A keeper's socket name, exactly as socket_name() writes it: job, attempt
+ * and token, or (a keeper of an earlier version) job and attempt alone,
+ * token "". sscanf() took a sign, a space, leading zeros and numbers past
+ * the type's range too, for names no keeper has.
  */
 static bool
 parse_socket_name(const char *name, long long *job_id, int *attempt, char *token)
 {
-	char		hex[LX_TOKEN_LEN + 2];
-	int			end = 0;
+	const char *p = name;
+	long long	a;
 
 	token[0] = '\0';
-	if (sscanf(name, "j%lld-a%d-t%33[0-9a-f].sock%n", job_id, attempt, hex, &end) == 3 && name[end] == '\0')
-		return strlen(hex) == LX_TOKEN_LEN && lx_token_parse(hex, token);
-	end = 0;
-	return sscanf(name, "j%lld-a%d.sock%n", job_id, attempt, &end) == 2 && name[end] == '\0';
+	if (*p++ != 'j' || !parse_number(&p, LLONG_MAX, job_id) || strncmp(p, "-a", 2) != 0)
+		return false;
+	p += 2;
+	if (!parse_number(&p, INT_MAX, &a))
+		return false;
+	*attempt = (int) a;
+	if (strncmp(p, "-t", 2) == 0)
+	{
+		char		hex[LX_TOKEN_LEN + 1];
+
+		p += 2;
+		if (strspn(p, "0123456789abcdef") != LX_TOKEN_LEN)
+			return false;
+		memcpy(hex, p, LX_TOKEN_LEN);
+		hex[LX_TOKEN_LEN] = '\0';
+		p += LX_TOKEN_LEN;
+		if (!lx_token_parse(hex, token))
+			return false;
+	}
+	if (strcmp(p, ".sock") != 0)
+	{
+		token[0] = '\0';
+		return false;
+	}
+	return true;
 }
 
 static int

@@ -5,7 +5,8 @@
  * keeper of an earlier launcher version, which knows none (socket
  * jJOB-aATTEMPT.sock); such a keeper only while no other part knows the
  * token, and never once disowned (docs/launcher.md, "Launch tokens").
- * The keepers are listening sockets of this process.
+ * The keepers are listening sockets of this process. Also which names
+ * are no keeper's socket, and the names of the parts' cgroups.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,35 @@ test_find(void)
 		  "a launch without a token: any keeper of its job and attempt");
 }
 
+/*
+ * Names that are no keeper's socket: each a listening socket all the same,
+ * which lx_adopt() must leave alone (not adopted, not removed). A name is
+ * a keeper's only as socket_name() writes it: sscanf() alone also took a
+ * sign, a space, leading zeros and an overflowing number.
+ */
+static void
+test_names(const lx_spawn_ctx *ctx)
+{
+	static const char *bad[] = {
+		"j-5-a1.sock", "j+5-a1.sock", "j 5-a1.sock", "j05-a1.sock", "j5-a01.sock", "j5-a-1.sock",
+		"j99999999999999999999-a1.sock", "j5-a99999999999.sock",
+		"j5-a1-t3F2A9C1E0B7D4C559A3E5F1D2B8C7A6E.sock", "j5-a1-t3f2a9c1e0b7d4c559a3e5f1d2b8c7a6.sock",
+		"j5-a1-t3f2a9c1e0b7d4c559a3e5f1d2b8c7a6e0.sock", "j5-a1-t3f2a9c1e-0b7d-4c55-9a3e-5f1d2b8c7a6e.sock",
+		"j5-a1-t.sock", "j5-a1-t" TA "-x.sock", "j5-a1-t" TA ".sockx", "j5-a1.sock.old", "j5-a1.soc",
+		"j5.sock", "x5-a1.sock", "j5-a1", ".sock",
+	};
+
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+	{
+		int			n;
+
+		listen_at(bad[i]);
+		n = lx_adopt(ctx);
+		CHECK(n == 0 && access(bad[i], F_OK) == 0, "\"%s\" is no keeper's socket: left alone (%d adopted)", bad[i], n);
+		unlink(bad[i]);
+	}
+}
+
 /* The name of a part's cgroup, which must be a directory's (NAME_MAX). */
 static void
 test_part_name(void)
@@ -145,12 +175,13 @@ main(void)
 		perror(dir);
 		return 2;
 	}
-	for (unsigned i = 0; i < sizeof(names) / sizeof(*names); i++)
-		listen_at(names[i]);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.cgroup_base = "";
 	ctx.output_prefix = "test";
 	ctx.node = "n1";
+	test_names(&ctx);
+	for (unsigned i = 0; i < sizeof(names) / sizeof(*names); i++)
+		listen_at(names[i]);
 	n = lx_adopt(&ctx);
 	CHECK(n == 4, "4 keepers adopted (%d)", n);
 	test_find();
