@@ -498,7 +498,7 @@ lx_db_installation(PGconn *conn, char *id, size_t size)
 	/* and whether the extension has launch tokens: an update not yet made leaves it without */
 	PGresult   *res = PQexec(conn,
 							 "SELECT pg_catalog.format('%s-%s', pg_catalog.to_hex(s.system_identifier), e.oid), "
-							 "pg_catalog.to_regprocedure('mixdnn.claim_parts(text)') IS NOT NULL, e.extversion "
+							 "pg_catalog.to_regprocedure('mixdnn.claim_parts(pg_catalog.text)') IS NOT NULL, e.extversion "
 							 "FROM pg_catalog.pg_control_system() s, pg_catalog.pg_extension e "
 							 "WHERE e.extname OPERATOR(pg_catalog.=) 'mixdnn'");
 
