@@ -6,7 +6,6 @@
  */
 #include "postgres.h"
 
-#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -18,6 +17,7 @@
 #include "utils/memutils.h"
 
 #include "clock.h"
+#include "catalog.h"
 #include "column.h"
 #include "guc.h"
 #include "launch.h"
@@ -56,19 +56,6 @@ send_launch_notices(SPITupleTable *tt, uint64 n)
 		mx_notice_send("mixdnn_launch", SPI_getvalue(tt->vals[i], tt->tupdesc, 1));
 }
 
-/*
- * Whether job_parts records each part's GPU type: a database still at 0.1.0
- * (not yet updated) has no such column, and its launches are written as
- * 0.1.0 wrote them.
- */
-static bool
-parts_have_type(void)
-{
-	Oid			rel = get_relname_relid("job_parts", get_namespace_oid("mixdnn", false));
-
-	return OidIsValid(rel) && get_attnum(rel, "gpu_type") != InvalidAttrNumber;
-}
-
 static void
 write_batch(launch_batch *b, TimestampTz now)
 {
@@ -96,7 +83,8 @@ write_batch(launch_batch *b, TimestampTz now)
 	partvals[4] = mx_column_array(&b->part_gpus, INT4OID);
 	partvals[5] = TimestampTzGetDatum(now + (int64) mx_guc_lease_timeout_s * USECS_PER_SEC);
 	partvals[6] = mx_column_array(&b->part_type, TEXTOID);
-	if (parts_have_type())
+	/* a database still at 0.1.0 (not yet updated) has no gpu_type: written as 0.1.0 wrote them */
+	if (mx_has_column("job_parts", "gpu_type"))
 		mx_spi_run("INSERT INTO mixdnn.job_parts (job_id, attempt, node, node_rank, gpus, lease_until, gpu_type) "
 				   "SELECT u.job_id, u.attempt, u.node, u.node_rank, u.gpus, $6, u.gpu_type "
 				   "FROM unnest($1, $2, $3, $4, $5, $7) AS u(job_id, attempt, node, node_rank, gpus, gpu_type)",

@@ -18,7 +18,6 @@
  */
 #include "postgres.h"
 
-#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/async.h"
 #include "executor/spi.h"
@@ -28,6 +27,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 
+#include "catalog.h"
 #include "guc.h"
 #include "notices.h"
 #include "spi_cache.h"
@@ -51,19 +51,11 @@ queue_has_room(void)
 	return DatumGetFloat8(DirectFunctionCall1(pg_notification_queue_usage, (Datum) 0)) < QUEUE_SHARE_MAX;
 }
 
-/* A database still at 0.1.0 (not yet updated) has no mixdnn.notices. */
-static bool
-notices_table_exists(void)
-{
-	Oid			schema = get_namespace_oid("mixdnn", true);
-
-	return OidIsValid(schema) && OidIsValid(get_relname_relid("notices", schema));
-}
-
 void
 mx_notice_send(const char *channel, const char *payload)
 {
-	if (!mx_worker_plans_here() || !notices_table_exists())
+	/* a database still at 0.1.0 (not yet updated) has no mixdnn.notices */
+	if (!mx_worker_plans_here() || !OidIsValid(mx_relation("notices")))
 	{
 		if (queue_has_room())
 			Async_Notify(channel, payload);
@@ -99,7 +91,7 @@ mx_notices_deliver(void)
 	uint64		i;
 	bool		room;
 
-	if (!notices_table_exists())
+	if (!OidIsValid(mx_relation("notices")))
 		return;
 	/* The unlocked look first: most cycles have nothing to send. */
 	if (SPI_execute("SELECT FROM mixdnn.notices LIMIT 1", true, 1) != SPI_OK_SELECT || SPI_processed == 0)

@@ -14,13 +14,14 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
+#include "catalog.h"
 #include "lock.h"
 #include "privilege.h"
 
 static Oid
 scheduler_owner(void)
 {
-	Oid			rel = get_relname_relid("jobs", get_namespace_oid("mixdnn", false));
+	Oid			rel = mx_relation("jobs");
 	HeapTuple	tup;
 	Oid			owner;
 
