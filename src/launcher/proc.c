@@ -248,11 +248,35 @@ connect_keeper(const char *name)
 	return fd;
 }
 
+/*
+ * With the token: a copy of the database restored to an earlier time reuses
+ * job ids, and its new job must neither append to the file of the forgotten
+ * launch with the same ids nor fail because that file is another user's.
+ * A name too long for a directory entry (a long database name,
+ * percent-encoded) has the database and installation replaced by their
+ * hash, as a part's cgroup has.
+ */
+void
+lx_output_name(char *buf, size_t size, const lx_spawn_ctx *ctx, long long job_id, int attempt, int rank,
+			   const char *token)
+{
+	char		tail[256];
+
+	snprintf(tail, sizeof(tail), "-j%lld-a%d-%s-r%d%s%s.log", job_id, attempt, ctx->node, rank,
+			 token[0] ? "-t" : "", token);
+	if (strlen(ctx->output_prefix) + strlen(tail) <= LX_PART_NAME_MAX)
+		snprintf(buf, size, "%s%s", ctx->output_prefix, tail);
+	else
+		snprintf(buf, size, "h%016llx%s", fnv1a(14695981039346656037ULL, ctx->output_prefix), tail);
+}
+
 static void
 output_path(char *buf, size_t size, const lx_job *job, const lx_spawn_ctx *ctx)
 {
-	snprintf(buf, size, "%s/%s-j%lld-a%d-%s-r%d.log", ctx->output_dir, ctx->output_prefix,
-			 job->job_id, job->attempt, ctx->node, job->node_rank);
+	char		name[512];
+
+	lx_output_name(name, sizeof(name), ctx, job->job_id, job->attempt, job->node_rank, job->token);
+	snprintf(buf, size, "%s/%s", ctx->output_dir, name);
 }
 
 /* The keeper, in the fork: nothing of the launcher but the listening socket. */

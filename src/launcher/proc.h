@@ -15,7 +15,7 @@
 #include "account.h"
 #include "job.h"
 
-/* The longest name of a part's cgroup: a directory's name (NAME_MAX). */
+/* The longest name of a part's cgroup or output file: a directory entry's (NAME_MAX). */
 #define LX_PART_NAME_MAX 255
 
 typedef struct lx_spawn_ctx
@@ -82,6 +82,15 @@ int			lx_adopt(const lx_spawn_ctx *ctx);
  * hash where they would make it longer.
  */
 void		lx_part_name(char *buf, size_t size, long long job_id, int attempt, const char *token);
+
+/*
+ * A part's output file's name in --output-dir: database and installation
+ * (ctx's output_prefix), job, attempt, node, rank and token; at most
+ * LX_PART_NAME_MAX bytes, the first two replaced by their hash where they
+ * would make it longer.
+ */
+void		lx_output_name(char *buf, size_t size, const lx_spawn_ctx *ctx, long long job_id, int attempt, int rank,
+						   const char *token);
 
 /* An adopted part's GPUs, as the database holds them, until its keeper says. */
 void		lx_learn_gpus(lx_child *c, const char *gpus);

@@ -8,17 +8,17 @@
 
 reset_cluster
 S2=$T/restored
-mkdir -p "$S2" "$T/old" && chmod 777 "$S2" && chmod 1777 "$T/old"
+mkdir -p "$S2" "$T/old" "$T/joblogs" && chmod 777 "$S2" && chmod 1777 "$T/old" && chmod 755 "$T/joblogs"
 # -c fast: the default spread checkpoint took 30 s alone (44_failover)
 as_postgres pg_basebackup -D "$S2/data" -h "$PGHOST" -p "$PGPORT" -U postgres -X stream -c fast >"$T/basebackup.log" 2>&1
 ok $? "a base backup of the cluster before any job" || diag "$(cat "$T/basebackup.log")"
 trap 'server2_stop; stop_all_launchers; server_ctl start 2>/dev/null' EXIT
 
 dsn="host=$PGHOST,$S2 port=$PGPORT,$PGPORT dbname=$PGDATABASE target_session_attrs=read-write"
-start_launcher n3 --dsn "$dsn"
-start_launcher n1 --dsn "$dsn"
+start_launcher n3 --dsn "$dsn" --output-dir "$T/joblogs"
+start_launcher n1 --dsn "$dsn" --output-dir "$T/joblogs"
 # the old jobs write their environment to $T/old: the new ones, of the same ids, to $T/out
-a=$(submit old-a hard v100 1 "sh $E2E_DIR/job.sh $T/old 600" '10 min')
+a=$(submit old-a hard v100 1 "echo old job; sh $E2E_DIR/job.sh $T/old 600" '10 min')
 b=$(submit old-b hard a100 1 "sh $E2E_DIR/job.sh $T/old 600" '10 min')
 wait_until 20 "[ -f '$T/old/$a-1-0.env' ] && [ -f '$T/old/$b-1-0.env' ]"
 ok $? "(setup) old job $a runs on n3 and old job $b on n1"
@@ -48,11 +48,11 @@ ok $? "(setup) its launch worker runs"
 q "UPDATE mixdnn.gpu_nodes SET status = 'down' WHERE node = 'n2'" >/dev/null	# the new job b goes to n1
 
 # The restarted launcher: its predecessor's keeper of old job a is not the new job a.
-new_a=$(submit new-a hard v100 1 "$(job_cmd 3)" '3 s')
+new_a=$(submit new-a hard v100 1 "echo new job; $(job_cmd 3)" '3 s')
 is "$new_a" "$a" "a new job takes the old one's id ($a), attempt 1, on n3"
 wait_until 10 "[ \"\$(status_of $new_a)\" = launching ]"
 ok $? "(setup) it is launching"
-start_launcher n3 --dsn "$dsn"
+start_launcher n3 --dsn "$dsn" --output-dir "$T/joblogs"
 wait_until 15 "grep -q 'adopted 1 running job parts' '$T/launcher-n3.log'"
 ok $? "the next launcher of n3 adopts old job $a's keeper" || diag "$(tail -5 "$T/launcher-n3.log")"
 wait_until 20 "! alive $apid"
@@ -63,6 +63,11 @@ is "$(q "SELECT attempt || ' ' || exit_code FROM mixdnn.jobs WHERE job_id = $new
 	"in its first attempt, with its own exit code 0"
 [ -f "$T/out/$new_a-1-0.env" ]
 ok $? "its own command ran"
+# each launch of job a attempt 1 on n3 has an output file of its own
+logs=$(ls "$T"/joblogs/*-j$a-a1-n3-r0-t*.log 2>/dev/null | wc -l)
+is "$logs" 2 "the new job's output file is not the forgotten launch's" || diag "$(ls -l "$T/joblogs")"
+is "$(cat "$T"/joblogs/*-j$a-a1-n3-r0-t*.log 2>/dev/null | sort | tr '\n' ' ')" "new job old job " \
+	"each holds its own launch's output once" || diag "$(head "$T"/joblogs/*)"
 if [ "$RESTORED_TOKENLESS" = 1 ]; then
 	# a report without a token would count for the new launch
 	grep -q "job $a attempt 1: exit code 143 of a keeper of an earlier launcher version not reported" "$T/launcher-n3.log" &&

@@ -111,6 +111,21 @@ test_names(const lx_spawn_ctx *ctx)
 	}
 }
 
+/*
+ * The longest database name (63 bytes), each byte percent-encoded, with the
+ * installation id, into db (256 bytes, empty); the longest node name into
+ * node (64 bytes).
+ */
+static void
+longest_names(char *db, char *node)
+{
+	for (int i = 0; i < 63; i++)
+		strcat(db, "%E2");
+	strcat(db, "-6b15d6d6cd2c7f07-4294967295");
+	memset(node, 'n', 63);
+	node[63] = '\0';
+}
+
 /* The name of a part's cgroup, which must be a directory's (NAME_MAX). */
 static void
 test_part_name(void)
@@ -134,12 +149,7 @@ test_part_name(void)
 	CHECK(strcmp(name, "mixdnn-test-n1-j12-a3") == 0, "without the token for a keeper of an earlier version: %s",
 		  name);
 
-	/* the longest database name (63 bytes), each byte percent-encoded; the longest node name */
-	for (int i = 0; i < 63; i++)
-		strcat(db, "%E2");
-	strcat(db, "-6b15d6d6cd2c7f07-4294967295");
-	memset(node, 'n', 63);
-	node[63] = '\0';
+	longest_names(db, node);
 	ctx.output_prefix = db;
 	ctx.node = node;
 	(void) lx_adopt(&ctx);
@@ -160,6 +170,48 @@ test_part_name(void)
 	CHECK(strcmp(name, other) == 0, "a name that fits is as it was (%zu bytes)", strlen(name));
 	lx_part_name(name, sizeof(name), 1, 1, TA);
 	CHECK(strlen(name) <= 255 && strncmp(name, "mixdnn-h", 8) == 0, "... and with the token it no longer fits: %s", name);
+}
+
+/* The name of a part's output file in --output-dir: one per launch, a directory entry's. */
+static void
+test_output_name(void)
+{
+	char		name[512],
+				other[512],
+				db[256] = "",
+				node[64];
+	lx_spawn_ctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.output_prefix = "mixdnn-6b15d6d6cd2c7f07-16384";
+	ctx.node = "n1";
+	lx_output_name(name, sizeof(name), &ctx, 12, 3, 1, TA);
+	CHECK(strcmp(name, "mixdnn-6b15d6d6cd2c7f07-16384-j12-a3-n1-r1-t" TA ".log") == 0,
+		  "database and installation, job, attempt, node, rank, token: %s", name);
+	lx_output_name(other, sizeof(other), &ctx, 12, 3, 1, TB);
+	CHECK(strcmp(name, other) != 0, "another launch of the same ids (a restored copy's) writes another file: %s", other);
+
+	longest_names(db, node);
+	ctx.output_prefix = db;
+	ctx.node = node;
+	lx_output_name(name, sizeof(name), &ctx, 9223372036854775807LL, 2147483647, 2147483647, TA);
+	snprintf(other, sizeof(other), "-j9223372036854775807-a2147483647-%s-r2147483647-t" TA ".log", node);
+	CHECK(strlen(name) <= 255 && name[0] == 'h' && strcmp(name + strlen(name) - strlen(other), other) == 0,
+		  "too long for a file name: database and installation are a hash, the rest stays (%zu bytes: %s)",
+		  strlen(name), name);
+	db[1] = 'F';
+	lx_output_name(other, sizeof(other), &ctx, 9223372036854775807LL, 2147483647, 2147483647, TA);
+	CHECK(strcmp(name, other) != 0, "another database, another hash: %s", other);
+	/* 205 bytes of prefix and 50 of the rest: 255 */
+	ctx.node = "n1";
+	memset(db, 'd', 205);
+	db[205] = '\0';
+	lx_output_name(name, sizeof(name), &ctx, 1, 1, 0, TA);
+	CHECK(strlen(name) == 255 && strncmp(name, db, 205) == 0, "a name that fits keeps the database (%zu bytes)",
+		  strlen(name));
+	strcat(db, "d");
+	lx_output_name(name, sizeof(name), &ctx, 1, 1, 0, TA);
+	CHECK(name[0] == 'h' && strlen(name) < 255, "one byte more, and it is hashed (%zu bytes)", strlen(name));
 }
 
 int
@@ -186,6 +238,7 @@ main(void)
 	CHECK(n == 4, "4 keepers adopted (%d)", n);
 	test_find();
 	test_part_name();
+	test_output_name();
 	for (unsigned i = 0; i < sizeof(names) / sizeof(*names); i++)
 		unlink(names[i]);
 	if (chdir("/") != 0 || rmdir(dir) != 0)

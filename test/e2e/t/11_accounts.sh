@@ -89,9 +89,13 @@ else
 fi
 is "$(status_of "$a"),$(status_of "$b")" "completed,completed" "both completed"
 
-f=$(ls "$T/joblogs" | grep -- "-j$a-a1-n1-r0.log$")
+token_of() {	# token_of JOB: its latest launch's token, as the launcher writes it
+	q "SELECT replace(launch_token::text, '-', '') FROM mixdnn.job_parts WHERE job_id = $1 ORDER BY attempt DESC LIMIT 1"
+}
+f=$(ls "$T/joblogs" | grep -- "-j$a-a1-n1-r0-t[0-9a-f]*.log$")
 inst=$(q "SELECT to_hex(system_identifier) || '-' || (SELECT oid FROM pg_extension WHERE extname = 'mixdnn') FROM pg_control_system()")
-is "$f" "postgres-$inst-j$a-a1-n1-r0.log" "the output file names database, installation, job, attempt, node and rank"
+is "$f" "postgres-$inst-j$a-a1-n1-r0-t$(token_of "$a").log" \
+	"the output file names database, installation, job, attempt, node, rank and the launch's token"
 is "$(stat -c %U "$T/joblogs/$f" 2>/dev/null)" mxe2e_alice "and belongs to the job's user"
 is "$(cat "$T/joblogs/$f" 2>/dev/null)" to-the-log "and holds the job's output"
 
@@ -152,15 +156,26 @@ r=$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $u")
 printf '%s\n' "$r" | grep -q '^exited with code 126 on node n[0-9]: cannot change to working directory /\(é\)*é\\xc3$'
 ok $? "its reason ends with the half character escaped" || diag "reason: $r"
 
-# A file planted under a future output file's name (here a hard link to a
-# file of root's) is not handed to the job's user.
-next=$(($(q "SELECT max(job_id) FROM mixdnn.jobs") + 1))
+# A file planted under a launch's output file's name, known once the part
+# is launching and before a launcher claims it (here a hard link to a file
+# of root's), is not handed to the job's user.
+launch_unclaimed() {	# launch_unclaimed NAME COMMAND, with n1's launcher stopped: sets p (the job) and out (its output file)
+	p=$(as_role mxe2e_bob "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+		VALUES ('$1', 'hard', 'a100', 1, '1 s', '$2') RETURNING job_id")
+	wait_until 20 "[ \"\$(status_of $p)\" = launching ]"
+	ok $? "(setup) job $p is launching, unclaimed" || diag "job $p: $(status_of "$p")"
+	out="$T/joblogs/postgres-$inst-j$p-a1-n1-r0-t$(token_of "$p").log"
+}
+restart_n1() {
+	start_launcher n1 --user-map "$T/usermap" --password-file "$T/pw" --output-dir "$T/joblogs"
+}
+stop_launcher n1
 echo "root's" >"$T/rootfile"
 chmod 600 "$T/rootfile"
-ln "$T/rootfile" "$T/joblogs/postgres-$inst-j$next-a1-n1-r0.log"
-p=$(as_role mxe2e_bob "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
-	VALUES ('planted', 'hard', 'a100', 1, '1 s', 'echo overwritten') RETURNING job_id")
-is "$p" "$next" "a job whose output file name was planted"
+launch_unclaimed planted 'echo overwritten'
+ln "$T/rootfile" "$out"
+ok $? "(setup) a hard link planted under the output file name of job $p's launch"
+restart_n1
 wait_until 20 '[ "$(unfinished)" = 0 ]'
 is "$(status_of "$p"),$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $p")" failed,126 "fails with 126"
 ok "$(q "SELECT reason FROM mixdnn.jobs WHERE job_id = $p" | grep -q "is not the job user's own"; echo $?)" "saying why"
@@ -168,11 +183,11 @@ is "$(stat -c %U "$T/rootfile"):$(cat "$T/rootfile")" "root:root's" "and the pla
 
 # A FIFO planted under the name: opening it for writing would wait for a
 # reader forever, holding the part's GPUs; the job fails at once instead.
-next=$((p + 1))
-mkfifo "$T/joblogs/postgres-$inst-j$next-a1-n1-r0.log"
-p=$(as_role mxe2e_bob "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
-	VALUES ('fifo', 'hard', 'a100', 1, '1 s', 'echo blocked') RETURNING job_id")
-is "$p" "$next" "a job whose output file name is a FIFO"
+stop_launcher n1
+launch_unclaimed fifo 'echo blocked'
+mkfifo "$out"
+ok $? "(setup) a FIFO planted under the output file name of job $p's launch"
+restart_n1
 wait_until 20 '[ "$(unfinished)" = 0 ]'
 is "$(status_of "$p"),$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $p")" failed,126 "fails with 126, not waiting for a reader"
 done_testing
