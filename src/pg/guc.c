@@ -100,12 +100,6 @@ check_virtual_now(char **newval, void **extra, GucSource source)
 
 	if (*newval == NULL || (*newval)[0] == '\0')
 		return true;
-	if (relative_time(*newval))
-	{
-		GUC_check_errmsg("mixdnn.virtual_now must be a fixed time, not \"%s\"", *newval);
-		GUC_check_errdetail("now, today, tomorrow and yesterday are read when the setting is: each session, and each reload, would pin a clock of its own.");
-		return false;
-	}
 
 	/* GUC releases extra with free(). */
 	parsed = (TimestampTz *) malloc(sizeof(TimestampTz));
@@ -134,6 +128,13 @@ check_virtual_now(char **newval, void **extra, GucSource source)
 	{
 		free(parsed);
 		GUC_check_errmsg("mixdnn.virtual_now must be a finite timestamp");
+		return false;
+	}
+	if (relative_time(*newval))
+	{
+		free(parsed);
+		GUC_check_errmsg("mixdnn.virtual_now must be a fixed time, not \"%s\"", *newval);
+		GUC_check_errdetail("now, today, tomorrow and yesterday are read when the setting is: each session, and each reload, would pin a clock of its own.");
 		return false;
 	}
 	*extra = parsed;
