@@ -434,9 +434,12 @@ exit_opted_out(MemoryContext cxt)
 
 	mx_registry_set_idle(MyDatabaseId, true);
 	if (mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE)
-		ereport(LOG,
-				(errmsg("mixdnn launch worker is off for database \"%s\": a data load there is repaired and planned once a worker serves it",
-						database_name)));
+	{
+		if (mx_registry_first_load_notice(MyDatabaseId))
+			ereport(LOG,
+					(errmsg("mixdnn launch worker is off for database \"%s\": a data load there is repaired and planned once a worker serves it",
+							database_name)));
+	}
 	else
 		(void) run_step_protected(STEP_PLAN, &ms, cxt);
 	(void) run_step_protected(STEP_NOTIFY, &ms, cxt);

@@ -121,6 +121,11 @@ wait_until 30 "grep -q 'mixdnn launch worker is off for database \"mx_ops_custom
 	'$(dirname "$MIXDNN_E2E_PGDATA")/server.log'"
 ok $? "a worker that finds the restored database opted out leaves the load's round to a worker that serves it"
 is "$(qd mx_ops_custom "SELECT count(*) FROM mixdnn.rounds WHERE event LIKE '%restore%'")" 0 "... and ran none"
+# The supervisor looks at an opted-out database every 30 s; each look logged
+# the load left pending again, for as long as the database stayed off.
+sleep 42
+is "$(grep -c 'mixdnn launch worker is off for database "mx_ops_custom"' "$(dirname "$MIXDNN_E2E_PGDATA")/server.log")" 1 \
+	"... and says so once, not at each of the supervisor's looks"
 qd postgres "ALTER DATABASE mx_ops_custom RESET mixdnn.launch_worker" >/dev/null
 qd mx_ops_custom "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
 	VALUES ('wake-2', 'hard', 'v100', 1, '1 hour', 'true')" >/dev/null
