@@ -541,8 +541,8 @@ mixdnn_worker_main(Datum main_arg)
 	{
 		/*
 		 * The database counted as served while this worker started: what
-		 * backends handed it meanwhile is done by exit_opted_out(), but a
-		 * load's round (a load started the worker that found the database
+		 * backends handed it meanwhile is done by exit_opted_out(), all but
+		 * a load's round (a load started the worker that found the database
 		 * opted out, planned, and took the event: e2e 40 on a loaded
 		 * machine).
 		 */
