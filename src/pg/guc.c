@@ -7,6 +7,7 @@
 
 #include "fmgr.h"
 #include "utils/builtins.h"
+#include "utils/datetime.h"
 #include "utils/guc.h"
 #include "utils/timestamp.h"
 
@@ -67,6 +68,29 @@ static const struct config_enum_entry policy_options[] = {
 	{NULL, 0, false}
 };
 
+/*
+ * Whether a time names the moment it is read ('now', 'today 12:00', ...):
+ * each session that sets it, and each reload, would pin a clock of its own,
+ * shown as the same word. PostgreSQL refuses them in recovery_target_time.
+ */
+static bool
+relative_time(const char *value)
+{
+	char		workbuf[MAXDATELEN + MAXDATEFIELDS];
+	char	   *field[MAXDATEFIELDS];
+	int			ftype[MAXDATEFIELDS];
+	int			nf,
+				i;
+
+	if (ParseDateTime(value, workbuf, sizeof(workbuf), field, ftype, MAXDATEFIELDS, &nf) != 0)
+		return false;			/* malformed: timestamptz_in says so */
+	for (i = 0; i < nf; i++)
+		if (strcmp(field[i], "now") == 0 || strcmp(field[i], "today") == 0 ||
+			strcmp(field[i], "tomorrow") == 0 || strcmp(field[i], "yesterday") == 0)
+			return true;
+	return false;
+}
+
 /* Parse once here so that mixdnn.now() never fails on a bad value. */
 static bool
 check_virtual_now(char **newval, void **extra, GucSource source)
@@ -104,6 +128,13 @@ check_virtual_now(char **newval, void **extra, GucSource source)
 	{
 		free(parsed);
 		GUC_check_errmsg("mixdnn.virtual_now must be a finite timestamp");
+		return false;
+	}
+	if (relative_time(*newval))
+	{
+		free(parsed);
+		GUC_check_errmsg("mixdnn.virtual_now must be a fixed time, not \"%s\"", *newval);
+		GUC_check_errdetail("now, today, tomorrow and yesterday are read when the setting is: each session, and each reload, would pin a clock of its own.");
 		return false;
 	}
 	*extra = parsed;

@@ -29,6 +29,7 @@ typedef struct mx_db_slot
 	Latch	   *latch;
 	pg_atomic_uint32 events;	/* plan_mode worker: committed, not yet planned */
 	bool		leases_renewed;	/* a worker has renewed the parts' leases since the server started */
+	bool		load_told;		/* opted out, a worker has logged the load left to a serving one */
 } mx_db_slot;
 
 typedef struct mx_registry_shared
@@ -111,6 +112,7 @@ find_slot(Oid db, bool create)
 	free_slot->pid = 0;
 	free_slot->latch = NULL;
 	free_slot->leases_renewed = false;
+	free_slot->load_told = false;
 	pg_atomic_write_u32(&free_slot->events, 0);
 	return free_slot;
 }
@@ -318,8 +320,28 @@ mx_registry_served(Oid db)
 		s->opted_out = false;
 		/* a wake while it started is answered: not a reason to restart it when it goes idle later */
 		s->wanted = false;
+		s->load_told = false;
 	}
 	SpinLockRelease(&reg->mutex);
+}
+
+/*
+ * Whether this is the first look, since the database was last served, of
+ * an opted-out worker at a load left to a serving one: the supervisor
+ * looks every 30 s, and each look logged it again.
+ */
+bool
+mx_registry_first_load_notice(Oid db)
+{
+	mx_db_slot *s;
+	bool		first = false;
+
+	SpinLockAcquire(&reg->mutex);
+	s = find_slot(db, false);
+	if (s != NULL && !s->load_told)
+		first = s->load_told = true;
+	SpinLockRelease(&reg->mutex);
+	return first;
 }
 
 void

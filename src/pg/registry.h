@@ -55,6 +55,7 @@ pid_t		mx_registry_worker_pid(Oid db);
 bool		mx_registry_attach(Oid db);
 void		mx_registry_set_idle(Oid db, bool opted_out);
 void		mx_registry_served(Oid db);	/* the worker serves: mixdnn.launch_worker is on */
+bool		mx_registry_first_load_notice(Oid db);	/* opted out: log the pending load only once */
 bool		mx_registry_paused(Oid db);
 uint32		mx_registry_take_events(Oid db);
 uint32		mx_registry_peek_events(Oid db);	/* without taking them */

@@ -420,6 +420,33 @@ exit_idle(bool opted_out)
 }
 
 /*
+ * The database is opted out (mixdnn.launch_worker = off): marked not served
+ * first, then what backends handed the worker meanwhile (events to plan,
+ * notices to send) is done, not left behind. Not a load's: its round may
+ * not run while the load does (round ids taken then collide with the
+ * rounds still to load), and it is for a worker that serves the database,
+ * which repairs and renews the leases first.
+ */
+static void
+exit_opted_out(MemoryContext cxt)
+{
+	long		ms = 0;
+
+	mx_registry_set_idle(MyDatabaseId, true);
+	if (mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE)
+	{
+		if (mx_registry_first_load_notice(MyDatabaseId))
+			ereport(LOG,
+					(errmsg("mixdnn launch worker is off for database \"%s\": a data load there is repaired and planned once a worker serves it",
+							database_name)));
+	}
+	else
+		(void) run_step_protected(STEP_PLAN, &ms, cxt);
+	(void) run_step_protected(STEP_NOTIFY, &ms, cxt);
+	proc_exit(0);
+}
+
+/*
  * One cycle. A data load (pg_restore, psql -f of a dump) in progress holds
  * the tables half-written: the worker waits for it to end, then repairs
  * and plans as after a start.
@@ -512,29 +539,16 @@ mixdnn_worker_main(Datum main_arg)
 	pgstat_report_appname("mixdnn launch worker");
 	if (!database_served(&opted_out))
 	{
-		long		ms = 0;
-
 		/*
-		 * The database counted as served while this worker started: marked
-		 * not served first, then what backends handed it meanwhile (events
-		 * to plan, notices to send) is done, not left behind. Not a load's:
-		 * its round may not run while the load does (round ids taken then
-		 * collide with the rounds still to load), and it is for a worker
-		 * that serves the database, which repairs and renews the leases
-		 * first (a load started the worker that found the database opted
-		 * out, planned, and took the event: e2e 40 on a loaded machine).
+		 * The database counted as served while this worker started: what
+		 * backends handed it meanwhile is done by exit_opted_out(), all but
+		 * a load's round (a load started the worker that found the database
+		 * opted out, planned, and took the event: e2e 40 on a loaded
+		 * machine).
 		 */
-		mx_registry_set_idle(MyDatabaseId, opted_out);
 		if (opted_out)
-		{
-			if (mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE)
-				ereport(LOG,
-						(errmsg("mixdnn launch worker is off for database \"%s\": a data load there is repaired and planned once a worker serves it",
-								database_name)));
-			else
-				(void) run_step_protected(STEP_PLAN, &ms, CurrentMemoryContext);
-			(void) run_step_protected(STEP_NOTIFY, &ms, CurrentMemoryContext);
-		}
+			exit_opted_out(CurrentMemoryContext);
+		mx_registry_set_idle(MyDatabaseId, false);
 		proc_exit(0);
 	}
 	mx_registry_served(MyDatabaseId);
@@ -560,6 +574,20 @@ mixdnn_worker_main(Datum main_arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 			wait_ms = (long) worker_poll_interval_s * 1000;
+			/*
+			 * Turned off for the whole server (postgresql.conf, ALTER
+			 * SYSTEM): as a start that finds it off. Read only at connection
+			 * before, a serving worker went on launching until the server
+			 * restarted (an audit). ALTER DATABASE ... SET restarts the
+			 * worker instead (dbguard.c).
+			 */
+			if (!mx_guc_launch_worker)
+			{
+				ereport(LOG,
+						(errmsg("mixdnn launch worker stops serving database \"%s\": mixdnn.launch_worker is now off",
+								database_name)));
+				exit_opted_out(cxt);
+			}
 		}
 
 		/* Workers start only after recovery; this guards a later demotion. */

@@ -7,7 +7,7 @@
 \pset format unaligned
 \pset tuples_only on
 BEGIN;
-SELECT plan(11);
+SELECT plan(12);
 SET LOCAL client_min_messages = warning;
 SET LOCAL timezone = 'UTC';
 
@@ -34,6 +34,22 @@ SELECT throws_ok($$SET mixdnn.virtual_now = 'not a time'$$, '22023', NULL,
 	'a malformed virtual_now is rejected');
 SELECT throws_ok($$SET mixdnn.virtual_now = 'infinity'$$, '22023', NULL,
 	'an infinite virtual_now is rejected');
+
+-- A time read when it is set would pin each session's clock at its own
+-- moment, and each reload anew, all shown as 'now' (before, accepted: an
+-- audit). A fixed time, 'epoch' too, is taken.
+CREATE FUNCTION pg_temp.tap01_set(v text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM pg_catalog.set_config('mixdnn.virtual_now', v, true);
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE;
+END $$;
+SELECT is((SELECT string_agg(v || ' ' || pg_temp.tap01_set(v), ', ' ORDER BY o)
+	FROM unnest(ARRAY['now', 'today', 'Tomorrow', 'yesterday 12:00', '2026-01-01 now', 'epoch', '2026-01-01 00:00+00'])
+		WITH ORDINALITY u(v, o)),
+	'now 22023, today 22023, Tomorrow 22023, yesterday 12:00 22023, 2026-01-01 now 22023, epoch ok, 2026-01-01 00:00+00 ok',
+	'a virtual_now read when it is set (now, today, tomorrow, yesterday) is rejected (22023)');
 
 SET LOCAL mixdnn.virtual_now = '2026-01-01 00:00+00';
 
