@@ -136,6 +136,20 @@ echo '[1]' >"$OUT/arr.json"
 as "$A" submit --file "$OUT/arr.json" 2>/dev/null
 [ $? = 2 ]
 ok $? "a job file that is not an object: exit 2"
+# A column given a JSON object, array or boolean is refused: its text was
+# cast, and PostgreSQL reads the interval '{"hours": 2}' as 2 seconds.
+echo '{"name": "objdur", "gpus": 1, "duration": {"hours": 2}}' >"$OUT/objdur.json"
+as "$A" submit --file "$OUT/objdur.json" 2>"$OUT/e"
+[ $? = 2 ] && grep -qx 'mixdnn: duration in the job file must be a JSON string or number, not {"hours": 2}' "$OUT/e" &&
+	[ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name = 'objdur'")" = 0 ]
+ok $? "a duration that is a JSON object: exit 2, nothing submitted (it was a job of 2 seconds)" || sed 's/^/# /' "$OUT/e"
+echo '{"name": ["arr"], "gpus": 1, "duration": "1h", "allowed_types": "v100"}' >"$OUT/kinds.json"
+as "$A" when --file "$OUT/kinds.json" >/dev/null 2>"$OUT/e"
+[ $? = 2 ] && grep -qx 'mixdnn: allowed_types in the job file must be a JSON array of GPU types, not "v100"' "$OUT/e"
+ok $? "allowed_types that is no array, a name that is one: exit 2, the first by name" || sed 's/^/# /' "$OUT/e"
+echo '{"name": "kinds", "gpus": 1, "duration": 3600, "allowed_types": ["v100"], "env": {"A": "b"}, "model": null}' >"$OUT/kinds.json"
+as "$A" --json when --file "$OUT/kinds.json" >"$OUT/w2" 2>"$OUT/e"
+ok $? "strings, a number (duration in seconds), an array, an object for env and null pass" || sed 's/^/# /' "$OUT/e"
 # A job file's counts and priority: whole numbers, as their options are
 # (the server's cast error was exit 1), checked before anything is submitted.
 file_number() {	# FIELD VALUE MESSAGE-TAIL [COMMAND]
