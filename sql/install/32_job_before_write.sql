@@ -8,7 +8,6 @@ CREATE OR REPLACE FUNCTION mixdnn._job_before_write() RETURNS trigger
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	cap_total	bigint;
 	rule_level	text;
 	caller		text;
 BEGIN
@@ -101,35 +100,10 @@ BEGIN
 		FROM mixdnn._check_job_shape(NEW.model_class, NEW.gpu_type, NEW.gpus, NEW.min_gpus, NEW.max_gpus,
 									 NEW.allowed_types) c;
 
-	-- "Ever": every registered node counts, whatever its status.
-	IF NEW.model_class = 'hard' THEN
-		SELECT coalesce(sum(n.gpus), 0) INTO cap_total FROM mixdnn.gpu_nodes n WHERE n.gpu_type = NEW.gpu_type;
-		IF cap_total < NEW.gpus THEN
-			RAISE EXCEPTION 'no configuration of the cluster can run this job'
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = format('It needs %s GPUs of type %s; the cluster has %s.', NEW.gpus, NEW.gpu_type, cap_total);
-		END IF;
-	ELSIF NEW.model_class = 'soft' THEN
-		SELECT coalesce(max(s.total), 0) INTO cap_total FROM (
-			SELECT sum(n.gpus) AS total FROM mixdnn.gpu_nodes n
-			WHERE NEW.allowed_types IS NULL OR n.gpu_type = ANY (NEW.allowed_types)
-			GROUP BY n.gpu_type) s;
-		IF cap_total < NEW.min_gpus THEN
-			RAISE EXCEPTION 'no configuration of the cluster can run this job'
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = format('It needs at least %s GPUs of one allowed type; the largest allowed type has %s.',
-									  NEW.min_gpus, cap_total);
-		END IF;
-	END IF;
-	-- The GPUs exist; the model's measured throughputs may still rule every configuration out.
-	IF NEW.model IS NOT NULL
-	   AND NOT mixdnn._job_can_run(NEW.model_class, NEW.gpu_type, NEW.gpus, NEW.min_gpus, NEW.max_gpus,
-								   NEW.allowed_types, NEW.model) THEN
-		RAISE EXCEPTION 'no configuration of the cluster can run this job'
-			USING ERRCODE = 'invalid_parameter_value',
-				  DETAIL = format('mixdnn.profiles measures a throughput of 0 for model %s on every configuration it fits.',
-								  NEW.model);
-	END IF;
+	-- Some configuration of the registered cluster must be able to run it
+	-- (mixdnn.what_if refuses the same requests in the same words).
+	PERFORM mixdnn._check_job_feasible(NEW.model_class, NEW.gpu_type, NEW.gpus, NEW.min_gpus, NEW.max_gpus,
+									   NEW.allowed_types, NEW.model);
 	RETURN NEW;
 END
 $$;

@@ -106,6 +106,8 @@ BEGIN
 	SELECT c.lo, c.hi INTO lo, hi
 		FROM mixdnn._check_job_shape(what_if.model_class, what_if.gpu_type, what_if.gpus, what_if.min_gpus,
 									 what_if.max_gpus, what_if.allowed_types) c;
+	PERFORM mixdnn._check_job_feasible(what_if.model_class, what_if.gpu_type, what_if.gpus, lo, hi,
+									   what_if.allowed_types, what_if.model);
 	RETURN QUERY SELECT * FROM mixdnn._what_if(hard, what_if.gpu_type, what_if.gpus, lo, hi,
 		what_if.allowed_types, pg_catalog.date_part('epoch', what_if.duration)::float8,
 		what_if.priority, what_if.model);

@@ -30,7 +30,10 @@
  * under a UTF-8 collation, which the cast refuses), so that the numeric
  * cast cannot fail. The spaces are raw bytes in the pattern, not escapes:
  * with standard_conforming_strings off, '\v' is a v. The value is quoted
- * up to 40 characters.
+ * up to 40 characters. Then the first other column (but env, the server's
+ * to check) given a JSON value of another kind than a string or number
+ * (allowed_types: an array): its text would be cast, and PostgreSQL reads
+ * the interval '{"hours": 2}' as 2 seconds.
  */
 static int
 check_spec(mc_ctx *c)
@@ -48,6 +51,16 @@ check_spec(mc_ctx *c)
 						  "                        AND (e.value #>> '{}') ~ '^[ \t\n\r\f\v]*[+-]?0*[0-9]{1,10}[ \t\n\r\f\v]*$' "
 						  "                   THEN (e.value #>> '{}')::numeric BETWEEN -2147483648 AND 2147483647 "
 						  "                   ELSE false END "
+						  "        ORDER BY e.key LIMIT 1), "
+						  "    (SELECT e.key || ' in the job file must be ' "
+						  "            || CASE WHEN e.key = 'allowed_types' THEN 'a JSON array of GPU types' "
+						  "                    ELSE 'a JSON string or number' END || ', not ' "
+						  "            || pg_catalog.left(e.value::text, 40) "
+						  "            || CASE WHEN pg_catalog.length(e.value::text) > 40 THEN '...' ELSE '' END "
+						  "        FROM pg_catalog.jsonb_each($1::jsonb) e "
+						  "        WHERE e.key = ANY ($2::text[]) AND e.key <> 'env' AND pg_catalog.jsonb_typeof(e.value) <> 'null' "
+						  "          AND CASE WHEN e.key = 'allowed_types' THEN pg_catalog.jsonb_typeof(e.value) <> 'array' "
+						  "                   ELSE pg_catalog.jsonb_typeof(e.value) NOT IN ('string', 'number') END "
 						  "        ORDER BY e.key LIMIT 1)",
 						  3, p, &res);
 
@@ -61,6 +74,11 @@ check_spec(mc_ctx *c)
 	else if (!PQgetisnull(res, 0, 1))
 	{
 		fprintf(stderr, "mixdnn: %s\n", PQgetvalue(res, 0, 1));
+		rc = MC_EXIT_USAGE;
+	}
+	else if (!PQgetisnull(res, 0, 2))
+	{
+		fprintf(stderr, "mixdnn: %s\n", PQgetvalue(res, 0, 2));
 		rc = MC_EXIT_USAGE;
 	}
 	PQclear(res);

@@ -167,11 +167,19 @@ job_number_arg(const struct option *opts, int o, const char *v)
 	(void) number_arg(flag, v, INT_MIN, INT_MAX);
 }
 
+/* The options only some commands take, as bits of cli_args.given. */
+#define OPT_ALL 1				/* --all */
+#define OPT_USER 2				/* --user */
+#define OPT_LIMIT 4				/* --limit */
+#define OPT_INTERVAL 8			/* --interval */
+#define OPT_ITERATIONS 16		/* --iterations */
+
 typedef struct cli_args
 {
 	const char *dsn;
 	const char *file;
 	spec_buf	spec;
+	unsigned	given;			/* OPT_* given */
 } cli_args;
 
 static void
@@ -213,18 +221,23 @@ parse_args(int argc, char **argv, mc_ctx *c, cli_args *a)
 				a->dsn = optarg;
 				break;
 			case 'a':
+				a->given |= OPT_ALL;
 				c->all = true;
 				break;
 			case 'u':
+				a->given |= OPT_USER;
 				c->user = optarg;
 				break;
 			case 'l':
+				a->given |= OPT_LIMIT;
 				c->limit = (int) number_arg("--limit", optarg, 1, 100000);
 				break;
 			case 'i':
+				a->given |= OPT_INTERVAL;
 				c->interval_s = number_arg("--interval", optarg, 1, 3600);
 				break;
 			case 'n':
+				a->given |= OPT_ITERATIONS;
 				c->iterations = (int) number_arg("--iterations", optarg, 0, 1000000);
 				break;
 			case 'f':
@@ -331,11 +344,41 @@ static const struct
 	const char *name;
 	int			(*run) (mc_ctx *c);
 	bool		spec;
+	bool		ids;			/* takes job ids as arguments; the others take none */
+	unsigned	opts;			/* the OPT_* it takes */
 }			commands[] = {
-	{"submit", mc_submit, true}, {"when", mc_when, true}, {"queue", mc_queue, false},
-	{"cancel", mc_cancel, false}, {"why", mc_why, false}, {"history", mc_history, false},
-	{"top", mc_top, false}
+	{"submit", mc_submit, true, false, 0}, {"when", mc_when, true, false, 0},
+	{"queue", mc_queue, false, false, OPT_ALL | OPT_USER},
+	{"cancel", mc_cancel, false, true, 0}, {"why", mc_why, false, true, 0},
+	{"history", mc_history, false, false, OPT_ALL | OPT_USER | OPT_LIMIT},
+	{"top", mc_top, false, false, OPT_INTERVAL | OPT_ITERATIONS}
 };
+
+/*
+ * An argument or option the command does not take is refused (exit 2),
+ * not ignored: "submit --duration 2 hours python train.py" would submit a
+ * job of 2 seconds without a command.
+ */
+static int
+check_command_line(int cmd, const mc_ctx *c, const cli_args *a)
+{
+	static const char *const names[] = {"--all", "--user", "--limit", "--interval", "--iterations"};
+	unsigned	extra = a->given & ~commands[cmd].opts;
+
+	if (!commands[cmd].ids && c->nargs > 0)
+	{
+		fprintf(stderr, "mixdnn: %s takes no argument, not \"%s\" (quote an option's value that has spaces)\n",
+				commands[cmd].name, c->args[0]);
+		return MC_EXIT_USAGE;
+	}
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		if (extra & (1u << k))
+		{
+			fprintf(stderr, "mixdnn: %s is not an option of %s\n", names[k], commands[cmd].name);
+			return MC_EXIT_USAGE;
+		}
+	return 0;
+}
 
 /*
  * Past a string libpq could not parse, it quotes a piece of what follows
@@ -456,6 +499,8 @@ main(int argc, char **argv)
 	}
 	c.nargs = argc - optind - 1;
 	c.args = argv + optind + 1;
+	if ((rc = check_command_line((int) i, &c, &a)) != 0)
+		return rc;
 	if (!commands[i].spec && (a.file || a.spec.buf))
 	{
 		fprintf(stderr, "mixdnn: job options are for submit and when only\n");

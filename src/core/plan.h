@@ -29,7 +29,8 @@ typedef struct mx_assignment
 	double		start;
 	double		end;
 	double		utility;		/* relative throughput of (type, gpus) */
-	bool		by_quota;		/* MX_UNPLANNABLE because its owner's quotas could never let it run */
+	bool		by_quota;		/* MX_UNPLANNABLE because its owner's quotas could never let it run,
+								 * or MX_WAITING because one refused its start this round */
 	char		reason[MX_REASON_LEN];	/* why it waits or cannot run; "" when it starts now */
 } mx_assignment;
 

@@ -119,8 +119,15 @@ widest_cap(const mx_snapshot *s, const mx_owner *w, uint64_t mask)
 	return most;
 }
 
+/*
+ * Whether owner ow, holding u (per type and in all) at instant at, goes
+ * beyond a quota with gpus more GPUs of type: 0 no, 1 only quotas that
+ * lend, 2 one that does not. buf: the reason. u is what the owner would
+ * hold then: at a later start than now, the reason says so and when
+ * ("would hold ... at ..."), as what it holds now may be more or less.
+ */
 static int
-over_quota_with(const mx_snapshot *s, const int *u, int ow, int type, int gpus,
+over_quota_with(const mx_snapshot *s, const int *u, int ow, int type, int gpus, double at,
 				char *buf, size_t len)
 {
 	const mx_owner *w = &s->owners[ow];
@@ -134,12 +141,23 @@ over_quota_with(const mx_snapshot *s, const int *u, int ow, int type, int gpus,
 		return 0;
 	if (buf != NULL)
 	{
+		char		when[48] = "";
+
+		if (at > s->now + START_EPS)
+		{
+			char		ts[32];
+
+			if (mx_format_utc(at, ts, sizeof(ts)) < 0)
+				snprintf(ts, sizeof(ts), "+%.0f s", at - s->now);
+			snprintf(when, sizeof(when), " at %s", ts);
+		}
 		if (over_t)
-			snprintf(buf, len, "over quota: role %s holds %d of the %d %s GPUs its quota allows and needs %d",
-					 w->name, u[type], w->quota[type], s->types[type].name, gpus);
+			snprintf(buf, len, "over quota: role %s %s %d of the %d %s GPUs its quota allows%s and needs %d",
+					 w->name, when[0] ? "would hold" : "holds", u[type], w->quota[type],
+					 s->types[type].name, when, gpus);
 		else
-			snprintf(buf, len, "over quota: role %s holds %d of the %d GPUs (all types) its quota allows and needs %d",
-					 w->name, u[s->ntypes], w->quota_all, gpus);
+			snprintf(buf, len, "over quota: role %s %s %d of the %d GPUs (all types) its quota allows%s and needs %d",
+					 w->name, when[0] ? "would hold" : "holds", u[s->ntypes], w->quota_all, when, gpus);
 		if (lend_t && lend_a && strlen(buf) + 40 < len)
 			strcat(buf, "; it may borrow idle GPUs");
 	}
@@ -176,7 +194,7 @@ mx_tenancy_over_quota(const mx_snapshot *s, const mx_plan *p, int ji, int type, 
 			held[ow * w + a->type] += a->gpus;
 		held[ow * w + s->ntypes] += a->gpus;
 	}
-	r = over_quota_with(s, held + (size_t) ow * w, ow, type, gpus, buf, len);
+	r = over_quota_with(s, held + (size_t) ow * w, ow, type, gpus, s->now, buf, len);
 	free(held);
 	return r;
 }
@@ -375,7 +393,8 @@ check_starts(tenancy_round *t, const mx_plan *p)
 		int			r;
 
 		usage_at(t, p, acc, nacc, ow, a->start, cur);
-		r = over_quota_with(s, cur, ow, a->type, a->gpus, t->why + (size_t) ji * MX_REASON_LEN, MX_REASON_LEN);
+		r = over_quota_with(s, cur, ow, a->type, a->gpus, a->start,
+							t->why + (size_t) ji * MX_REASON_LEN, MX_REASON_LEN);
 		if (r == 0 || (r == 1 && t->state[ji] == T_BORROW))
 		{
 			acc[nacc++] = ji;
@@ -428,7 +447,7 @@ settle_over_quota(tenancy_round *t)
 
 			if (!(mx_job_types(s, j) & ((uint64_t) 1 << k)))
 				continue;
-			r = over_quota_with(s, t->use + (size_t) ow * (s->ntypes + 1), ow, k, need, NULL, 0);
+			r = over_quota_with(s, t->use + (size_t) ow * (s->ntypes + 1), ow, k, need, s->now, NULL, 0);
 			if (r < best)
 			{
 				best = r;
@@ -440,7 +459,7 @@ settle_over_quota(tenancy_round *t)
 		else if (best == 2)
 		{
 			t->state[i] = T_REFUSED;
-			(void) over_quota_with(s, t->use + (size_t) ow * (s->ntypes + 1), ow, at, need,
+			(void) over_quota_with(s, t->use + (size_t) ow * (s->ntypes + 1), ow, at, need, s->now,
 								   t->why + (size_t) i * MX_REASON_LEN, MX_REASON_LEN);
 		}
 	}
@@ -572,9 +591,15 @@ mx_tenancy_plan_round(const mx_snapshot *s, const mx_options *o_in, mx_plan *out
 			a->start = a->end = NAN;
 			mx_plan_set_reason(a, t.why + (size_t) i * MX_REASON_LEN);
 		}
-	/* what_if tells a quota that never lets a job run from a cluster that cannot */
+	/*
+	 * what_if tells a quota that never lets a job run, or refuses its start
+	 * (now or later: its owner's own jobs planned before it), from a
+	 * cluster that cannot
+	 */
 	for (i = 0; i < s->njobs; i++)
-		out->a[i].by_quota = t.state[i] == T_NEVER && out->a[i].status == MX_UNPLANNABLE;
+		out->a[i].by_quota = (t.state[i] == T_NEVER && out->a[i].status == MX_UNPLANNABLE) ||
+			(out->a[i].status == MX_WAITING &&
+			 (t.state[i] == T_REFUSED || (changed > 0 && t.flagged[i] == FLAG_CHANGED)));
 	/* mixdnn's waiting jobs must not be told of GPUs planned for plans just dropped. */
 	if (unplanned > 0 && o->policy == MX_POLICY_MIXDNN)
 		(void) mx_plan_reasons(&t.sub, o, NULL, out);

@@ -63,9 +63,11 @@ put_row(ReturnSetInfo *rsinfo, const mx_preview *pv, int64 position, const char 
 
 /*
  * The job waits, unplanned, because of its owner's (the caller's) quotas,
- * not the up nodes: they could never let it run (tenancy.c marks the
- * assignment), or a quota that lends nothing binds the owner now on every
- * type it may run on, so the round would refuse its start.
+ * not the up nodes: they could never let it run, or refused the start the
+ * plan found for it, now or later, beside the owner's jobs planned before
+ * it (tenancy.c marks the assignment), or a quota that lends nothing binds
+ * the owner now on every type it may run on, so the round would refuse
+ * its start.
  */
 static bool
 over_own_quota(const mx_preview *pv)
@@ -77,7 +79,7 @@ over_own_quota(const mx_preview *pv)
 	uint64_t	types = mx_job_types(s, j);	/* a hard job's type is not in allowed */
 	int			k;
 
-	if (a->status == MX_UNPLANNABLE)
+	if (a->status == MX_UNPLANNABLE || a->by_quota)
 		return a->by_quota;
 	if (a->status != MX_WAITING || j->owner < 0 || j->owner >= s->nowners)
 		return false;

@@ -101,6 +101,26 @@ ok $? "the largest bigint is a job id (not found: exit 3)"
 as "$A" submit --name bad --gpus 1 --duration 1h --frob 2>/dev/null
 [ $? = 2 ]
 ok $? "an unknown option: exit 2"
+# An argument or option the command does not take is refused, not ignored:
+# an unquoted "--duration 2 hours python train.py" submitted a 2-second job
+# without a command (exit 0).
+as "$A" submit --name unquoted --gpus 1 --duration 2 hours python train.py 2>"$OUT/e"
+[ $? = 2 ] && grep -qx 'mixdnn: submit takes no argument, not "hours" (quote an option'"'"'s value that has spaces)' "$OUT/e" &&
+	[ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name = 'unquoted'")" = 0 ]
+ok $? "submit with a stray argument (an unquoted duration): exit 2, nothing submitted" || sed 's/^/# /' "$OUT/e"
+for cmdline in "queue mine" "history 5" "when --gpus 1 --duration 1h x" "top --iterations 1 x"; do
+	as "$A" $cmdline >/dev/null 2>"$OUT/e"
+	[ $? = 2 ] && grep -q "takes no argument" "$OUT/e"
+	ok $? "$cmdline: a stray argument, exit 2"
+done
+for cmdline in "cancel $J2 --all" "why $J2 --user $B" "submit --name lim --gpus 1 --duration 1h --limit 3" "queue --limit 3" \
+	"history --interval 5" "top --iterations 1 --all"; do
+	as "$A" $cmdline >/dev/null 2>"$OUT/e"
+	[ $? = 2 ] && grep -q "is not an option of" "$OUT/e"
+	ok $? "$cmdline: an option the command does not take, exit 2"
+done
+[ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name = 'lim' OR (job_id = $J2 AND status = 'cancelled')")" = 0 ]
+ok $? "... and none of them submitted or cancelled anything"
 as "$A" submit --name notanumber --gpus abc --duration 1h 2>"$OUT/e"
 [ $? = 2 ] && grep -q -- '--gpus must be a whole number' "$OUT/e" &&
 	[ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name = 'notanumber'")" = 0 ]
@@ -116,6 +136,20 @@ echo '[1]' >"$OUT/arr.json"
 as "$A" submit --file "$OUT/arr.json" 2>/dev/null
 [ $? = 2 ]
 ok $? "a job file that is not an object: exit 2"
+# A column given a JSON object, array or boolean is refused: its text was
+# cast, and PostgreSQL reads the interval '{"hours": 2}' as 2 seconds.
+echo '{"name": "objdur", "gpus": 1, "duration": {"hours": 2}}' >"$OUT/objdur.json"
+as "$A" submit --file "$OUT/objdur.json" 2>"$OUT/e"
+[ $? = 2 ] && grep -qx 'mixdnn: duration in the job file must be a JSON string or number, not {"hours": 2}' "$OUT/e" &&
+	[ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name = 'objdur'")" = 0 ]
+ok $? "a duration that is a JSON object: exit 2, nothing submitted (it was a job of 2 seconds)" || sed 's/^/# /' "$OUT/e"
+echo '{"name": ["arr"], "gpus": 1, "duration": "1h", "allowed_types": "v100"}' >"$OUT/kinds.json"
+as "$A" when --file "$OUT/kinds.json" >/dev/null 2>"$OUT/e"
+[ $? = 2 ] && grep -qx 'mixdnn: allowed_types in the job file must be a JSON array of GPU types, not "v100"' "$OUT/e"
+ok $? "allowed_types that is no array, a name that is one: exit 2, the first by name" || sed 's/^/# /' "$OUT/e"
+echo '{"name": "kinds", "gpus": 1, "duration": 3600, "allowed_types": ["v100"], "env": {"A": "b"}, "model": null}' >"$OUT/kinds.json"
+as "$A" --json when --file "$OUT/kinds.json" >"$OUT/w2" 2>"$OUT/e"
+ok $? "strings, a number (duration in seconds), an array, an object for env and null pass" || sed 's/^/# /' "$OUT/e"
 # A job file's counts and priority: whole numbers, as their options are
 # (the server's cast error was exit 1), checked before anything is submitted.
 file_number() {	# FIELD VALUE MESSAGE-TAIL [COMMAND]

@@ -129,9 +129,9 @@ SELECT results_eq($$SELECT planned_gpu_type, planned_gpus, planned_start, planne
 					FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'a100', gpus => 2, duration => '1 hour')$$,
 	$$VALUES ('a100', 2, pg_temp.t0() + interval '90 min', pg_temp.t0() + interval '150 min', interval '90 min', 3)$$,
 	'what_if: when, on what and at which position such a job would run');
-SELECT results_eq($$SELECT planned_start, reason FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'v100', gpus => 8, duration => '1 hour')$$,
-	$$VALUES (NULL::timestamptz, 'needs 8 GPUs of type v100, the cluster has 4 up')$$,
-	'what_if of a job the up nodes cannot hold: no start, and why');
+SELECT throws_ok($$SELECT * FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'v100', gpus => 8, duration => '1 hour')$$,
+	'22023', 'no configuration of the cluster can run this job',
+	'what_if of a job the registered cluster can never hold: refused as its submission is (it was a row, blocked_by cluster)');
 SELECT ok((SELECT same FROM unchanged), 'what_if wrote nothing: no job, no round, no other plan changed');
 SELECT throws_ok($$SELECT * FROM mixdnn.what_if(gpu_type => 'h100', gpus => 1, duration => '1 h')$$, '23503',
 	'unknown gpu type "h100"', 'what_if: unknown gpu type');

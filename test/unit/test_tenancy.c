@@ -92,6 +92,21 @@ test_quota_later(void)
 			p.a[0].start < p.a[1].end && p.a[1].start < p.a[0].end),
 		  "a's two jobs are never planned to run at once");
 	CHECK(p.a[0].status == MX_PLANNED || p.a[1].status == MX_PLANNED, "one of them is planned");
+	/*
+	 * The other is refused at its start, +100 s: the reason gives what a
+	 * would hold then and when, not "holds 2" (a holds none now).
+	 */
+	{
+		const char *why = p.a[p.a[0].status == MX_PLANNED ? 1 : 0].reason;
+		char		at[32],
+					want[MX_REASON_LEN];
+
+		CHECK(mx_format_utc(NOW + 100, at, sizeof(at)) == 0, "a time to name");
+		snprintf(want, sizeof(want),
+				 "over quota: role a would hold 2 of the 2 GPUs (all types) its quota allows at %s and needs 2", at);
+		CHECK(p.a[p.a[0].status == MX_PLANNED ? 1 : 0].status != MX_WAITING || strcmp(why, want) == 0,
+			  "a start later than now: what a would hold then, and when: '%s'", why);
+	}
 	mx_plan_free(&p);
 	mx_snapshot_free(&s);
 }
@@ -238,8 +253,10 @@ test_quota_other_type(void)
 	for (int milp = 1; milp >= 0; milp--)
 	{
 		o.use_milp = milp;
+		/* planned at +50 s, when the hard job's v100 is free: what a would hold then */
 		CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_WAITING &&
-			  strcmp(p.a[0].reason, "over quota: role a holds 1 of the 1 v100 GPUs its quota allows and needs 1") == 0,
+			  strcmp(p.a[0].reason, "over quota: role a would hold 1 of the 1 v100 GPUs its quota allows "
+					 "at 2023-11-14 22:14:10 UTC and needs 1") == 0,
 			  "%s, k80s down: the soft job waits for the quota (status %d: '%s')",
 			  milp ? "the LP" : "the heuristic", p.a[0].status, p.a[0].reason);
 		mx_plan_free(&p);

@@ -1,0 +1,1 @@
+../../install/33_job_feasible.sql
