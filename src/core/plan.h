@@ -9,7 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MX_REASON_LEN 160
+/*
+ * A reason's room, with its terminating NUL: the longest wording, a quota
+ * refused at a later start with a 63-byte role and type name ("over quota:
+ * role R would hold N of the N T GPUs its quota allows at TIME UTC and
+ * needs N; it may borrow idle GPUs"), is about 255 bytes.
+ */
+#define MX_REASON_LEN 320
 #define MX_SOLVER_LEN 48
 
 typedef enum mx_assign_status

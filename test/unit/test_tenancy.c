@@ -112,6 +112,46 @@ test_quota_later(void)
 }
 
 /*
+ * test_quota_later with the longest names, a per-type quota: the reason
+ * keeps its count and time (227 bytes).
+ */
+static void
+test_quota_later_long_names(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			t,
+				refused;
+	char		role[64],
+				type[64];
+
+	memset(role, 'r', 63);
+	role[63] = '\0';
+	memset(type, 't', 63);
+	type[63] = '\0';
+	fx_init(&s, NOW);
+	mx_options_default(&o);
+	t = fx_type(&s, type, 1.0);
+	fx_node(&s, "n1", t, 4, MX_NODE_UP);
+	fx_part(&s, 9, 0, 4, NOW + 100);
+	s.parts[0].owner = 1;
+	fx_hard(&s, 1, t, 2, 100)->owner = 0;
+	fx_hard(&s, 2, t, 2, 100)->owner = 0;
+	fx_owner(&s, role, 1);
+	fx_owner(&s, "b", 1);
+	s.owners[0].quota[t] = 2;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "a round");
+	refused = p.a[0].status == MX_PLANNED ? 1 : 0;
+	CHECK(p.a[refused].status == MX_WAITING && strstr(p.a[refused].reason, " UTC and needs 2") != NULL &&
+		  strstr(p.a[refused].reason, role) != NULL && strstr(p.a[refused].reason, type) != NULL,
+		  "63-byte role and type names: the whole reason (%zu bytes: '%s')", strlen(p.a[refused].reason),
+		  p.a[refused].reason);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+/*
  * Two GPUs. a (quota 1, borrowing) has two 100 s jobs, b one 1000 s job.
  * Shortest first would start both of a's; as a borrower a2 yields to b1.
  */
@@ -526,6 +566,7 @@ main(void)
 	test_quota();
 	test_quota_overdue();
 	test_quota_later();
+	test_quota_later_long_names();
 	test_borrower_yields();
 	test_fair_share_order();
 	test_refusal_keeps_reasons();
