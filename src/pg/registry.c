@@ -16,6 +16,7 @@
 #include "storage/spin.h"
 #include "utils/timestamp.h"
 
+#include "events.h"
 #include "registry.h"
 
 typedef struct mx_db_slot
@@ -155,6 +156,23 @@ mx_registry_add_events(Oid db, uint32 events)
 }
 
 /*
+ * Events handed to an opted-out database's worker, which a worker started
+ * now would plan on its way out (worker.c, exit_opted_out): a transaction
+ * that found the worker serving, and so left its round to it, committed
+ * after the worker stopped (mixdnn.launch_worker turned off and reloaded).
+ * Left, they waited for the supervisor's next look, up to 30 s. Not a
+ * load's: that worker leaves its round to a serving one, and each commit
+ * would start a worker for nothing. Caller holds the mutex.
+ */
+static bool
+opted_out_events(mx_db_slot *s)
+{
+	uint32		events = pg_atomic_read_u32(&s->events);
+
+	return events != 0 && (events & MX_EV_RESTORE) == 0;
+}
+
+/*
  * The database's worker when it runs; else the supervisor, which starts
  * one (a database where the extension was just created has none yet).
  */
@@ -176,7 +194,7 @@ mx_registry_wake(Oid db)
 		if (!s->opted_out)
 			s->wanted = true;
 	}
-	else if (s != NULL && !s->opted_out)
+	else if (s != NULL && (!s->opted_out || opted_out_events(s)))
 	{
 		s->wanted = true;
 		latch = reg->supervisor_latch;

@@ -41,6 +41,14 @@ PGDLLEXPORT void mixdnn_supervisor_main(Datum main_arg);
 /* An idle database (no extension when last looked) is looked at again this often. */
 #define IDLE_RECHECK_S 30
 
+/*
+ * An opted-out database is wanted only for events handed to a worker that
+ * had stopped (registry.c, opted_out_events): its worker plans them and
+ * exits. At most one such start a second: one whose round keeps failing,
+ * or keeps finding rows locked, leaves its events behind for the next.
+ */
+#define OPTED_OUT_WANTED_MS 1000
+
 /* Longest sleep between two scans of pg_database. */
 #define SCAN_INTERVAL_S 10
 
@@ -246,6 +254,8 @@ needs_worker(const mx_db_view *v, const started_worker *w,
 		due = v->since;
 	else if (v->state == MX_DB_IDLE && !v->wanted)
 		due = TimestampTzPlusMilliseconds(v->since, IDLE_RECHECK_S * 1000);
+	else if (v->state == MX_DB_IDLE && v->opted_out)
+		due = TimestampTzPlusMilliseconds(v->since, OPTED_OUT_WANTED_MS);
 	else if (v->state == MX_DB_IDLE)
 		due = now;
 	else
