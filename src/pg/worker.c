@@ -431,9 +431,18 @@ static void
 exit_opted_out(MemoryContext cxt)
 {
 	long		ms = 0;
+	bool		no_load;
 
 	mx_registry_set_idle(MyDatabaseId, true);
-	if (mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE)
+
+	/*
+	 * The load lock, as a serving cycle takes it, before the check: a load
+	 * takes its own lock before it hands over its event, so one that begins
+	 * after the check waits for this round rather than having its event
+	 * taken by it.
+	 */
+	no_load = mx_restore_begin_cycle();
+	if (!no_load || (mx_registry_peek_events(MyDatabaseId) & MX_EV_RESTORE))
 	{
 		if (mx_registry_first_load_notice(MyDatabaseId))
 			ereport(LOG,
@@ -442,6 +451,8 @@ exit_opted_out(MemoryContext cxt)
 	}
 	else
 		(void) run_step_protected(STEP_PLAN, &ms, cxt);
+	if (no_load)
+		mx_restore_end_cycle();
 	(void) run_step_protected(STEP_NOTIFY, &ms, cxt);
 	proc_exit(0);
 }

@@ -49,7 +49,7 @@ SELECT is((SELECT string_agg(v || ' ' || pg_temp.tap01_set(v), ', ' ORDER BY o)
 	FROM unnest(ARRAY['now', 'today', 'Tomorrow', 'yesterday 12:00', '2026-01-01 now', 'epoch', '2026-01-01 00:00+00'])
 		WITH ORDINALITY u(v, o)),
 	'now 22023, today 22023, Tomorrow 22023, yesterday 12:00 22023, 2026-01-01 now 22023, epoch ok, 2026-01-01 00:00+00 ok',
-	'a virtual_now read when it is set (now, today, tomorrow, yesterday) is rejected (22023)');
+	'a virtual_now read when it is set (now, today, tomorrow, yesterday) is rejected (22023), as is a malformed one (2026-01-01 now)');
 
 SET LOCAL mixdnn.virtual_now = '2026-01-01 00:00+00';
 
