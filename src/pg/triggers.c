@@ -33,8 +33,12 @@
 #include "miscadmin.h"
 #include "utils/array.h"
 #include "nodes/pg_list.h"
+#include "replication/syncrep.h"
+#include "replication/walsender.h"
+#include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/guc_tables.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -258,8 +262,8 @@ leave_to_after_commit(int events)
 	ereport(NOTICE,
 			(errmsg(nnew_jobs > 0 ? "mixdnn cannot plan in this commit: this transaction's jobs stay pending"
 					: "mixdnn cannot plan in this commit: the next round plans this transaction's changes"),
-			 errdetail("A COMMIT inside a procedure or DO block, a REPEATABLE READ or SERIALIZABLE transaction, one made read-only and one that used temporary tables leave their round to the background worker, and none serves this database."),
-			 errhint("Write in a READ COMMITTED transaction, without temporary tables, committed by COMMIT, or load mixdnn through shared_preload_libraries.")));
+			 errdetail("A COMMIT inside a procedure or DO block, a REPEATABLE READ or SERIALIZABLE transaction, one made read-only, one that used temporary tables, one with more than 64 subtransactions that wrote and one that waits for a synchronous standby at a synchronous_commit level it set leave their round to the background worker, and none serves this database."),
+			 errhint("Write in a READ COMMITTED transaction, without temporary tables or a synchronous_commit of your own, committed by COMMIT, or load mixdnn through shared_preload_libraries.")));
 	record_reason("submitted where no round could run at commit; the next round plans it");
 }
 
@@ -298,10 +302,36 @@ mixdnn_round_at_commit(PG_FUNCTION_ARGS)
 }
 
 /*
+ * Whether this commit will wait for a synchronous standby because the
+ * session asked for it: synchronous_commit above local, set for the
+ * session, by its client, for its role or its database (a plain user may
+ * set all but the last), with synchronous standbys named. The wait comes
+ * after the pre-commit callback, with every lock still held, and lasts
+ * until a standby confirms: without end when none answers, as long as a
+ * query on the standby holds up its replay for remote_apply. A server that
+ * asks every commit to wait (its configuration's synchronous_commit) is
+ * the administrator's to bound; a user who raises the level above it must
+ * not hold the scheduler lock through that wait.
+ */
+static bool
+commit_waits_for_standby_by_choice(void)
+{
+	struct config_generic **vars = get_guc_variables();
+	int			n = GetNumConfigOptions();
+
+	if (!SyncRepRequested() || SyncRepStandbyNames == NULL || SyncRepStandbyNames[0] == '\0')
+		return false;
+	for (int i = 0; i < n; i++)
+		if (strcmp(vars[i]->name, "synchronous_commit") == 0)
+			return vars[i]->source >= PGC_S_DATABASE;
+	return false;
+}
+
+/*
  * The transaction's round, from the pre-commit callback: after its deferred
  * triggers and its WITH HOLD cursors, where PostgreSQL runs no more code of
  * the user's, so the scheduler lock is held only for the round itself and
- * the commit that follows. Four cases go to the background worker, which
+ * the commit that follows. Six cases go to the background worker, which
  * plans once the transaction has committed: a COMMIT inside a procedure or
  * DO block (it ends a transaction under a statement that goes on, holding
  * the lock into the next one's work); a transaction snapshot
@@ -314,6 +344,12 @@ mixdnn_round_at_commit(PG_FUNCTION_ARGS)
  * ON COMMIT DELETE ROWS tables, each by a scan of all the session's local
  * buffers, a wait the user sizes (temp_buffers, the number of tables) and
  * the lock would be held through (a review held it 36 s in one commit).
+ * And a commit that will wait for a synchronous standby at a level the
+ * session chose (commit_waits_for_standby_by_choice), and one with more
+ * subtransactions that wrote than PostgreSQL caches per backend (64): the
+ * round's reads of the rows they wrote, and the commit's record of them,
+ * cost what the user sizes (100 000 held the lock 0.7 s in an audit, 30
+ * times a plain commit's).
  * Large objects the transaction left open are closed here, before the
  * round, for the same reason: PostgreSQL closes them after this callback,
  * in time that grows with their number (2.8 s for 100 000 in a review),
@@ -331,7 +367,8 @@ round_before_commit(void)
 	/* SPI needs an active snapshot; a deferred trigger had the one PostgreSQL pushed for it. */
 	PushActiveSnapshot(GetTransactionSnapshot());
 	if (!mx_at_commit_point() || IsolationUsesXactSnapshot() || XactReadOnly ||
-		(MyXactFlags & XACT_FLAGS_ACCESSEDTEMPNAMESPACE))
+		(MyXactFlags & XACT_FLAGS_ACCESSEDTEMPNAMESPACE) || commit_waits_for_standby_by_choice() ||
+		MyProc->subxidStatus.overflowed)
 		leave_to_after_commit(events);
 	else
 	{
