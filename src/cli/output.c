@@ -48,12 +48,15 @@ typedef struct
 	int			cols;			/* columns it takes printed raw */
 } mc_char;
 
-/* C0, DEL, C1, and the marks and overrides of Unicode's bidirectional algorithm. */
+/*
+ * C0, DEL, C1, the line and paragraph separators, and the marks and
+ * overrides of Unicode's bidirectional algorithm.
+ */
 static int
 must_escape(unsigned cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
-		(cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+		cp == 0x2028 || cp == 0x2029 || (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
 /* The code point of the UTF-8 sequence at s and its length; 0 when it is not a valid one. */

@@ -43,6 +43,8 @@
  * of times a second.
  */
 #define CLAIM_MIN_GAP_S 0.05
+/* Likewise reconciliations, which mixdnn_cancel asks for: each reads the node's parts (node_parts). */
+#define RECONCILE_MIN_GAP_S 0.05
 #define HEARTBEAT_MAX_S 10.0
 /*
  * A failed report (an SQL error: disk full, a statement timeout) is retried
@@ -69,6 +71,7 @@ static struct
 	bool		want_claim;
 	double		last_claim;		/* when the last claim() ran (CLAIM_MIN_GAP_S) */
 	bool		want_reconcile;
+	double		last_reconcile;	/* when the last reconcile() ran (RECONCILE_MIN_GAP_S) */
 	bool		stopping;
 	double		stop_deadline;
 	bool		started;		/* connected and checked once: errors are no longer fatal */
@@ -355,6 +358,7 @@ reconcile(void)
 
 	/* Cleared first: a failing call is retried at the next heartbeat, not in a loop. */
 	st.want_reconcile = false;
+	st.last_reconcile = lx_now();
 	rc = lx_db_node_parts(st.conn, cfg.node, &parts, &nparts);
 	st.reconcile_failed = rc != LX_OK;
 	if (!still_connected(rc) || rc != LX_OK)
@@ -580,8 +584,8 @@ next_timeout_ms(void)
 			next = st.next_heartbeat;
 		if (!st.stopping && st.next_poll < next)
 			next = st.next_poll;
-		if (st.want_reconcile)
-			next = now;
+		if (st.want_reconcile && st.last_reconcile + RECONCILE_MIN_GAP_S < next)
+			next = st.last_reconcile + RECONCILE_MIN_GAP_S;
 		if (st.want_claim && !st.stopping && st.last_claim + CLAIM_MIN_GAP_S < next)
 			next = st.last_claim + CLAIM_MIN_GAP_S;
 		for (int i = 0; i < lx_nchildren(); i++)
@@ -696,7 +700,7 @@ main(int argc, char **argv)
 		take_notifies();
 		if (st.conn)
 			report_results();
-		if (st.conn && st.want_reconcile)
+		if (st.conn && st.want_reconcile && lx_now() >= st.last_reconcile + RECONCILE_MIN_GAP_S)
 			reconcile();
 		/* Before claiming: a part's keeper learns the lease it must not outlive. */
 		if (st.conn && lx_now() >= st.next_heartbeat)

@@ -241,6 +241,15 @@ as "$A" queue >"$OUT/qr" && as "$A" --json queue >"$OUT/qrj"
 grep -qF 'report\u202etxt.exe' "$OUT/qr" && ! grep -qF "$(printf '\342\200\256')" "$OUT/qr" "$OUT/qrj" &&
 	json "$OUT/qrj" "any(r['name'] == 'report\u202etxt.exe' for r in d)"
 ok $? "a bidirectional override is escaped in the table and in JSON (parsed back the same)"
+# A line or paragraph separator (U+2028, U+2029) ends a line where a viewer
+# follows Unicode's line breaking (and a JSON string read as JavaScript
+# before ES2019), as the launcher's log escapes it.
+as "$A" submit --name "$(printf 'line\342\200\250two\342\200\251end')" --class hard --gpu-type v100 --gpus 1 --duration '1 hour' >/dev/null
+as "$A" queue >"$OUT/qs" && as "$A" --json queue >"$OUT/qsj"
+grep -qF 'line\u2028two\u2029end' "$OUT/qs" && ! grep -qF "$(printf '\342\200\250')" "$OUT/qs" "$OUT/qsj" &&
+	! grep -qF "$(printf '\342\200\251')" "$OUT/qs" "$OUT/qsj" &&
+	json "$OUT/qsj" "any(r['name'] == 'line\u2028two\u2029end' for r in d)"
+ok $? "line and paragraph separators are escaped in the table and in JSON (parsed back the same)"
 # Wide characters take two columns: the columns after a CJK name line up.
 as "$A" submit --name "训练任务" --class hard --gpu-type v100 --gpus 1 --duration '1 hour' >/dev/null
 as "$A" submit --name "abcdefgh" --class hard --gpu-type v100 --gpus 1 --duration '1 hour' >/dev/null

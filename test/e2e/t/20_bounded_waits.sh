@@ -213,6 +213,24 @@ u1=$(upd)
 bound=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 20 + 15 }')
 ok "$([ $((u1 - u0)) -le "$bound" ]; echo $?)" \
 	"3000 notifications from an outsider: $((u1 - u0)) node writes (at most $bound)"
+# 6c. Likewise NOTIFY mixdnn_cancel: at most 20 reconciliations a second,
+# each a call of node_parts (counted with track_functions).
+q "ALTER SYSTEM SET track_functions = 'pl'" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
+calls() {
+	sleep 4
+	q "SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions WHERE schemaname = 'mixdnn' AND funcname = 'node_parts'" | tail -1
+}
+c0=$(calls)
+t0=$(date +%s.%N)
+for i in $(seq 3000); do echo "NOTIFY mixdnn_cancel;"; done | PGUSER=e2e_outsider psql -X -q >/dev/null
+t1=$(date +%s.%N)
+c1=$(calls)
+bound=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 20 + 15 }')
+ok "$([ $((c1 - c0)) -le "$bound" ]; echo $?)" \
+	"3000 cancel notifications from an outsider: $((c1 - c0)) reconciliations (at most $bound)"
+q "ALTER SYSTEM RESET track_functions" >/dev/null
+q "SELECT pg_reload_conf()" >/dev/null
 stop_launcher n3
 
 # 8. A user who fires the round trigger before commit (SET CONSTRAINTS ALL
