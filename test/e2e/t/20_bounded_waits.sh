@@ -201,34 +201,26 @@ release
 # batch of notifications it reads: each claim takes the scheduler lock and
 # writes the node's row (n_tup_upd; a backend reports its counts a second
 # or more after it wrote them).
-upd() {
+flood() {	# flood CHANNEL WHAT COUNTER: 3000 NOTIFY CHANNEL from an outsider; COUNTER (SQL) grows 20 a second at most
+	local n0 n1 t0 t1 bound
 	sleep 4
-	q "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relid = 'mixdnn.gpu_nodes'::regclass" | tail -1
+	n0=$(q "$3" | tail -1)
+	t0=$(date +%s.%N)
+	for i in $(seq 3000); do echo "NOTIFY $1;"; done | PGUSER=e2e_outsider psql -X -q >/dev/null
+	t1=$(date +%s.%N)
+	sleep 4
+	n1=$(q "$3" | tail -1)
+	bound=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 20 + 15 }')
+	ok "$([ $((n1 - n0)) -le "$bound" ]; echo $?)" \
+		"3000 notifications on $1 from an outsider: $((n1 - n0)) $2 (at most $bound)"
 }
-u0=$(upd)
-t0=$(date +%s.%N)
-for i in $(seq 3000); do echo "NOTIFY mixdnn_launch;"; done | PGUSER=e2e_outsider psql -X -q >/dev/null
-t1=$(date +%s.%N)
-u1=$(upd)
-bound=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 20 + 15 }')
-ok "$([ $((u1 - u0)) -le "$bound" ]; echo $?)" \
-	"3000 notifications from an outsider: $((u1 - u0)) node writes (at most $bound)"
+flood mixdnn_launch "node writes" "SELECT n_tup_upd FROM pg_stat_user_tables WHERE relid = 'mixdnn.gpu_nodes'::regclass"
 # 6c. Likewise NOTIFY mixdnn_cancel: at most 20 reconciliations a second,
 # each a call of node_parts (counted with track_functions).
 q "ALTER SYSTEM SET track_functions = 'pl'" >/dev/null
 q "SELECT pg_reload_conf()" >/dev/null
-calls() {
-	sleep 4
-	q "SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions WHERE schemaname = 'mixdnn' AND funcname = 'node_parts'" | tail -1
-}
-c0=$(calls)
-t0=$(date +%s.%N)
-for i in $(seq 3000); do echo "NOTIFY mixdnn_cancel;"; done | PGUSER=e2e_outsider psql -X -q >/dev/null
-t1=$(date +%s.%N)
-c1=$(calls)
-bound=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%d", (b - a) * 20 + 15 }')
-ok "$([ $((c1 - c0)) -le "$bound" ]; echo $?)" \
-	"3000 cancel notifications from an outsider: $((c1 - c0)) reconciliations (at most $bound)"
+flood mixdnn_cancel "reconciliations" "SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions
+	WHERE schemaname = 'mixdnn' AND funcname = 'node_parts'"
 q "ALTER SYSTEM RESET track_functions" >/dev/null
 q "SELECT pg_reload_conf()" >/dev/null
 stop_launcher n3
