@@ -61,6 +61,12 @@ mx_bound_lock_waits(void)
 	set_lock_timeout(GUC_ACTION_SAVE);
 }
 
+void
+mx_bound_lock_waits_to_end(void)
+{
+	set_lock_timeout(GUC_ACTION_LOCAL);
+}
+
 /* The wait itself, with PostgreSQL's lock_timeout set to ours for its duration. */
 static void
 wait_for_scheduler(LOCKTAG *tag)

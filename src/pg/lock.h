@@ -32,5 +32,7 @@ bool		mx_scheduler_lock_held(void);
  * caller outlasts it.
  */
 void		mx_bound_lock_waits(void);
+/* The same bound, as SET LOCAL: for the rest of the transaction, its commit included. */
+void		mx_bound_lock_waits_to_end(void);
 
 #endif

@@ -376,6 +376,16 @@ round_before_commit(void)
 		mx_events_name(events, event, sizeof(event));
 		if (mx_run_round_protected(event) == MX_ROUND_BUSY)
 			leave_to_later_round(events);
+		/*
+		 * The rest of the commit runs with the lock held, and may wait for a
+		 * heavyweight lock: PreCommit_Notify takes PostgreSQL's server-wide
+		 * NOTIFY lock when the transaction sent a NOTIFY, and any role holds
+		 * it through its own commit (without end while that commit waits for
+		 * a standby). The wait is bounded as the round's own ones are; past
+		 * it the commit fails and the lock goes with it.
+		 */
+		if (mx_scheduler_lock_held())
+			mx_bound_lock_waits_to_end();
 	}
 	PopActiveSnapshot();
 	nnew_jobs = 0;
