@@ -12,6 +12,11 @@ SELECT 'member', pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid)
 FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_extension e ON d.refobjid = e.oid
 WHERE d.refclassid = 'pg_catalog.pg_extension'::regclass AND e.extname = 'mixdnn' AND d.deptype = 'e'
 ORDER BY 2;
+SELECT 'requires', r.extname
+FROM pg_catalog.pg_depend d JOIN pg_catalog.pg_extension e ON d.objid = e.oid
+JOIN pg_catalog.pg_extension r ON d.refobjid = r.oid
+WHERE d.classid = 'pg_catalog.pg_extension'::regclass AND d.refclassid = 'pg_catalog.pg_extension'::regclass
+  AND e.extname = 'mixdnn' ORDER BY 2;
 SELECT 'config_dump', c::regclass::text, coalesce(e.extcondition[i], '')
 FROM pg_catalog.pg_extension e, LATERAL unnest(e.extconfig) WITH ORDINALITY AS u(c, i)
 WHERE e.extname = 'mixdnn' ORDER BY 2;

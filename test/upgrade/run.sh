@@ -40,6 +40,14 @@ ok $? "a fresh install of $current"
 describe mx_up_fresh >"$OUT/fresh.txt"
 [ -s "$OUT/fresh.txt" ] && grep -q '^member|table mixdnn.jobs$' "$OUT/fresh.txt"
 ok $? "the catalog description of $current lists the extension's objects"
+grep -q '^requires|plpgsql$' "$OUT/fresh.txt"
+ok $? "$current requires plpgsql, in which its functions are written"
+fresh_db mx_up_noplpgsql
+out=$($PSQL -At -d mx_up_noplpgsql -c "DROP EXTENSION plpgsql" -c "SET client_min_messages = error" \
+	-c "CREATE EXTENSION mixdnn CASCADE" -c "SELECT extname FROM pg_extension ORDER BY 1" 2>&1)
+[ "$(echo "$out" | tail -2 | tr '\n' ' ')" = "mixdnn plpgsql " ]
+ok $? "where plpgsql was dropped, CREATE EXTENSION mixdnn CASCADE installs it" || echo "$out" | tail -3 | sed 's/^/# /'
+$PSQL -d postgres -c "DROP DATABASE mx_up_noplpgsql" >/dev/null 2>&1
 
 meta=$(python3 -c 'import json; print(json.load(open("META.json"))["version"])' 2>/dev/null)
 [ "$meta" = "$current" ] && grep -q "^EXTVERSION *= *$current\$" Makefile
