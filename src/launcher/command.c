@@ -136,6 +136,29 @@ neutral_oom_score(void)
 	close(fd);
 }
 
+/*
+ * The job's audit login uid (/proc/self/loginuid) is its account's, as
+ * pam_loginuid sets it at a login. The launcher's is unset under systemd,
+ * and an unset one may be set once by the process itself, without any
+ * privilege: a job could then set its own to root's or another user's, and
+ * the kernel's audit log would name that user for what it does. Started by
+ * hand, the launcher has its starter's, which the job would carry. Set as
+ * root (once set, changing it needs CAP_AUDIT_CONTROL); a kernel without
+ * audit (no file) or a container that forbids it leaves it as it is.
+ */
+static void
+own_login_uid(uid_t uid)
+{
+	char		text[16];
+	int			n = snprintf(text, sizeof(text), "%u", (unsigned) uid),
+				fd = open("/proc/self/loginuid", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	(void) !write(fd, text, n);
+	close(fd);
+}
+
 /* What a login sets, then the job's variables (the launcher's included). */
 static char **
 build_env(const lx_command *c, const char *dir)
@@ -231,6 +254,8 @@ lx_command_exec(const lx_command *in)
 		fail(c, "cannot redirect output to %s: %s", "the keeper");
 
 	neutral_oom_score();
+	if (geteuid() == 0)
+		own_login_uid(c->account->uid);
 	if (lx_account_become(c->account, why, sizeof(why)) != 0)
 	{
 		errno = 0;
