@@ -223,13 +223,16 @@ lx_command_exec(const lx_command *in)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/*
-	 * Ignored signals stay ignored across exec: the keeper's must not.
-	 * SIGPIPE only at the exec: the log line below goes to the launcher's
-	 * stderr, and a log whose reader went away must not kill every part.
+	 * Ignored signals stay ignored across exec: the keeper's must not, nor
+	 * what the launcher's own starter ignored (a shell ignores SIGQUIT and
+	 * SIGINT in a command it starts with &, nohup SIGHUP), as a login's
+	 * are not. SIGPIPE only at the exec: the log line below goes to the
+	 * launcher's stderr, and a log whose reader went away must not kill
+	 * every part.
 	 */
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && sig != SIGPIPE)
+			signal(sig, SIG_DFL);
 	setpgid(0, 0);
 #ifdef LX_TEST_SLOW_SETUP
 	/* the test build only (Makefile): a set-up step that hangs as root, deaf to SIGTERM */
