@@ -3,12 +3,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -159,6 +161,28 @@ own_login_uid(uid_t uid)
 	close(fd);
 }
 
+/*
+ * The kernel's CPU preference back to a login's: a unit that favours the
+ * launcher (systemd's Nice=-5, CPUSchedulingPolicy=rr) would otherwise
+ * favour its jobs too, which their accounts could not ask for: a job as a
+ * real-time task can starve the node, the launcher included. Only what
+ * favours it is undone (a negative nice value, a real-time policy): a
+ * launcher run at a lower priority (Nice=10, SCHED_BATCH) passes that on
+ * as it did. Where root cannot (a sandbox), the job keeps the launcher's.
+ */
+static void
+neutral_scheduling(void)
+{
+	struct sched_param none = {0};
+	int			policy = sched_getscheduler(0);
+
+	if (policy == SCHED_FIFO || policy == SCHED_RR || policy == 6 /* SCHED_DEADLINE */)
+		(void) sched_setscheduler(0, SCHED_OTHER, &none);
+	errno = 0;
+	if (getpriority(PRIO_PROCESS, 0) < 0 && errno == 0)
+		(void) setpriority(PRIO_PROCESS, 0, 0);
+}
+
 /* What a login sets, then the job's variables (the launcher's included). */
 static char **
 build_env(const lx_command *c, const char *dir)
@@ -257,6 +281,7 @@ lx_command_exec(const lx_command *in)
 		fail(c, "cannot redirect output to %s: %s", "the keeper");
 
 	neutral_oom_score();
+	neutral_scheduling();
 	if (geteuid() == 0)
 		own_login_uid(c->account->uid);
 	if (lx_account_become(c->account, why, sizeof(why)) != 0)
