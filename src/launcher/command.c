@@ -166,9 +166,9 @@ own_login_uid(uid_t uid)
  * launcher (systemd's Nice=-5, CPUSchedulingPolicy=rr) would otherwise
  * favour its jobs too, which their accounts could not ask for: a job as a
  * real-time task can starve the node, the launcher included. Only what
- * favours it is undone (a negative nice value, a real-time policy): a
- * launcher run at a lower priority (Nice=10, SCHED_BATCH) passes that on
- * as it did. Where root cannot (a sandbox), the job keeps the launcher's.
+ * favours it is undone (a negative nice value, a real-time policy or I/O
+ * class): a launcher run at a lower priority (Nice=10, SCHED_BATCH) passes
+ * that on as it did. Where root cannot (a sandbox), the job keeps the launcher's.
  */
 static void
 neutral_scheduling(void)
@@ -181,6 +181,11 @@ neutral_scheduling(void)
 	errno = 0;
 	if (getpriority(PRIO_PROCESS, 0) < 0 && errno == 0)
 		(void) setpriority(PRIO_PROCESS, 0, 0);
+#ifdef SYS_ioprio_get
+	/* the real-time I/O class (IOSchedulingClass=realtime, class 1): back to none, from the nice value */
+	if (syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, 0) >> 13 == 1)
+		(void) syscall(SYS_ioprio_set, 1, 0, 0);
+#endif
 }
 
 /* What a login sets, then the job's variables (the launcher's included). */
