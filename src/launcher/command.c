@@ -3,8 +3,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <sched.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -168,7 +168,8 @@ own_login_uid(uid_t uid)
  * real-time task can starve the node, the launcher included. Only what
  * favours it is undone (a negative nice value, a real-time policy or I/O
  * class): a launcher run at a lower priority (Nice=10, SCHED_BATCH) passes
- * that on as it did. Where root cannot (a sandbox), the job keeps the launcher's.
+ * that on as it did. Where root cannot (a sandbox), the job keeps the
+ * launcher's.
  */
 static void
 neutral_scheduling(void)
