@@ -4,11 +4,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -136,6 +138,57 @@ neutral_oom_score(void)
 	close(fd);
 }
 
+/*
+ * The job's audit login uid (/proc/self/loginuid) is its account's, as
+ * pam_loginuid sets it at a login. The launcher's is unset under systemd,
+ * and an unset one may be set once by the process itself, without any
+ * privilege: a job could then set its own to root's or another user's, and
+ * the kernel's audit log would name that user for what it does. Started by
+ * hand, the launcher has its starter's, which the job would carry. Set as
+ * root (once set, changing it needs CAP_AUDIT_CONTROL); a kernel without
+ * audit (no file) or a container that forbids it leaves it as it is.
+ */
+static void
+own_login_uid(uid_t uid)
+{
+	char		text[16];
+	int			n = snprintf(text, sizeof(text), "%u", (unsigned) uid),
+				fd = open("/proc/self/loginuid", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	(void) !write(fd, text, n);
+	close(fd);
+}
+
+/*
+ * The kernel's CPU preference back to a login's: a unit that favours the
+ * launcher (systemd's Nice=-5, CPUSchedulingPolicy=rr) would otherwise
+ * favour its jobs too, which their accounts could not ask for: a job as a
+ * real-time task can starve the node, the launcher included. Only what
+ * favours it is undone (a negative nice value, a real-time policy or I/O
+ * class): a launcher run at a lower priority (Nice=10, SCHED_BATCH) passes
+ * that on as it did. Where root cannot (a sandbox), the job keeps the
+ * launcher's.
+ */
+static void
+neutral_scheduling(void)
+{
+	struct sched_param none = {0};
+	int			policy = sched_getscheduler(0);
+
+	if (policy == SCHED_FIFO || policy == SCHED_RR || policy == 6 /* SCHED_DEADLINE */)
+		(void) sched_setscheduler(0, SCHED_OTHER, &none);
+	errno = 0;
+	if (getpriority(PRIO_PROCESS, 0) < 0 && errno == 0)
+		(void) setpriority(PRIO_PROCESS, 0, 0);
+#ifdef SYS_ioprio_get
+	/* the real-time I/O class (IOSchedulingClass=realtime, class 1): back to none, from the nice value */
+	if (syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, 0) >> 13 == 1)
+		(void) syscall(SYS_ioprio_set, 1, 0, 0);
+#endif
+}
+
 /* What a login sets, then the job's variables (the launcher's included). */
 static char **
 build_env(const lx_command *c, const char *dir)
@@ -200,13 +253,16 @@ lx_command_exec(const lx_command *in)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/*
-	 * Ignored signals stay ignored across exec: the keeper's must not.
-	 * SIGPIPE only at the exec: the log line below goes to the launcher's
-	 * stderr, and a log whose reader went away must not kill every part.
+	 * Ignored signals stay ignored across exec: the keeper's must not, nor
+	 * what the launcher's own starter ignored (a shell ignores SIGQUIT and
+	 * SIGINT in a command it starts with &, nohup SIGHUP), as a login's
+	 * are not. SIGPIPE only at the exec: the log line below goes to the
+	 * launcher's stderr, and a log whose reader went away must not kill
+	 * every part.
 	 */
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP && sig != SIGPIPE)
+			signal(sig, SIG_DFL);
 	setpgid(0, 0);
 #ifdef LX_TEST_SLOW_SETUP
 	/* the test build only (Makefile): a set-up step that hangs as root, deaf to SIGTERM */
@@ -231,6 +287,9 @@ lx_command_exec(const lx_command *in)
 		fail(c, "cannot redirect output to %s: %s", "the keeper");
 
 	neutral_oom_score();
+	neutral_scheduling();
+	if (geteuid() == 0)
+		own_login_uid(c->account->uid);
 	if (lx_account_become(c->account, why, sizeof(why)) != 0)
 	{
 		errno = 0;

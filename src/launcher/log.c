@@ -6,7 +6,8 @@
  * own output. None of it may start a line of its own or reach a terminal
  * as a control: a control character (C0, DEL, and the C1 range, U+0080 to
  * U+009F), a line or paragraph separator (U+2028, U+2029), a bidirectional
- * override (U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069) and a byte
+ * mark or override (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to
+ * U+2069: Unicode's Bidi_Control characters) and a byte
  * that is not valid UTF-8 are written as \xNN per byte, a backslash as \\,
  * so that the log reads back unambiguously. Tabs and the rest of UTF-8
  * pass as they are.
@@ -73,7 +74,7 @@ utf8_length(const unsigned char *s, size_t len, unsigned *cp)
 static bool
 unsafe_code_point(unsigned cp)
 {
-	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || cp == 0x200e || cp == 0x200f
+	return (cp >= 0x80 && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029 || cp == 0x061c || cp == 0x200e || cp == 0x200f
 		|| (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
 }
 

@@ -202,6 +202,13 @@ test_unicode(void)
 	CHECK(strstr(out, PREFIX "c1 \\xc2\\x9b[31m ls \\xe2\\x80\\xa8 ps \\xe2\\x80\\xa9 bidi \\xe2\\x80\\xae"
 				 " nel \\xc2\\x85 bad \\xff\\xfe overlong \\xc0\\xaf cut \\xe2\\x80 ok \xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\n") != NULL,
 		  "C1 controls, line and paragraph separators, bidi overrides and invalid UTF-8 as \\xNN; the rest of UTF-8 as it is");
+	{
+		/* U+061C ARABIC LETTER MARK is a bidi mark like U+200F (Bidi_Control): it reorders a line as shown */
+		char		esc[64];
+
+		lx_log_escape(esc, sizeof(esc), "alm \xd8\x9c end", 10, "");
+		CHECK(strcmp(esc, "alm \\xd8\\x9c end") == 0, "U+061C (arabic letter mark) as \\xNN, not as it is (%s)", esc);
+	}
 
 	/* a two-byte character across the split goes whole into the next line */
 	memset(big, 'a', LX_RELAY_LINE - 1);
