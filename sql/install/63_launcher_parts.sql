@@ -60,7 +60,9 @@ BEGIN
 	-- at INSERT anyway). MASTER_PORT comes from the lowest GPU the job holds
 	-- on its master node: a GPU is held by one job at a time, and held until
 	-- every process of its job has ended, so two jobs sharing a master node
-	-- never get the same port (docs/launcher.md).
+	-- never get the same port (docs/launcher.md). CUDA numbers devices
+	-- fastest first unless told otherwise, so CUDA_VISIBLE_DEVICES would not
+	-- name the GPUs nvidia-smi (and gpu_holds) number in PCI bus order.
 	RETURN QUERY
 	SELECT j.job_id, j.name, j.command, x.gpu_indices, w.nodes, p.node_rank, w.world_gpus,
 		   coalesce(j.env, '{}'::jsonb) OPERATOR(pg_catalog.||) pg_catalog.jsonb_build_object(
@@ -71,6 +73,7 @@ BEGIN
 				'WORLD_SIZE', pg_catalog.cardinality(w.nodes)::text,
 				'NODE_RANK', p.node_rank::text,
 				'CUDA_VISIBLE_DEVICES', pg_catalog.array_to_string(x.gpu_indices, ','),
+				'CUDA_DEVICE_ORDER', 'PCI_BUS_ID',
 				'MIXDNN_JOB_ID', j.job_id::text,
 				'MIXDNN_ATTEMPT', j.attempt::text,
 				'MIXDNN_NODE', p.node,

@@ -2,9 +2,11 @@
 -- docs/launcher.md): checked when written, so that a launcher never meets a
 -- value it cannot use. The launcher's own variables are refused rather than
 -- overridden: a job that sets RANK or CUDA_VISIBLE_DEVICES would otherwise
--- join the wrong rendezvous or take GPUs it does not hold.
+-- join the wrong rendezvous or take GPUs it does not hold. Also the upgrade
+-- piece 0.1.0--0.2.0/99zi (a link to this file): every statement here can
+-- run again over what it made.
 
-CREATE FUNCTION mixdnn._job_check_env() RETURNS trigger
+CREATE OR REPLACE FUNCTION mixdnn._job_check_env() RETURNS trigger
 	LANGUAGE plpgsql
 	SET search_path = pg_catalog, pg_temp
 	AS $$
@@ -47,11 +49,11 @@ BEGIN
 				USING ERRCODE = 'invalid_parameter_value',
 					  HINT = 'Names are letters, digits and _, not starting with a digit, at most 128 characters.';
 		END IF;
-		IF k OPERATOR(pg_catalog.=) ANY (ARRAY['CUDA_VISIBLE_DEVICES', 'MASTER_ADDR', 'MASTER_PORT', 'RANK',
+		IF k OPERATOR(pg_catalog.=) ANY (ARRAY['CUDA_VISIBLE_DEVICES', 'CUDA_DEVICE_ORDER', 'MASTER_ADDR', 'MASTER_PORT', 'RANK',
 					'LOCAL_RANK', 'NODE_RANK', 'WORLD_SIZE']) OR k OPERATOR(pg_catalog.~) '^MIXDNN_' THEN
 			RAISE EXCEPTION 'env key "%" is set by the launcher and cannot be given', k
 				USING ERRCODE = 'invalid_parameter_value',
-					  HINT = 'The launcher sets CUDA_VISIBLE_DEVICES, MASTER_ADDR, MASTER_PORT, RANK, LOCAL_RANK, NODE_RANK, WORLD_SIZE and every MIXDNN_* variable.';
+					  HINT = 'The launcher sets CUDA_VISIBLE_DEVICES, CUDA_DEVICE_ORDER, MASTER_ADDR, MASTER_PORT, RANK, LOCAL_RANK, NODE_RANK, WORLD_SIZE and every MIXDNN_* variable.';
 		END IF;
 		IF pg_catalog.jsonb_typeof(v) OPERATOR(pg_catalog.<>) 'string' THEN
 			RAISE EXCEPTION 'env value of "%" must be a JSON string, not a JSON %', k, pg_catalog.jsonb_typeof(v)
@@ -65,7 +67,7 @@ COMMENT ON FUNCTION mixdnn._job_check_env() IS 'internal: refuses a job whose wo
 
 -- A restore's load lets rows in as they were (25_restore.sql): a 0.1.0
 -- database may hold values this check refuses, and its dump must restore.
-CREATE TRIGGER jobs_check_env
+CREATE OR REPLACE TRIGGER jobs_check_env
 	BEFORE INSERT OR UPDATE OF workdir, env, command ON mixdnn.jobs
 	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._job_check_env();
 REVOKE ALL ON FUNCTION mixdnn._job_check_env() FROM PUBLIC;

@@ -7,7 +7,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(32);
+SELECT plan(33);
 
 CREATE ROLE tap30_launcher NOLOGIN IN ROLE mixdnn_launcher;
 CREATE ROLE tap30_user NOLOGIN IN ROLE mixdnn_user;
@@ -37,9 +37,9 @@ SELECT is(pg_temp.bad(NULL, '{"1A": "x"}'), '22023', 'a name must not start with
 SELECT is(pg_temp.bad(NULL, '{"A=B": "x"}'), '22023', 'nor hold =');
 SELECT is(pg_temp.bad(NULL, '{"": "x"}'), '22023', 'nor be empty');
 SELECT is((SELECT string_agg(pg_temp.bad(NULL, pg_catalog.jsonb_build_object(k, 'x')), ',')
-		   FROM unnest(ARRAY['CUDA_VISIBLE_DEVICES', 'MASTER_ADDR', 'MASTER_PORT', 'RANK', 'LOCAL_RANK',
+		   FROM unnest(ARRAY['CUDA_VISIBLE_DEVICES', 'CUDA_DEVICE_ORDER', 'MASTER_ADDR', 'MASTER_PORT', 'RANK', 'LOCAL_RANK',
 							 'NODE_RANK', 'WORLD_SIZE', 'MIXDNN_JOB_ID', 'MIXDNN_ANYTHING']) k),
-	'22023,22023,22023,22023,22023,22023,22023,22023,22023', 'every launcher variable is refused');
+	'22023,22023,22023,22023,22023,22023,22023,22023,22023,22023', 'every launcher variable is refused');
 SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, env)
 	VALUES ('x', 'hard', 'v100', 1, '1h', '{"RANK": "3"}')$$, '22023',
 	'env key "RANK" is set by the launcher and cannot be given', 'the message names the key');
@@ -91,6 +91,10 @@ SELECT is((SELECT count(DISTINCT c.env->>'MASTER_ADDR') FROM parts c WHERE c.nam
 SELECT is((SELECT c.env->>'MASTER_ADDR' FROM parts c WHERE c.name = 'b' AND c.node_rank = 0),
 		  (SELECT coalesce(n.address, n.node) FROM mixdnn.gpu_nodes n WHERE n.node = (SELECT c.nodes[1] FROM parts c WHERE c.name = 'b' LIMIT 1)),
 	'the rank-0 node''s address, or its name when it has none');
+-- CUDA numbers devices fastest first by default: only in PCI bus order are
+-- CUDA_VISIBLE_DEVICES's indices the node's (nvidia-smi's, gpu_holds').
+SELECT is((SELECT string_agg(DISTINCT c.env->>'CUDA_DEVICE_ORDER', ',') FROM parts c), 'PCI_BUS_ID',
+	'every part numbers its GPUs in PCI bus order (CUDA_DEVICE_ORDER)');
 SELECT is((SELECT workdir FROM parts WHERE name = 'b' LIMIT 1), NULL, 'no workdir: NULL (the launcher uses the home directory)');
 -- MASTER_PORT: 29500 + the lowest GPU the job holds on its master node.
 SELECT results_eq($$SELECT DISTINCT c.name, (c.env->>'MASTER_PORT')::int - 29500 FROM parts c ORDER BY 1$$,

@@ -33,7 +33,7 @@ while IFS='|' read -r job node rank gpus world nnodes master; do
 	port=$((29500 + $(env_of "$job" 1 0 CUDA_VISIBLE_DEVICES | tr ',' '\n' | sort -n | head -1)))
 	want="MIXDNN_JOB_ID=$job MIXDNN_NODE=$node NODE_RANK=$rank RANK=$rank LOCAL_RANK=0 WORLD_SIZE=$nnodes"
 	want="$want MASTER_ADDR=$master MASTER_PORT=$port MIXDNN_LOCAL_GPUS=$gpus MIXDNN_WORLD_GPUS=$world"
-	want="$want MIXDNN_NNODES=$nnodes WHOAMI=postgres"
+	want="$want MIXDNN_NNODES=$nnodes CUDA_DEVICE_ORDER=PCI_BUS_ID WHOAMI=postgres"
 	for kv in $want; do
 		if ! grep -qx "$kv" "$f" 2>/dev/null; then
 			diag "job $job rank $rank: expected $kv, env file has: $(grep "^${kv%%=*}=" "$f" 2>/dev/null)"
@@ -51,7 +51,7 @@ done < <(q "SELECT p.job_id, p.node, p.node_rank, p.gpus,
 				   count(*) OVER (PARTITION BY p.job_id),
 				   first_value(p.node) OVER (PARTITION BY p.job_id ORDER BY p.node_rank)
 			FROM mixdnn.job_parts p ORDER BY 1, 3")
-is "$bad" 0 "every part saw CUDA_VISIBLE_DEVICES, RANK, WORLD_SIZE (nodes), NODE_RANK, MASTER_ADDR, MASTER_PORT (master GPU), MIXDNN_* of its allocation, as its owner's OS user"
+is "$bad" 0 "every part saw CUDA_VISIBLE_DEVICES (PCI bus order), RANK, WORLD_SIZE (nodes), NODE_RANK, MASTER_ADDR, MASTER_PORT (master GPU), MIXDNN_* of its allocation, as its owner's OS user"
 
 is "$(q "SELECT count(DISTINCT p.node) FROM mixdnn.job_parts p JOIN mixdnn.jobs j USING (job_id) WHERE j.name = 'gang-6'")" 2 \
 	"the 6-GPU job ran on two nodes at once"

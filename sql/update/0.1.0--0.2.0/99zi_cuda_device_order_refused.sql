@@ -1,0 +1,1 @@
+../../install/65_job_launch.sql
