@@ -2,9 +2,8 @@
 -- (55006), as it cannot shrink below them: its jobs were planned and
 -- launched for that type. Also the upgrade piece 0.1.0--0.2.0/99l (a link
 -- to this file), so that both create the same objects.
--- A node whose GPUs are held keeps its type: its jobs run on the type they
--- were planned and launched for (a review: the type could change under
--- them, while shrinking such a node was refused).
+-- A node whose GPUs are held keeps its type as it keeps its GPU count:
+-- its jobs run on the type they were planned and launched for.
 CREATE FUNCTION mixdnn._node_type_in_use() RETURNS trigger
 	LANGUAGE plpgsql SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp

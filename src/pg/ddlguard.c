@@ -13,7 +13,7 @@
  * that conflicts with a waiting one: a plain user who keeps a read of
  * mixdnn.jobs open in one session and sends CREATE RULE ... TO mixdnn.jobs
  * from another holds every submission, every read of the queue and every
- * launcher call up for as long as she likes (a review: 16 s, and
+ * launcher call up for as long as she likes (16 s measured, with
  * heartbeats failing past the lease). So these statements are checked
  * here first, by the same rule PostgreSQL applies afterwards, with the
  * names looked up without a lock; what passes goes on to PostgreSQL's own
@@ -23,7 +23,7 @@
  * her search_path. Every relation is checked, not only mixdnn's: the
  * catalogs are anyone's to name, and an outsider's CREATE RULE ... TO
  * pg_catalog.pg_class, queued behind her own read of it, stalled every new
- * session's catalog lookups, submissions among them (a review). See
+ * session's catalog lookups, submissions among them. See
  * docs/design.md, "Locks and who can take them".
  */
 #include "postgres.h"

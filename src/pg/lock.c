@@ -131,7 +131,7 @@ static struct
  * ClientWrite, beyond every timeout: a user's COMMIT with its round's
  * DEBUG lines, a NOTICE, or PostgreSQL's own commit-time messages would
  * hold the lock, and stop every submission, launch and launcher, for as
- * long as the user liked (a review). So until the transaction ends (as
+ * long as the user liked. So until the transaction ends (as
  * SET LOCAL; PostgreSQL restores it after the commit released the lock)
  * only errors go to the client, and an error at the top level, which
  * aborts the transaction, first gives the lock up (hold_off_error_hook).

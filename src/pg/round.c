@@ -31,7 +31,7 @@ PG_FUNCTION_INFO_V1(mixdnn_run_round);
  * no job: nothing to plan or record, 0. Such a database is a fresh CREATE
  * EXTENSION, maybe one a restore is about to load: a round recorded there
  * (the worker's "start") took round_id 1, and the load's own rounds, and
- * the plan history that names them, then failed (a review).
+ * the plan history that names them, then failed.
  */
 static int64
 plan_and_record(mx_db_snapshot *d, TimestampTz now, const char *event, int *skipped)

@@ -343,16 +343,16 @@ commit_waits_for_standby_by_choice(void)
  * tables: after every pre-commit callback PostgreSQL empties its
  * ON COMMIT DELETE ROWS tables, each by a scan of all the session's local
  * buffers, a wait the user sizes (temp_buffers, the number of tables) and
- * the lock would be held through (a review held it 36 s in one commit).
+ * the lock would be held through (36 s in one commit, measured).
  * And a commit that will wait for a synchronous standby at a level the
  * session chose (commit_waits_for_standby_by_choice), and one with more
  * subtransactions that wrote than PostgreSQL caches per backend (64): the
  * round's reads of the rows they wrote, and the commit's record of them,
- * cost what the user sizes (100 000 held the lock 0.7 s in an audit, 30
- * times a plain commit's).
+ * cost what the user sizes (100 000 held the lock 0.7 s, 30 times a
+ * plain commit's).
  * Large objects the transaction left open are closed here, before the
  * round, for the same reason: PostgreSQL closes them after this callback,
- * in time that grows with their number (2.8 s for 100 000 in a review),
+ * in time that grows with their number (2.8 s for 100 000),
  * and finds none left.
  */
 static void

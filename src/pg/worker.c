@@ -512,12 +512,9 @@ run_cycle(bool *repaired, bool *loading, long *wait_ms, MemoryContext cxt)
 	mx_restore_end_cycle();
 }
 
-void
-mixdnn_worker_main(Datum main_arg)
+static void
+worker_connect(Datum main_arg)
 {
-	MemoryContext cxt;
-	bool		repaired = false;
-	bool		loading = false;
 	bool		opted_out;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -531,7 +528,7 @@ mixdnn_worker_main(Datum main_arg)
 	 * Paused while it was connecting (dbguard: a DROP DATABASE or a rename
 	 * found no worker to stop yet): step aside, as a running worker would
 	 * have; the supervisor starts another once the pause is over. Staying
-	 * made the DROP DATABASE fail (a review).
+	 * would make the DROP DATABASE fail.
 	 */
 	if (mx_registry_paused(MyDatabaseId))
 		proc_exit(0);
@@ -539,10 +536,10 @@ mixdnn_worker_main(Datum main_arg)
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 	/*
 	 * Nor how its transactions run: its rounds and launches read what other
-	 * sessions committed up to each statement (a serializable default made
-	 * its steps fail 86 times a minute; a read-only one, every step for
-	 * ever: a review). mixdnn.launch_worker = off is how a database turns
-	 * the worker off.
+	 * sessions committed up to each statement (under a serializable default
+	 * its steps fail with serialization errors; under a read-only one, every
+	 * step fails). mixdnn.launch_worker = off is how a database turns the
+	 * worker off.
 	 */
 	SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("default_transaction_read_only", "off", PGC_SUSET, PGC_S_OVERRIDE);
@@ -563,7 +560,37 @@ mixdnn_worker_main(Datum main_arg)
 		proc_exit(0);
 	}
 	mx_registry_served(MyDatabaseId);
+}
 
+/*
+ * A reload (SIGHUP). Turned off for the whole server (postgresql.conf,
+ * ALTER SYSTEM), the worker stops as a start that finds it off does: a
+ * setting read only at connection would leave a serving worker launching
+ * until the server restarts. ALTER DATABASE ... SET restarts the worker
+ * instead (dbguard.c).
+ */
+static void
+worker_reload(MemoryContext cxt)
+{
+	ConfigReloadPending = false;
+	ProcessConfigFile(PGC_SIGHUP);
+	if (!mx_guc_launch_worker)
+	{
+		ereport(LOG,
+				(errmsg("mixdnn launch worker stops serving database \"%s\": mixdnn.launch_worker is now off",
+						database_name)));
+		exit_opted_out(cxt);
+	}
+}
+
+void
+mixdnn_worker_main(Datum main_arg)
+{
+	MemoryContext cxt;
+	bool		repaired = false;
+	bool		loading = false;
+
+	worker_connect(main_arg);
 	cxt = AllocSetContextCreate(TopMemoryContext, "mixdnn worker", ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(cxt);
 	ereport(LOG,
@@ -577,29 +604,13 @@ mixdnn_worker_main(Datum main_arg)
 	mx_registry_add_events(MyDatabaseId, MX_EV_START);
 	for (;;)
 	{
-		long		wait_ms = (long) worker_poll_interval_s * 1000;
+		long		wait_ms;
 
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
-		{
-			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
-			wait_ms = (long) worker_poll_interval_s * 1000;
-			/*
-			 * Turned off for the whole server (postgresql.conf, ALTER
-			 * SYSTEM): as a start that finds it off. Read only at connection
-			 * before, a serving worker went on launching until the server
-			 * restarted (an audit). ALTER DATABASE ... SET restarts the
-			 * worker instead (dbguard.c).
-			 */
-			if (!mx_guc_launch_worker)
-			{
-				ereport(LOG,
-						(errmsg("mixdnn launch worker stops serving database \"%s\": mixdnn.launch_worker is now off",
-								database_name)));
-				exit_opted_out(cxt);
-			}
-		}
+			worker_reload(cxt);
+		/* after the reload: it may have changed the interval */
+		wait_ms = (long) worker_poll_interval_s * 1000;
 
 		/* Workers start only after recovery; this guards a later demotion. */
 		if (!RecoveryInProgress())
