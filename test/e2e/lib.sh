@@ -264,6 +264,17 @@ release_job_row() {
 	session_close
 }
 
+# ---------- the scheduler's and PostgreSQL's locks ----------
+
+sched_locks_of() {	# sched_locks_of ROLE: how many scheduler locks (advisory, objsubid 19800) ROLE's backends hold
+	q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+	   WHERE l.locktype = 'advisory' AND l.objsubid = 19800 AND l.granted AND a.usename = '$1'"
+}
+
+sched_locks_of_pid() {	# sched_locks_of_pid PID: how many scheduler locks backend PID holds
+	q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 19800 AND pid = $1 AND granted"
+}
+
 # ---------- waiting ----------
 
 user_roles() {	# user_roles ROLE...: login roles, members of mixdnn_user (made if missing)

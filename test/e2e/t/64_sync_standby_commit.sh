@@ -31,9 +31,7 @@ PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -c "SET synchronous_commit = on" 
 stalled=$!
 wait_until 10 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE usename = 'e2e_alice' AND wait_event = 'SyncRep'\")\" = 1 ]"
 ok $? "alice's commit waits for a synchronous standby (her synchronous_commit = on)"
-is "$(q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-	WHERE l.locktype = 'advisory' AND l.objsubid = 19800 AND a.usename = 'e2e_alice'")" 0 \
-	"she does not hold the scheduler lock while she waits"
+is "$(sched_locks_of e2e_alice)" 0 "she does not hold the scheduler lock while she waits"
 
 t0=$(date +%s%N)
 out=$(PGUSER=e2e_bob timeout 20 psql -X -q -A -t -v ON_ERROR_STOP=1 \

@@ -45,8 +45,7 @@ wait_until 10 "[ \"\$(q \"SELECT count(*) FROM pg_locks l JOIN pg_stat_activity 
 	WHERE l.locktype = 'object' AND l.classid = 'pg_database'::regclass AND l.objid = 0 AND NOT l.granted
 	  AND a.usename = 'e2e_alice'\")\" = 1 ] || ! kill -0 $alice 2>/dev/null"
 sleep $(((timeout_ms + 1500) / 1000))
-is "$(q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-	WHERE l.locktype = 'advisory' AND l.objsubid = 19800 AND a.usename = 'e2e_alice'")" 0 \
+is "$(sched_locks_of e2e_alice)" 0 \
 	"alice's commit does not hold the scheduler lock beyond mixdnn.lock_timeout ($timeout_ms ms) behind the NOTIFY lock"
 wait "$alice"
 rc=$?
