@@ -314,12 +314,19 @@ submits_at_once() {	# submits_at_once ROLE NAME: two tests: ROLE's one-GPU job N
 	like "$(status_of "$j")" '^(planned|launching)$' "$2's job is planned at once"
 }
 
-# ---------- waiting ----------
+# ---------- roles and waiting ----------
+
+login_roles() {	# login_roles ROLE...: login roles (made if missing), granted nothing here
+	local r
+	for r; do
+		q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$r') THEN CREATE ROLE $r LOGIN; END IF; END \$\$" >/dev/null
+	done
+}
 
 user_roles() {	# user_roles ROLE...: login roles, members of mixdnn_user (made if missing)
 	local r
 	for r; do
-		q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$r') THEN CREATE ROLE $r LOGIN; END IF; END \$\$" >/dev/null
+		login_roles "$r"
 		q "GRANT mixdnn_user TO $r" >/dev/null
 	done
 }

@@ -49,12 +49,8 @@ within() {	# within "STATUS MS" MAX_MS: 0 if it succeeded within MAX_MS
 }
 
 reset_cluster
-q "DO \$\$ BEGIN
-	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_alice') THEN CREATE ROLE e2e_alice LOGIN; END IF;
-	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_bob') THEN CREATE ROLE e2e_bob LOGIN; END IF;
-	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_outsider') THEN CREATE ROLE e2e_outsider LOGIN; END IF;
-END \$\$" >/dev/null
-q "GRANT mixdnn_user TO e2e_alice, e2e_bob" >/dev/null
+user_roles e2e_alice e2e_bob
+login_roles e2e_outsider
 
 bob_submits() {	# bob_submits NAME: a one-GPU v100 job of bob's
 	PGUSER=e2e_bob psql -X -q -A -t -v ON_ERROR_STOP=1 \

@@ -11,9 +11,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 reset_cluster
-q "DO \$\$ BEGIN
-	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'mxe2e_stall') THEN CREATE ROLE mxe2e_stall LOGIN; END IF;
-	END \$\$; GRANT mixdnn_user TO mxe2e_stall" >/dev/null
+user_roles mxe2e_stall
 
 python3 "$E2E_DIR/stall_client.py" "$PGHOST/.s.PGSQL.$PGPORT" mxe2e_stall "${PGDATABASE:-postgres}" 60 \
 	>"$T/stall.out" 2>&1 &

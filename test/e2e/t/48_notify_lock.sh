@@ -11,11 +11,8 @@
 . "$(dirname "$0")/../lib.sh"
 
 reset_cluster
-q "DO \$\$ BEGIN
-	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_alice') THEN CREATE ROLE e2e_alice LOGIN; END IF;
-	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_outsider') THEN CREATE ROLE e2e_outsider LOGIN; END IF;
-END \$\$" >/dev/null
-q "GRANT mixdnn_user TO e2e_alice" >/dev/null
+user_roles e2e_alice
+login_roles e2e_outsider
 echo "e2e_alice postgres" >"$T/usermap"	# as the tests' other jobs run
 start_launcher n1 --user-map "$T/usermap"
 wait_until 10 "grep -q 'connected to database' '$T/launcher-n1.log'"

@@ -14,7 +14,7 @@
 
 reset_cluster
 user_roles e2e_alice e2e_bob
-q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_outsider') THEN CREATE ROLE e2e_outsider LOGIN; END IF; END \$\$" >/dev/null
+login_roles e2e_outsider
 
 E2E_NOTIFY_HOLDER= alice=
 release() {
