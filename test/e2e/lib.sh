@@ -264,12 +264,69 @@ release_job_row() {
 	session_close
 }
 
-# ---------- waiting ----------
+# ---------- the scheduler's and PostgreSQL's locks ----------
+
+sched_locks_of() {	# sched_locks_of ROLE: how many scheduler locks (advisory, objsubid 19800) ROLE's backends hold
+	q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+	   WHERE l.locktype = 'advisory' AND l.objsubid = 19800 AND l.granted AND a.usename = '$1'"
+}
+
+sched_locks_of_pid() {	# sched_locks_of_pid PID: how many scheduler locks backend PID holds
+	q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 19800 AND pid = $1 AND granted"
+}
+
+notify_locks_of() {	# notify_locks_of ROLE [waiting]: PostgreSQL's NOTIFY lock (object 0 of pg_database) held by ROLE's backends, or awaited with "waiting"
+	local granted=l.granted
+	[ "${2:-}" = waiting ] && granted="NOT l.granted"
+	q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+	   WHERE l.locktype = 'object' AND l.classid = 'pg_database'::regclass AND l.objid = 0 AND $granted
+	     AND a.usename = '$1'"
+}
+
+ghost_standby() {	# ghost_standby on | off: a synchronous standby that never answers, waited for only by sessions with synchronous_commit = on; off resets
+	if [ "$1" = on ]; then
+		set_setting synchronous_standby_names e2e_ghost_standby
+		set_setting synchronous_commit local
+	else
+		set_setting synchronous_standby_names ''
+		set_setting synchronous_commit ''
+	fi
+}
+
+hold_notify_lock() {	# hold_notify_lock ROLE: (under ghost_standby on) ROLE's NOTIFY commit holds the NOTIFY lock until cancelled; psql's pid in E2E_NOTIFY_HOLDER; 0 once held (10 s at most)
+	# (a temporary table: a commit that wrote WAL waits for the standby)
+	PGUSER=$1 psql -X -q -c "SET synchronous_commit = on" \
+		-c "BEGIN; CREATE TEMP TABLE e2e_t (); NOTIFY e2e_flood, 'x'; COMMIT" >"$T/$1-notify.log" 2>&1 &
+	E2E_NOTIFY_HOLDER=$!
+	wait_until 10 "[ \"\$(notify_locks_of $1)\" = 1 ]"
+}
+
+submits_at_once() {	# submits_at_once ROLE NAME: two tests: ROLE's one-GPU job NAME commits within 1.5 s without the busy notice, and is planned at once
+	local t0 out ms j
+	t0=$(date +%s%N)
+	out=$(PGUSER=$1 timeout 20 psql -X -q -A -t -v ON_ERROR_STOP=1 \
+		-c "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+			VALUES ('$2', 'hard', 'a100', 1, '1 hour', 'true') RETURNING job_id" 2>&1)
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	j=$(tail -1 <<<"$out")
+	ok "$([ "$ms" -lt 1500 ] && ! grep -q busy <<<"$out"; echo $?)" \
+		"$2's submission commits in $ms ms, without the busy notice"
+	like "$(status_of "$j")" '^(planned|launching)$' "$2's job is planned at once"
+}
+
+# ---------- roles and waiting ----------
+
+login_roles() {	# login_roles ROLE...: login roles (made if missing), granted nothing here
+	local r
+	for r; do
+		q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$r') THEN CREATE ROLE $r LOGIN; END IF; END \$\$" >/dev/null
+	done
+}
 
 user_roles() {	# user_roles ROLE...: login roles, members of mixdnn_user (made if missing)
 	local r
 	for r; do
-		q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$r') THEN CREATE ROLE $r LOGIN; END IF; END \$\$" >/dev/null
+		login_roles "$r"
 		q "GRANT mixdnn_user TO $r" >/dev/null
 	done
 }

@@ -49,12 +49,8 @@ within() {	# within "STATUS MS" MAX_MS: 0 if it succeeded within MAX_MS
 }
 
 reset_cluster
-q "DO \$\$ BEGIN
-	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_alice') THEN CREATE ROLE e2e_alice LOGIN; END IF;
-	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_bob') THEN CREATE ROLE e2e_bob LOGIN; END IF;
-	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_outsider') THEN CREATE ROLE e2e_outsider LOGIN; END IF;
-END \$\$" >/dev/null
-q "GRANT mixdnn_user TO e2e_alice, e2e_bob" >/dev/null
+user_roles e2e_alice e2e_bob
+login_roles e2e_outsider
 
 bob_submits() {	# bob_submits NAME: a one-GPU v100 job of bob's
 	PGUSER=e2e_bob psql -X -q -A -t -v ON_ERROR_STOP=1 \
@@ -241,14 +237,10 @@ stop_launcher n3
 # commit, so she holds neither the scheduler lock nor the rows of other
 # users' jobs a round re-plans while it stays open. Her round holding both
 # until the transaction ended kept every claim and submission waiting.
-sched_lock_of() {	# sched_lock_of ROLE: scheduler locks held by ROLE's backends
-	q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-	   WHERE l.locktype = 'advisory' AND l.objsubid = 19800 AND l.granted AND a.usename = '$1'"
-}
 # nobody_waits TAG: while alice sleeps, she holds no scheduler lock, and
 # neither a claim nor bob's submission b-TAG waits for her
 nobody_waits() {
-	is "$(sched_lock_of e2e_alice)" 0 "$1: ... holding no scheduler lock"
+	is "$(sched_locks_of e2e_alice)" 0 "$1: ... holding no scheduler lock"
 	r=$(timed "$T/$1-claim" launcher_q "SELECT count(*) FROM mixdnn.claim('n3')")
 	within "$r" 1500
 	ok $? "$1: claim returns at once ($r)" || diag "$(cat "$T/$1-claim")"
@@ -279,7 +271,7 @@ PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -c "DO \$\$ BEGIN SET CONSTRAINTS
 holder=$!
 sleeping e2e_alice
 ok $? "a user's DO block submits under SET CONSTRAINTS ALL IMMEDIATE, then sleeps"
-is "$(sched_lock_of e2e_alice)" 0 "immediate, in a function: no scheduler lock held"
+is "$(sched_locks_of e2e_alice)" 0 "immediate, in a function: no scheduler lock held"
 r=$(timed "$T/8d" launcher_q "SELECT count(*) FROM mixdnn.claim('n3')")
 within "$r" 1500
 ok $? "immediate, in a function: claim returns at once ($r)"

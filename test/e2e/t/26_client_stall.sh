@@ -11,9 +11,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 reset_cluster
-q "DO \$\$ BEGIN
-	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'mxe2e_stall') THEN CREATE ROLE mxe2e_stall LOGIN; END IF;
-	END \$\$; GRANT mixdnn_user TO mxe2e_stall" >/dev/null
+user_roles mxe2e_stall
 
 python3 "$E2E_DIR/stall_client.py" "$PGHOST/.s.PGSQL.$PGPORT" mxe2e_stall "${PGDATABASE:-postgres}" 60 \
 	>"$T/stall.out" 2>&1 &
@@ -26,8 +24,7 @@ pid=$(sed -n 's/^pid //p' "$T/stall.out")
 stuck="SELECT state = 'idle' OR wait_event = 'ClientWrite' FROM pg_stat_activity WHERE pid = $pid"
 wait_until 30 "[ \"\$(q \"$stuck\")\" = t ]"
 ok $? "the stalled session's COMMIT ended or waits for its client ($(q "SELECT state || ' ' || coalesce(wait_event, '') FROM pg_stat_activity WHERE pid = $pid"))"
-is "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 19800 AND pid = $pid AND granted")" 0 \
-	"it holds no scheduler lock"
+is "$(sched_locks_of_pid "$pid")" 0 "it holds no scheduler lock"
 
 job=$(submit other hard a100 1 "$(job_cmd 1 0)" '1 min')
 is "$(q "SELECT status <> 'pending' FROM mixdnn.jobs WHERE job_id = $job")" t \
@@ -49,8 +46,7 @@ ok $? "a second client filled its socket and sent a failing query" || diag "$(ca
 pid=$(sed -n 's/^pid //p' "$T/stall2.out")
 wait_until 30 "[ \"\$(q \"SELECT wait_event FROM pg_stat_activity WHERE pid = $pid\")\" = ClientWrite ]"
 ok $? "its backend waits to send the error ($(q "SELECT state || ' ' || coalesce(wait_event, '') FROM pg_stat_activity WHERE pid = $pid"))"
-is "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 19800 AND pid = $pid AND granted")" 0 \
-	"and holds no scheduler lock"
+is "$(sched_locks_of_pid "$pid")" 0 "and holds no scheduler lock"
 job=$(submit third hard a100 1 "$(job_cmd 1 0)" '1 min')
 is "$(q "SELECT status <> 'pending' FROM mixdnn.jobs WHERE job_id = $job")" t "a submission is planned meanwhile"
 kill "$client" 2>/dev/null
@@ -85,8 +81,7 @@ is "$(q "SELECT wait_event FROM pg_stat_activity WHERE pid = $pid")" ClientWrite
 	"past mixdnn.lock_timeout it still waits: it holds nothing of the scheduler's, so it is not closed"
 is "$(grep -c 'the client did not take this error within mixdnn.lock_timeout' "$log")" "$lost_before" \
 	"and the server log has no client treated as lost"
-is "$(q "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 19800 AND pid = $pid AND granted")" 0 \
-	"it holds no scheduler lock"
+is "$(sched_locks_of_pid "$pid")" 0 "it holds no scheduler lock"
 is "$(q "SELECT count(*) FROM mixdnn.jobs WHERE name = 'stall' AND owner = 'mxe2e_stall' AND submitted_at > now() - interval '1 minute' AND status = 'pending'")" 0 \
 	"its transaction was rolled back"
 job=$(submit after-stall hard a100 1 "$(job_cmd 1 0)" '1 min')

@@ -11,11 +11,8 @@
 . "$(dirname "$0")/../lib.sh"
 
 reset_cluster
-q "DO \$\$ BEGIN
-	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_alice') THEN CREATE ROLE e2e_alice LOGIN; END IF;
-	IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_outsider') THEN CREATE ROLE e2e_outsider LOGIN; END IF;
-END \$\$" >/dev/null
-q "GRANT mixdnn_user TO e2e_alice" >/dev/null
+user_roles e2e_alice
+login_roles e2e_outsider
 echo "e2e_alice postgres" >"$T/usermap"	# as the tests' other jobs run
 start_launcher n1 --user-map "$T/usermap"
 wait_until 10 "grep -q 'connected to database' '$T/launcher-n1.log'"
@@ -31,20 +28,12 @@ ms_since() {
 # Only the outsider's session asks for the standby; everyone else commits locally.
 release_outsider() {
 	q "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE usename = 'e2e_outsider'" >/dev/null
-	wait "$outsider" 2>/dev/null
-	set_setting synchronous_standby_names ''
-	set_setting synchronous_commit ''
+	wait "$E2E_NOTIFY_HOLDER" 2>/dev/null
+	ghost_standby off
 }
 trap release_outsider EXIT
-set_setting synchronous_standby_names e2e_ghost_standby
-set_setting synchronous_commit local
-# (a temporary table: a commit that wrote WAL waits for the standby)
-PGUSER=e2e_outsider psql -X -q -c "SET synchronous_commit = on" \
-	-c "BEGIN; CREATE TEMP TABLE e2e_t (); NOTIFY e2e_flood, 'x'; COMMIT" >"$T/outsider.log" 2>&1 &
-outsider=$!
-wait_until 10 "[ \"\$(q \"SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-	WHERE l.locktype = 'object' AND l.classid = 'pg_database'::regclass AND l.objid = 0 AND l.granted
-	  AND a.usename = 'e2e_outsider'\")\" = 1 ]"
+ghost_standby on
+hold_notify_lock e2e_outsider
 ok $? "the outsider holds PostgreSQL's NOTIFY lock (its commit waits for a standby)"
 
 t0=$(date +%s%N)

@@ -115,7 +115,7 @@ ok $? "... and bob submits at once beside it ($ms ms)" || diag "$(cat "$T/bob2.l
 # The catalogs are anyone's to name: an outsider's CREATE RULE on
 # pg_catalog.pg_class, queued behind her own read of it, stalled every new
 # session's catalog lookups (a new session's submission waited 12 s).
-q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_outsider') THEN CREATE ROLE e2e_outsider LOGIN; END IF; END \$\$" >/dev/null
+login_roles e2e_outsider
 PGAPPNAME=oread PGUSER=e2e_outsider psql -X -q -c "BEGIN; SELECT count(*) FROM pg_catalog.pg_class; SELECT pg_sleep(120); COMMIT" >/dev/null 2>&1 &
 oread=$!
 wait_until 5 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE application_name = 'oread' AND wait_event = 'PgSleep'\")\" = 1 ]"

@@ -18,11 +18,9 @@ user_roles e2e_alice e2e_bob
 release() {
 	q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'e2e_alice'" >/dev/null
 	wait "$stalled" 2>/dev/null
-	set_setting synchronous_standby_names ''
-	set_setting synchronous_commit ''
+	ghost_standby off
 }
-set_setting synchronous_standby_names e2e_ghost_standby
-set_setting synchronous_commit local
+ghost_standby on
 trap release EXIT
 
 PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -c "SET synchronous_commit = on" \
@@ -31,19 +29,9 @@ PGUSER=e2e_alice psql -X -q -v ON_ERROR_STOP=1 -c "SET synchronous_commit = on" 
 stalled=$!
 wait_until 10 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE usename = 'e2e_alice' AND wait_event = 'SyncRep'\")\" = 1 ]"
 ok $? "alice's commit waits for a synchronous standby (her synchronous_commit = on)"
-is "$(q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-	WHERE l.locktype = 'advisory' AND l.objsubid = 19800 AND a.usename = 'e2e_alice'")" 0 \
-	"she does not hold the scheduler lock while she waits"
+is "$(sched_locks_of e2e_alice)" 0 "she does not hold the scheduler lock while she waits"
 
-t0=$(date +%s%N)
-out=$(PGUSER=e2e_bob timeout 20 psql -X -q -A -t -v ON_ERROR_STOP=1 \
-	-c "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
-		VALUES ('bob', 'hard', 'a100', 1, '1 hour', 'true') RETURNING job_id" 2>&1)
-ms=$((($(date +%s%N) - t0) / 1000000))
-j=$(tail -1 <<<"$out")
-ok "$([ "$ms" -lt 1500 ] && ! grep -q busy <<<"$out"; echo $?)" \
-	"bob's submission commits in $ms ms, without the busy notice"
-like "$(status_of "$j")" '^(planned|launching)$' "bob's job is planned at once"
+submits_at_once e2e_bob bob
 
 release
 trap - EXIT

@@ -14,25 +14,18 @@
 
 reset_cluster
 user_roles e2e_alice e2e_bob
-q "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'e2e_outsider') THEN CREATE ROLE e2e_outsider LOGIN; END IF; END \$\$" >/dev/null
+login_roles e2e_outsider
 
-outsider= alice=
+E2E_NOTIFY_HOLDER= alice=
 release() {
 	q "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE usename IN ('e2e_outsider', 'e2e_alice')" >/dev/null
-	[ -n "$outsider" ] && wait "$outsider" 2>/dev/null
+	[ -n "$E2E_NOTIFY_HOLDER" ] && wait "$E2E_NOTIFY_HOLDER" 2>/dev/null
 	[ -n "$alice" ] && wait "$alice" 2>/dev/null
-	set_setting synchronous_standby_names ''
-	set_setting synchronous_commit ''
+	ghost_standby off
 }
 trap release EXIT
-set_setting synchronous_standby_names e2e_ghost_standby
-set_setting synchronous_commit local
-PGUSER=e2e_outsider psql -X -q -c "SET synchronous_commit = on" \
-	-c "BEGIN; CREATE TEMP TABLE e2e_t (); NOTIFY e2e_flood, 'x'; COMMIT" >"$T/outsider.log" 2>&1 &
-outsider=$!
-wait_until 10 "[ \"\$(q \"SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-	WHERE l.locktype = 'object' AND l.classid = 'pg_database'::regclass AND l.objid = 0 AND l.granted
-	  AND a.usename = 'e2e_outsider'\")\" = 1 ]"
+ghost_standby on
+hold_notify_lock e2e_outsider
 ok $? "the outsider holds PostgreSQL's NOTIFY lock (its commit waits for a standby)"
 
 timeout_ms=$(q "SELECT setting FROM pg_settings WHERE name = 'mixdnn.lock_timeout'")
@@ -41,12 +34,9 @@ PGUSER=e2e_alice timeout 60 psql -X -q -v ON_ERROR_STOP=1 -c "BEGIN" \
 		VALUES ('notifying', 'hard', 'a100', 1, '1 hour', 'true')" \
 	-c "NOTIFY e2e_alice_channel, 'submitted'" -c "COMMIT" >"$T/alice.log" 2>&1 &
 alice=$!
-wait_until 10 "[ \"\$(q \"SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-	WHERE l.locktype = 'object' AND l.classid = 'pg_database'::regclass AND l.objid = 0 AND NOT l.granted
-	  AND a.usename = 'e2e_alice'\")\" = 1 ] || ! kill -0 $alice 2>/dev/null"
+wait_until 10 "[ \"\$(notify_locks_of e2e_alice waiting)\" = 1 ] || ! kill -0 $alice 2>/dev/null"
 sleep $(((timeout_ms + 1500) / 1000))
-is "$(q "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-	WHERE l.locktype = 'advisory' AND l.objsubid = 19800 AND a.usename = 'e2e_alice'")" 0 \
+is "$(sched_locks_of e2e_alice)" 0 \
 	"alice's commit does not hold the scheduler lock beyond mixdnn.lock_timeout ($timeout_ms ms) behind the NOTIFY lock"
 wait "$alice"
 rc=$?
@@ -55,13 +45,5 @@ ok "$([ "$rc" -ne 0 ] && grep -q 'lock timeout' "$T/alice.log"; echo $?)" \
 	"her commit fails at the lock timeout ($(tr '\n' ' ' <"$T/alice.log"))"
 is "$(q "SELECT count(*) FROM mixdnn.jobs WHERE name = 'notifying'")" 0 "and her job was not submitted"
 
-t0=$(date +%s%N)
-out=$(PGUSER=e2e_bob timeout 20 psql -X -q -A -t -v ON_ERROR_STOP=1 \
-	-c "INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
-		VALUES ('bob', 'hard', 'a100', 1, '1 hour', 'true') RETURNING job_id" 2>&1)
-ms=$((($(date +%s%N) - t0) / 1000000))
-j=$(tail -1 <<<"$out")
-ok "$([ "$ms" -lt 1500 ] && ! grep -q busy <<<"$out"; echo $?)" \
-	"bob's submission commits in $ms ms, without the busy notice"
-like "$(status_of "$j")" '^(planned|launching)$' "bob's job is planned at once"
+submits_at_once e2e_bob bob
 done_testing
