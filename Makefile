@@ -121,10 +121,16 @@ build/unit/test_token: test/unit/test_token.c test/unit/unit.h src/launcher/job.
 
 # The launcher's adoption of keepers and its choice of a launch's: plain C,
 # the launcher's objects but main.o and db.o (no libpq).
-LX_ADOPT_OBJS = $(patsubst %,src/launcher/%.o,proc keeper tree account command relay safepath gpulist job log signals)
+LX_ADOPT_OBJS = $(patsubst %,src/launcher/%.o,proc keeper tree pidsig account command relay safepath gpulist job log signals)
 build/unit/test_adopt: test/unit/test_adopt.c test/unit/unit.h $(LX_ADOPT_OBJS)
 	@mkdir -p build/unit
 	$(CC) $(CFLAGS) -Isrc/launcher -Itest/unit -o $@ $< $(LX_ADOPT_OBJS)
+
+# The launcher's signals to pids it found, and to a part's process tree: plain C.
+LX_PIDSIG_OBJS = $(patsubst %,src/launcher/%.o,pidsig tree log)
+build/unit/test_pidsig: test/unit/test_pidsig.c test/unit/unit.h $(LX_PIDSIG_OBJS)
+	@mkdir -p build/unit
+	$(CC) $(CFLAGS) -Isrc/launcher -Itest/unit -o $@ $< $(LX_PIDSIG_OBJS)
 
 build/unit/%: test/unit/%.c test/unit/unit.h $(CORE_OBJS)
 	@mkdir -p build/unit

@@ -53,7 +53,8 @@ typedef struct keeper
 	double		term_at;		/* when 'T' came, 0 if not */
 	double		orphan_until;	/* no launcher: kill the part then; 0 if connected */
 	double		lease_until;	/* kill the part then unless renewed; 0: no lease known */
-	bool		lease_lost;		/* killed for want of a launcher or lease: not the job's result */
+	bool		lease_lost;		/* killed for want of a launcher or lease, or the command could not
+								 * be forked: the node's failure, not the job's result */
 	char		renewal[32];	/* digits of an "R<deadline>\n" being read */
 	int			renewal_len;	/* -1: not reading one */
 } keeper;
@@ -213,7 +214,13 @@ start_command(keeper *k)
 		close(c.relay_fd);
 	if (k->cmd < 0)
 	{
-		cannot_start(k, "fork");
+		/*
+		 * For want of processes or memory (EAGAIN, ENOMEM): the node's
+		 * failure, not the job's. Given up ('L' before 'X'), the launcher
+		 * has the job re-queued instead of failed with 126.
+		 */
+		cannot_start(k, "fork the command");
+		k->lease_lost = true;
 		close(p[0]);
 		return;
 	}

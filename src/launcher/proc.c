@@ -474,6 +474,13 @@ start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 		c->fd = -1;
 		unlink(sock);
 		lx_log("job %lld attempt %d: %s", job->job_id, job->attempt, why);
+		/*
+		 * fork() fails only for want of processes or memory (EAGAIN: the
+		 * node's PIDs taken, RLIMIT_NPROC; ENOMEM): the node's failure, not
+		 * the job's. Given up, as a part that lost its lease is, the job
+		 * is re-queued (reset_node) instead of failed with 126.
+		 */
+		c->lease_lost = true;
 		exited_now(c, 126, why);
 		return;
 	}

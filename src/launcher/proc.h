@@ -47,7 +47,8 @@ typedef struct lx_child
 	bool		stop_sent;
 	bool		kill_sent;
 	bool		exited;			/* no process of the part is alive */
-	bool		lease_lost;		/* its keeper killed it for want of a launcher or lease: give it up */
+	bool		lease_lost;		/* its keeper killed it for want of a launcher or lease, or it could
+								 * not be forked (the node's failure): give it up, to be re-queued */
 	int			installation;	/* lx_new_installation()'s count when it was started or adopted */
 	int			code;			/* exit code to report, once exited */
 	char		why[512];		/* why it failed, when the launcher knows */
@@ -63,7 +64,8 @@ typedef struct lx_child
 
 /*
  * Starts a job part in the current directory (the state directory); a part
- * that cannot start is recorded as exited (126/127) with the reason. A part
+ * that cannot start is recorded as exited (126/127) with the reason, or,
+ * when its keeper cannot be forked, given up (lease_lost). A part
  * that needs a GPU on which a stopped part's processes are still ending
  * waits for them: two jobs never share a GPU, whatever the database says.
  */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "pidsig.h"
 #include "tree.h"
 
 /* The cgroup2 mount point, from /proc/self/mountinfo (hybrid hosts mount it aside). */
@@ -231,36 +232,10 @@ lx_tree_enter(const lx_tree *t)
 	return write_file(t->cgroup, "cgroup.procs", "0");
 }
 
-/* Parent pid and state of a process from /proc/PID/stat; false if gone. */
-static bool
-proc_stat(pid_t pid, pid_t *ppid, char *state)
-{
-	char		path[64],
-				buf[1024];
-	char	   *close_paren;
-	int			fd;
-	ssize_t		n;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	/* The command name may hold spaces and parentheses: parse after the last ')'. */
-	close_paren = strrchr(buf, ')');
-	if (close_paren == NULL)
-		return false;
-	return sscanf(close_paren + 1, " %c %d", state, (int *) ppid) == 2;
-}
-
 typedef struct proc_list
 {
 	pid_t	   *pid;
-	pid_t	   *ppid;
+	lx_pid_stat *st;
 	int			n;
 	int			cap;
 } proc_list;
@@ -276,30 +251,29 @@ list_processes(proc_list *l)
 		return;
 	while ((e = readdir(d)) != NULL)
 	{
-		pid_t		pid,
-					ppid;
-		char		state;
+		pid_t		pid;
+		lx_pid_stat st;
 
 		if (!isdigit((unsigned char) e->d_name[0]))
 			continue;
 		pid = (pid_t) atoi(e->d_name);
-		if (!proc_stat(pid, &ppid, &state) || state == 'Z' || state == 'X')
+		if (!lx_pid_stat_of(pid, &st) || st.state == 'Z' || st.state == 'X')
 			continue;
 		if (l->n == l->cap)
 		{
 			int			cap = l->cap ? l->cap * 2 : 256;
 			pid_t	   *a = realloc(l->pid, cap * sizeof(pid_t));
-			pid_t	   *b = a ? realloc(l->ppid, cap * sizeof(pid_t)) : NULL;
+			lx_pid_stat *b = a ? realloc(l->st, cap * sizeof(lx_pid_stat)) : NULL;
 
 			if (a)
 				l->pid = a;
 			if (b == NULL)
 				break;
-			l->ppid = b;
+			l->st = b;
 			l->cap = cap;
 		}
 		l->pid[l->n] = pid;
-		l->ppid[l->n++] = ppid;
+		l->st[l->n++] = st;
 	}
 	closedir(d);
 }
@@ -325,31 +299,46 @@ signal_scanned(pid_t keeper, int sig)
 		for (i = 0; i < l.n; i++)
 		{
 			int			k;
-			bool		parent_marked = l.ppid[i] == keeper;
+			bool		parent_marked = l.st[i].ppid == keeper;
 
 			for (k = 0; k < l.n && !parent_marked && !mark[i]; k++)
-				parent_marked = mark[k] && l.pid[k] == l.ppid[i];
+				parent_marked = mark[k] && l.pid[k] == l.st[i].ppid;
 			if (!mark[i] && parent_marked)
 				mark[i] = grew = true;
 		}
 	}
 	for (i = 0; mark && i < l.n; i++)
 	{
+		/* the scan took milliseconds: each pid is signalled only if still the process it read */
+		lx_pid_want want = {l.st[i].start, NULL, 0, 0};
+
 		if (!mark[i])
 			continue;
 		found++;
 		if (sig != 0)
-			kill(l.pid[i], sig);
+			(void) lx_pid_signal(l.pid[i], &want, sig);
 	}
 	free(mark);
 	free(l.pid);
-	free(l.ppid);
+	free(l.st);
 	return found;
 }
 
+/* Processes a walk found: each with the parent whose children file listed it. */
+typedef struct walk_list
+{
+	struct
+	{
+		pid_t		pid;
+		pid_t		parent;
+	}		   *at;
+	int			n;
+	int			cap;
+} walk_list;
+
 /* Appends the pids of /proc/PID/task/TID/children for every thread of pid; false if none can be read. */
 static bool
-read_children(pid_t pid, pid_t **list, int *n, int *cap)
+read_children(pid_t pid, walk_list *l)
 {
 	char		path[64];
 	DIR		   *d;
@@ -373,22 +362,53 @@ read_children(pid_t pid, pid_t **list, int *n, int *cap)
 		any = true;
 		while (fscanf(f, "%d", &child) == 1)
 		{
-			if (*n == *cap)
+			if (l->n == l->cap)
 			{
-				int			c = *cap ? *cap * 2 : 64;
-				pid_t	   *a = realloc(*list, c * sizeof(pid_t));
+				int			c = l->cap ? l->cap * 2 : 64;
+				void	   *a = realloc(l->at, c * sizeof(*l->at));
 
 				if (a == NULL)
 					break;
-				*list = a;
-				*cap = c;
+				l->at = a;
+				l->cap = c;
 			}
-			(*list)[(*n)++] = (pid_t) child;
+			l->at[l->n].pid = (pid_t) child;
+			l->at[l->n++].parent = pid;
 		}
 		fclose(f);
 	}
 	closedir(d);
 	return any;
+}
+
+/*
+ * One process a walk found: signalled if it is still a child of the
+ * parent that listed it (or, that parent gone, of the keeper, which
+ * inherits its orphans), and its own children listed in turn, all while a
+ * pidfd pins it: a pid whose process exited since it was listed may be
+ * anyone's now (pidsig.h). Whether it is alive.
+ */
+static bool
+walk_one(pid_t keeper, pid_t pid, pid_t parent, int sig, walk_list *l)
+{
+	lx_pid_want want = {0, NULL, parent, keeper};
+	lx_pinned	p;
+	lx_pid_stat st;
+	int			listed = l->n;
+	bool		alive;
+
+	if (!lx_pid_pin(pid, &want, &p, &st))
+		return false;
+	alive = st.state != 'Z' && st.state != 'X';
+	if (alive && sig != 0)
+		(void) lx_pid_send(&p, sig);
+	if (alive)
+		(void) read_children(pid, l);
+	/* gone while its children were read: they may be its pid's next owner's */
+	if (l->n > listed && !lx_pid_send(&p, 0))
+		l->n = listed;
+	lx_pid_unpin(&p);
+	return alive;
 }
 
 /*
@@ -402,29 +422,18 @@ read_children(pid_t pid, pid_t **list, int *n, int *cap)
 static int
 signal_walked(pid_t keeper, int sig)
 {
-	pid_t	   *list = NULL;
-	int			n = 0,
-				cap = 0,
-				i,
+	walk_list	l = {NULL, 0, 0};
+	int			i,
 				alive = 0;
 
-	if (!read_children(keeper, &list, &n, &cap))
+	if (!read_children(keeper, &l))
 	{
-		free(list);
+		free(l.at);
 		return -1;
 	}
-	for (i = 0; i < n; i++)
-	{
-		pid_t		ppid;
-		char		state;
-
-		if (sig != 0)
-			kill(list[i], sig);
-		if (proc_stat(list[i], &ppid, &state) && state != 'Z' && state != 'X')
-			alive++;
-		(void) read_children(list[i], &list, &n, &cap);
-	}
-	free(list);
+	for (i = 0; i < l.n; i++)
+		alive += walk_one(keeper, l.at[i].pid, l.at[i].parent, sig, &l);
+	free(l.at);
 	return alive;
 }
 
@@ -436,15 +445,53 @@ signal_descendants(pid_t keeper, int sig)
 	return n >= 0 ? n : signal_scanned(keeper, sig);
 }
 
-/* Signals each pid listed in the cgroup's cgroup.procs; returns how many. */
+/*
+ * dir's path below the cgroup2 mount, as /proc/PID/cgroup names it, into
+ * rel; false if dir is not below the mount.
+ */
+static bool
+cgroup_rel(const char *dir, char *rel, size_t size)
+{
+	static char mnt[PATH_MAX];
+	size_t		len;
+
+	/* read once: a keeper or launcher keeps its mount */
+	if (mnt[0] == '\0' && !cgroup2_mount(mnt, sizeof(mnt)))
+		return false;
+	/* the root cgroup's mount point may end in '/' (no doubled slash) */
+	len = strlen(mnt);
+	while (len > 0 && mnt[len - 1] == '/')
+		len--;
+	if (strncmp(dir, mnt, len) != 0 || dir[len] != '/')
+		return false;
+	snprintf(rel, size, "%s", dir + len);
+	return true;
+}
+
+/*
+ * Signals each pid listed in the cgroup's cgroup.procs that is still in it
+ * when pinned: a process that exited since it was listed may have left
+ * its pid to anyone (pidsig.h). Returns how many were listed.
+ */
 static int
 signal_cgroup(const char *dir, int sig)
 {
-	char		path[PATH_MAX + 32];
+	char		path[PATH_MAX + 32],
+				rel[PATH_MAX];
+	lx_pid_want want = {0, rel, 0, 0};
 	FILE	   *f;
 	int			pid,
 				n = 0;
+	static bool told;
 
+	/* not if no process can be checked against it; the keeper's descendants still are */
+	if (sig != 0 && !cgroup_rel(dir, rel, sizeof(rel)))
+	{
+		if (!told)
+			lx_log("cannot tell the cgroup v2 path of %s: its processes are not signalled one by one", dir);
+		told = true;
+		sig = 0;
+	}
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 	f = fopen(path, "re");
 	if (f == NULL)
@@ -452,7 +499,7 @@ signal_cgroup(const char *dir, int sig)
 	while (fscanf(f, "%d", &pid) == 1)
 	{
 		if (sig != 0)
-			kill((pid_t) pid, sig);
+			(void) lx_pid_signal((pid_t) pid, &want, sig);
 		n++;
 	}
 	fclose(f);
@@ -464,7 +511,11 @@ lx_tree_signal(const lx_tree *t, int sig)
 {
 	if (t->cgroup[0] != '\0')
 	{
-		/* cgroup.kill also catches processes forked while it runs. */
+		/*
+		 * cgroup.kill (Linux 5.14) also catches processes forked while it
+		 * runs, and names no pid, so it cannot hit a process outside the
+		 * cgroup; without it, one pid at a time, each checked.
+		 */
 		if (sig != SIGKILL || write_file(t->cgroup, "cgroup.kill", "1") != 0)
 			signal_cgroup(t->cgroup, sig);
 	}

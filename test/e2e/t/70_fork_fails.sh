@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# A fork that fails for want of processes (EAGAIN: the node's PIDs taken by
+# a neighbour, or the launcher's account at its RLIMIT_NPROC) is the node's
+# failure, not the job's: the part is given up and the job re-queued, as a
+# part its keeper lost the lease of is, not failed with exit code 126. Both
+# forks: the launcher's of the part's keeper, and the keeper's of the
+# command. Before, either failed the job ("exited with code 126 on node n1:
+# cannot start the keeper: Resource temporarily unavailable").
+#
+# Made deterministic with RLIMIT_NPROC, which root is exempt from: the
+# launcher runs as an account of its own (--allow-same-user) that runs no
+# other process, limited to 1 process (the launcher alone: its fork of a
+# keeper fails), then 2 (the keeper's fork of the command fails), then none.
+# Only the soft limit changes, by the account itself: root here may lack
+# CAP_SYS_RESOURCE, which changing another account's limits needs.
+. "$(dirname "$0")/../lib.sh"
+
+[ "$(id -u)" = 0 ] || skip_all "needs root to create an OS user and run a launcher as it"
+command -v prlimit >/dev/null && command -v setpriv >/dev/null || skip_all "needs prlimit and setpriv (util-linux)"
+U=mxe2e_nproc
+id -u "$U" >/dev/null 2>&1 || useradd -M -s /bin/sh "$U"
+[ -z "$(pgrep -u "$U")" ] || skip_all "the account $U already runs processes, which count against its limit"
+
+reset_cluster
+set_setting mixdnn.max_retries 100
+# only n1: the re-queued job comes back to the limited launcher
+q "UPDATE mixdnn.gpu_nodes SET status = 'down' WHERE node IN ('n2', 'n3')" >/dev/null
+
+as_launcher_account() {
+	setpriv --reuid="$U" --regid="$U" --init-groups "$@"
+}
+
+# setpriv and prlimit exec: $! is the launcher itself (no function: that would be a subshell)
+PGUSER=$E2E_LAUNCHER_ROLE setpriv --reuid="$U" --regid="$U" --init-groups prlimit --nproc=1: -- \
+	"$MIXDNN_LAUNCHER" --node n1 --poll-interval 2 --kill-grace 2 --state-dir "$T/state-n1" --allow-same-user >>"$T/launcher-n1.log" 2>&1 &
+echo $! >"$T/launcher-n1.pid"
+lpid=$(launcher_pid n1)
+
+requeued() {	# requeued JOB: how many times the part was given up and the job re-queued
+	q "SELECT count(*) FROM mixdnn.job_events WHERE job_id = $1 AND old_status = 'running'
+	   AND new_status = 'planned' AND reason LIKE 'node n1 no longer runs it%'"
+}
+
+job=$(submit nproc hard a100 1 "$(job_cmd 0.5)")
+wait_until 20 "grep -q 'cannot start the keeper' '$T/launcher-n1.log' && [ \"\$(requeued $job)\" -ge 1 ]"
+ok $? "the launcher cannot fork a keeper (RLIMIT_NPROC 1): the part is given up and the job re-queued" ||
+	diag "$(q "SELECT old_status, new_status, reason FROM mixdnn.job_events WHERE job_id = $job ORDER BY at")"
+like "$(grep -m1 'given up' "$T/launcher-n1.log")" \
+	'job [0-9]+ attempt [0-9]+: given up, not reported as an exit: cannot start the keeper: Resource temporarily unavailable' \
+	"... the launcher's log says why"
+before=$(requeued "$job")
+as_launcher_account prlimit --pid "$lpid" --nproc=2:
+wait_until 20 "grep -q 'given up, not reported as an exit: cannot fork the command' '$T/launcher-n1.log' &&
+	[ \"\$(requeued $job)\" -gt $before ]"
+ok $? "the keeper cannot fork the command (RLIMIT_NPROC 2): given up and re-queued too" ||
+	diag "$(tail -5 "$T/launcher-n1.log")"
+as_launcher_account prlimit --pid "$lpid" --nproc="$(ulimit -Hu):"
+wait_until 30 "[ \"\$(status_of $job)\" = completed ]"
+ok $? "with processes to spare, the job runs and completes"
+is "$(q "SELECT count(*) FROM mixdnn.job_events WHERE job_id = $job AND new_status = 'failed'")" 0 \
+	"... and it never failed on the way"
+[ "$(q "SELECT attempt FROM mixdnn.jobs WHERE job_id = $job")" -ge 3 ]
+ok $? "... in a later attempt (each fork failure re-queued it)"
+
+stop_all_launchers
+q "UPDATE mixdnn.gpu_nodes SET status = 'up' WHERE node IN ('n2', 'n3')" >/dev/null
+set_setting mixdnn.max_retries ''
+psql -X -q -c "SET mixdnn.force_drop = on" -c "DROP EXTENSION mixdnn CASCADE" >/dev/null 2>&1
+done_testing

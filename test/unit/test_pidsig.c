@@ -1,0 +1,247 @@
+/*
+ * test_pidsig.c — the launcher signals a pid only while it is the process
+ * it found (src/launcher/pidsig.c): not once its start time, parent or
+ * cgroup says it is another, not through a pidfd whose process has gone
+ * and whose pid another process has now (made so with ns_last_pid, as
+ * root), with and without pidfds; and a part's stop still ends its whole
+ * process tree (src/launcher/tree.c, the keeper's descendants walked).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pidsig.h"
+#include "tree.h"
+#include "unit.h"
+
+/* A child that waits to be signalled. */
+static pid_t
+sleeper(void)
+{
+	pid_t		pid = fork();
+
+	if (pid == 0)
+	{
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
+/* Whether pid, our child, is alive (not exited, reaped or not). */
+static bool
+alive_child(pid_t pid)
+{
+	siginfo_t	si;
+
+	memset(&si, 0, sizeof(si));
+	return waitid(P_PID, (id_t) pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == 0;
+}
+
+/* How our child pid ended: the signal that killed it, or -1. */
+static int
+killed_by(pid_t pid)
+{
+	int			status;
+
+	if (waitpid(pid, &status, 0) != pid || !WIFSIGNALED(status))
+		return -1;
+	return WTERMSIG(status);
+}
+
+static void
+sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long) (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* This process's cgroup v2 path, or "" without one. */
+static void
+own_cgroup(char *buf, size_t size)
+{
+	char		line[4096];
+	FILE	   *f = fopen("/proc/self/cgroup", "r");
+
+	buf[0] = '\0';
+	while (f != NULL && fgets(line, sizeof(line), f))
+		if (strncmp(line, "0::", 3) == 0)
+		{
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, size, "%s", line + 3);
+		}
+	if (f != NULL)
+		fclose(f);
+}
+
+/* Checks against start time, parent and cgroup; with pidfds or without (what). */
+static void
+test_checks(const char *what)
+{
+	pid_t		pid = sleeper();
+	lx_pid_stat st;
+	char		cg[4096];
+	lx_pid_want nothing = {0, NULL, 0, 0},
+				later = {0, NULL, 0, 0},
+				right = {0, NULL, 0, 0},
+				parent = {0, NULL, getpid() + 1, 0},
+				cgroup = {0, "/mixdnn-no-such-cgroup", 0, 0};
+
+	CHECK(lx_pid_stat_of(pid, &st) && st.ppid == getpid() && st.start > 0,
+		  "%s: /proc/PID/stat gives its parent and start time", what);
+	later.start = st.start + 1;
+	right.start = st.start;
+	CHECK(!lx_pid_signal(pid, &later, SIGTERM) && alive_child(pid),
+		  "%s: a pid whose start time is not the one found is not signalled", what);
+	CHECK(!lx_pid_signal(pid, &parent, SIGTERM) && alive_child(pid),
+		  "%s: ... nor one whose parent is another", what);
+	CHECK(!lx_pid_signal(pid, &cgroup, SIGTERM) && alive_child(pid),
+		  "%s: ... nor one in another cgroup", what);
+	CHECK(!lx_pid_signal(pid, &nothing, SIGTERM) && alive_child(pid),
+		  "%s: ... nor one there is nothing to know by", what);
+	own_cgroup(cg, sizeof(cg));
+	cgroup.cgroup = cg;
+	parent.parent = getpid();
+	if (cg[0] != '\0')
+		CHECK(lx_pid_signal(pid, &cgroup, 0), "%s: a process in the cgroup wanted is", what);
+	else
+		SKIP("no cgroup v2 here");
+	CHECK(lx_pid_signal(pid, &parent, 0), "%s: a child of the parent wanted is", what);
+	CHECK(lx_pid_signal(pid, &right, SIGTERM) && killed_by(pid) == SIGTERM,
+		  "%s: the process found, by its start time, is signalled", what);
+	CHECK(!lx_pid_signal(pid, &right, SIGTERM), "%s: a pid gone (reaped) is not", what);
+}
+
+/* Makes the next fork's pid want (as root: ns_last_pid); whether it could be written. */
+static bool
+next_pid(pid_t want)
+{
+	int			fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+	char		buf[32];
+	int			len = snprintf(buf, sizeof(buf), "%d", (int) want - 1);
+	bool		ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, buf, (size_t) len) == len;
+	close(fd);
+	return ok;
+}
+
+/*
+ * The race itself: a process is found and pinned, exits and is reaped,
+ * and its pid goes to a new process. The new one gets nothing.
+ */
+static void
+test_reused(void)
+{
+	pid_t		old = sleeper(),
+				reuse = -1;
+	lx_pid_stat st;
+	lx_pid_want want = {0, NULL, getpid(), 0};
+	lx_pinned	pin;
+
+	lx_pid_use_pidfd = true;
+	if (!lx_pid_pin(old, &want, &pin, &st) || pin.fd < 0)
+	{
+		SKIP("no pidfd here (Linux before 5.3)");
+		kill(old, SIGKILL);
+		waitpid(old, NULL, 0);
+		return;
+	}
+	want.start = st.start;
+	kill(old, SIGKILL);
+	waitpid(old, NULL, 0);
+	sleep_ms(30);				/* the next process starts in a later clock tick */
+	if (!next_pid(old) || (reuse = sleeper()) != old)
+	{
+		SKIP("cannot have a pid reused here (needs root for ns_last_pid, and no fork in between)");
+		if (reuse > 0)
+		{
+			kill(reuse, SIGKILL);
+			waitpid(reuse, NULL, 0);
+		}
+		lx_pid_unpin(&pin);
+		return;
+	}
+	CHECK(!lx_pid_send(&pin, SIGTERM) && alive_child(reuse),
+		  "a pinned process that has gone: its pid's new owner gets nothing");
+	CHECK(!lx_pid_signal(old, &want, SIGTERM) && alive_child(reuse),
+		  "a pid found with one start time and now another's is not signalled");
+	lx_pid_unpin(&pin);
+	kill(reuse, SIGKILL);
+	waitpid(reuse, NULL, 0);
+}
+
+/* A part's tree: a child, its child, and a daemon of that one (setsid, double fork). */
+static void
+fork_tree(int ready)
+{
+	if (fork() == 0)
+	{
+		if (fork() == 0)
+		{
+			setsid();
+			if (fork() == 0)
+			{
+				(void) write(ready, "d", 1);
+				for (;;)
+					pause();
+			}
+			(void) write(ready, "g", 1);
+			for (;;)
+				pause();
+		}
+		(void) write(ready, "c", 1);
+		for (;;)
+			pause();
+	}
+}
+
+/* Stopping a part still ends its whole tree, walked from the keeper (here this process). */
+static void
+test_tree(void)
+{
+	lx_tree		t;
+	int			p[2],
+				i,
+				got = 0;
+	char		c;
+
+	lx_tree_init(&t, NULL, "unit");
+	if (pipe(p) != 0)
+		return;
+	fork_tree(p[1]);
+	for (i = 0; i < 3 && read(p[0], &c, 1) == 1; i++)
+		got++;
+	close(p[0]);
+	close(p[1]);
+	CHECK(got == 3 && !lx_tree_empty(&t), "(setup) a tree of three processes, one a daemon");
+	lx_tree_signal(&t, SIGTERM);
+	for (i = 0; i < 200 && !lx_tree_empty(&t); i++)
+	{
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		sleep_ms(10);
+	}
+	CHECK(lx_tree_empty(&t), "a SIGTERM to the part ends all of it, its daemon too");
+}
+
+int
+main(void)
+{
+	test_checks("with pidfds");
+	lx_pid_use_pidfd = false;
+	test_checks("without pidfds (before Linux 5.3)");
+	test_reused();
+	test_tree();
+	return unit_done("test_pidsig");
+}
