@@ -56,7 +56,7 @@
 
 #define MAX_KEEPERS 1024
 
-static lx_config cfg = {.poll_s = 5.0, .grace_s = 10.0, .min_uid = LX_DEFAULT_MIN_UID};
+static lx_config cfg = {.poll_s = 5.0, .grace_s = 10.0, .fork_retry_s = 60.0, .min_uid = LX_DEFAULT_MIN_UID};
 
 static struct
 {
@@ -414,6 +414,7 @@ spawn_ctx(void)
 	ctx.node = cfg.node;
 	ctx.accounts = (lx_account_rules) {cfg.allow_root_jobs, (uid_t) cfg.min_uid};
 	ctx.grace_s = cfg.grace_s;
+	ctx.fork_retry_s = cfg.fork_retry_s;
 	/* A detached part dies before its lease ends if no launcher adopts it. */
 	ctx.adopt_s = (st.lease_s > 0 ? st.lease_s : 60) * 2 / 3;
 	return &ctx;
@@ -588,6 +589,8 @@ next_timeout_ms(void)
 			next = st.last_reconcile + RECONCILE_MIN_GAP_S;
 		if (st.want_claim && !st.stopping && st.last_claim + CLAIM_MIN_GAP_S < next)
 			next = st.last_claim + CLAIM_MIN_GAP_S;
+		if (lx_fork_retry_at() < next)
+			next = lx_fork_retry_at();
 		for (int i = 0; i < lx_nchildren(); i++)
 			if (lx_child_at(i)->exited && lx_child_at(i)->report_after < next)
 				next = lx_child_at(i)->report_after;	/* a result to report again */

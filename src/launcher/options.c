@@ -38,6 +38,9 @@ usage(FILE *out)
 			"                            mixdnn.lease_timeout, at most 10)\n"
 			"  --kill-grace S            SIGKILL a stopped job's processes S seconds after\n"
 			"                            SIGTERM (10)\n"
+			"  --fork-retry S            a job part whose keeper process cannot be forked (the\n"
+			"                            node out of processes or memory) is tried again for S\n"
+			"                            seconds, then handed back to be re-queued (60; 0: at once)\n"
 			"  --output-dir DIR          write each job part's stdout and stderr to a file of\n"
 			"                            its own in DIR, owned by the job's user (default: each\n"
 			"                            line into this log, marked as the job's)\n"
@@ -104,7 +107,7 @@ parse_args(lx_config *cfg, int argc, char **argv, const char **pwfile)
 		{"kill-grace", required_argument, NULL, 'g'}, {"output-dir", required_argument, NULL, 'o'},
 		{"state-dir", required_argument, NULL, 's'}, {"password-file", required_argument, NULL, 'w'},
 		{"user-map", required_argument, NULL, 'u'}, {"allow-root-jobs", no_argument, NULL, 'r'},
-		{"min-uid", required_argument, NULL, 'm'},
+		{"min-uid", required_argument, NULL, 'm'}, {"fork-retry", required_argument, NULL, 'f'},
 		{"allow-same-user", no_argument, NULL, 'S'}, {"no-cgroups", no_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
@@ -120,6 +123,7 @@ parse_args(lx_config *cfg, int argc, char **argv, const char **pwfile)
 			case 'p': cfg->poll_s = seconds_arg("--poll-interval", optarg, 0.05); break;
 			case 'b': cfg->heartbeat_s = seconds_arg("--heartbeat-interval", optarg, 0.05); break;
 			case 'g': cfg->grace_s = seconds_arg("--kill-grace", optarg, 0); break;
+			case 'f': cfg->fork_retry_s = seconds_arg("--fork-retry", optarg, 0); break;
 			case 'o': cfg->output_dir = optarg; break;
 			case 's': cfg->state_dir = optarg; break;
 			case 'w': *pwfile = optarg; break;

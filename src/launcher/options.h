@@ -24,6 +24,7 @@ typedef struct lx_config
 	double		poll_s;
 	double		heartbeat_s;	/* 0: a third of mixdnn.lease_timeout */
 	double		grace_s;
+	double		fork_retry_s;	/* how long a part whose keeper cannot be forked waits for a fork */
 	bool		allow_root_jobs;
 	long		min_uid;		/* a root launcher runs no job as a lower uid but 0 */
 	bool		allow_same_user;

@@ -82,6 +82,16 @@ exited_now(lx_child *c, int code, const char *why)
 #define START_MIN_LEASE_S 0.5
 
 /*
+ * The back-off of keepers' forks, shared by the node's parts: a fork
+ * fails for want of the node's processes or memory, which every part's
+ * next fork would meet too. Doubles from the first to the last gap.
+ */
+#define FORK_RETRY_FIRST_S 0.25
+#define FORK_RETRY_MAX_S 8.0
+static double fork_retry_gap;	/* 0: the last fork of a keeper worked */
+static double fork_next_try;	/* no keeper is forked before then */
+
+/*
  * What names this launcher's parts, from the spawn context: its cgroup,
  * under which its keepers create the parts' ("": none), and the prefix of
  * a part's name (installation and node).
@@ -374,6 +384,13 @@ lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx)
 	remember_ctx(ctx);
 	c->lease_until = ctx->lease_until;
 	snprintf(c->gpus, sizeof(c->gpus), "%s", job->gpus ? job->gpus : "");
+	if (lx_now() < fork_next_try)
+	{
+		lx_log("job %lld attempt %d waits: the node could fork no keeper %.2f s ago",
+			   job->job_id, job->attempt, fork_retry_gap - (fork_next_try - lx_now()));
+		c->waiting = lx_job_copy(job);
+		return c;
+	}
 	holder = gpu_holder(c->gpus, c);
 	if (holder != NULL)
 	{
@@ -393,6 +410,8 @@ lx_start_waiting(const lx_spawn_ctx *ctx)
 {
 	int			i;
 
+	if (lx_now() < fork_next_try)
+		return;
 	for (i = 0; i < nchildren; i++)
 	{
 		lx_child   *c = &children[i];
@@ -417,6 +436,43 @@ lx_start_waiting(const lx_spawn_ctx *ctx)
 		lx_job_free(job);
 		free(job);
 	}
+}
+
+double
+lx_fork_retry_at(void)
+{
+	if (fork_next_try > lx_now())
+		for (int i = 0; i < nchildren; i++)
+			if (children[i].waiting != NULL)
+				return fork_next_try;
+	return 1e300;
+}
+
+/*
+ * A keeper that could not be forked: the node is out of processes or
+ * memory for now. The part waits, its lease renewed as any waiting part's,
+ * and is tried again after the back-off, until it has waited
+ * ctx->fork_retry_s; then false: it is given up and its job re-queued,
+ * perhaps onto another node (a retry spent on each failed fork would
+ * spend mixdnn.max_retries within a second).
+ */
+static bool
+fork_wait(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx, const char *why)
+{
+	double		now = lx_now();
+
+	fork_retry_gap = fork_retry_gap > 0 ? 2 * fork_retry_gap : FORK_RETRY_FIRST_S;
+	if (fork_retry_gap > FORK_RETRY_MAX_S)
+		fork_retry_gap = FORK_RETRY_MAX_S;
+	fork_next_try = now + fork_retry_gap;
+	if (c->fork_failing_since == 0)
+		c->fork_failing_since = now;
+	if (now - c->fork_failing_since >= ctx->fork_retry_s)
+		return false;
+	lx_log("job %lld attempt %d: %s; it waits, the next try in %.2f s (for at most %.0f s in all)",
+		   job->job_id, job->attempt, why, fork_retry_gap, ctx->fork_retry_s);
+	c->waiting = lx_job_copy(job);
+	return true;
 }
 
 static void
@@ -473,17 +529,21 @@ start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 		close(c->fd);
 		c->fd = -1;
 		unlink(sock);
-		lx_log("job %lld attempt %d: %s", job->job_id, job->attempt, why);
 		/*
 		 * fork() fails only for want of processes or memory (EAGAIN: the
 		 * node's PIDs taken, RLIMIT_NPROC; ENOMEM): the node's failure, not
-		 * the job's. Given up, as a part that lost its lease is, the job
-		 * is re-queued (reset_node) instead of failed with 126.
+		 * the job's. Tried again for a while; then given up, as a part that
+		 * lost its lease is, and the job is re-queued (reset_node) instead
+		 * of failed with 126.
 		 */
+		if (fork_wait(c, job, ctx, why))
+			return;
+		lx_log("job %lld attempt %d: %s", job->job_id, job->attempt, why);
 		c->lease_lost = true;
 		exited_now(c, 126, why);
 		return;
 	}
+	fork_retry_gap = 0;
 	c->pid = pid;
 	lx_log("job %lld attempt %d started: keeper %d, owner %s, rank %d, CUDA_VISIBLE_DEVICES=%s, world %d GPUs (%s)",
 		   job->job_id, job->attempt, (int) pid, job->owner ? job->owner : "", job->node_rank, job->gpus ? job->gpus : "",

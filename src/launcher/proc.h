@@ -26,6 +26,7 @@ typedef struct lx_spawn_ctx
 	const char *node;
 	lx_account_rules accounts;	/* whom jobs may run as */
 	double		grace_s;
+	double		fork_retry_s;	/* a part whose keeper cannot be forked waits this long for a fork */
 	double		adopt_s;		/* how long a detached keeper waits for a launcher */
 	double		lease_until;	/* the parts' lease as a CLOCK_BOOTTIME deadline (keeper.h) */
 } lx_spawn_ctx;
@@ -57,22 +58,29 @@ typedef struct lx_child
 	double		report_after;
 	char		gpus[256];		/* CUDA_VISIBLE_DEVICES of the part */
 	bool		gpus_unknown;	/* adopted, and its keeper has not said its GPUs: it may hold any */
-	lx_job	   *waiting;		/* not started yet: a GPU of it still has another part's processes */
+	lx_job	   *waiting;		/* not started yet: a GPU of it still has another part's processes,
+								 * or its keeper could not be forked yet */
+	double		fork_failing_since;	/* its first failed fork of a keeper; 0: none failed */
 	double		lease_until;	/* its lease as last renewed, CLOCK_BOOTTIME (a waiting part's too) */
 	bool		lease_noted;	/* the log said it waits for a renewal (since the last one) */
 } lx_child;
 
 /*
  * Starts a job part in the current directory (the state directory); a part
- * that cannot start is recorded as exited (126/127) with the reason, or,
- * when its keeper cannot be forked, given up (lease_lost). A part
- * that needs a GPU on which a stopped part's processes are still ending
- * waits for them: two jobs never share a GPU, whatever the database says.
+ * that cannot start is recorded as exited (126/127) with the reason. A part
+ * whose keeper cannot be forked waits and is tried again, with a back-off
+ * shared by the node's parts, for ctx->fork_retry_s; then it is given up
+ * (lease_lost). A part that needs a GPU on which a stopped part's
+ * processes are still ending waits for them: two jobs never share a GPU,
+ * whatever the database says.
  */
 lx_child   *lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx);
 
 /* Starts the waiting parts whose GPUs are free now and whose leases have not run out. */
 void		lx_start_waiting(const lx_spawn_ctx *ctx);
+
+/* When a waiting part's fork is next tried (CLOCK_BOOTTIME, lx_now()); a large value if none waits for one. */
+double		lx_fork_retry_at(void);
 
 /* Connects to the keepers left in the current directory; returns how many. */
 int			lx_adopt(const lx_spawn_ctx *ctx);

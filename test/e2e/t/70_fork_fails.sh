@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # A fork that fails for want of processes (EAGAIN: the node's PIDs taken by
 # a neighbour, or the launcher's account at its RLIMIT_NPROC) is the node's
-# failure, not the job's: the part is given up and the job re-queued, as a
-# part its keeper lost the lease of is, not failed with exit code 126. Both
-# forks: the launcher's of the part's keeper, and the keeper's of the
-# command. Before, either failed the job ("exited with code 126 on node n1:
-# cannot start the keeper: Resource temporarily unavailable").
+# failure, not the job's. A part whose keeper cannot be forked waits and is
+# tried again for --fork-retry seconds; past that, or when the keeper cannot
+# fork the command, the part is given up and the job re-queued, as a part
+# its keeper lost the lease of is, not failed with exit code 126 ("exited
+# with code 126 on node n1: cannot start the keeper: Resource temporarily
+# unavailable").
 #
 # Made deterministic with RLIMIT_NPROC, which root is exempt from: the
 # launcher runs as an account of its own (--allow-same-user) that runs no
 # other process, limited to 1 process (the launcher alone: its fork of a
-# keeper fails), then 2 (the keeper's fork of the command fails), then none.
+# keeper fails), then 2 (the keeper's fork of the command fails), then none;
+# the job is the node's one placement, so a re-queued job comes back to it.
 # Only the soft limit changes, by the account itself: root here may lack
 # CAP_SYS_RESOURCE, which changing another account's limits needs.
 . "$(dirname "$0")/../lib.sh"
@@ -30,22 +32,49 @@ as_launcher_account() {
 	setpriv --reuid="$U" --regid="$U" --init-groups "$@"
 }
 
-# setpriv and prlimit exec: $! is the launcher itself (no function: that would be a subshell)
-PGUSER=$E2E_LAUNCHER_ROLE setpriv --reuid="$U" --regid="$U" --init-groups prlimit --nproc=1: -- \
-	"$MIXDNN_LAUNCHER" --node n1 --poll-interval 2 --kill-grace 2 --state-dir "$T/state-n1" --allow-same-user >>"$T/launcher-n1.log" 2>&1 &
-echo $! >"$T/launcher-n1.pid"
-lpid=$(launcher_pid n1)
+# start_limited NPROC [OPTION]...: n1's launcher as that account, limited to NPROC processes
+start_limited() {
+	local n=$1
+	shift
+	# setpriv and prlimit exec: $! is the launcher itself (no function: that would be a subshell)
+	PGUSER=$E2E_LAUNCHER_ROLE setpriv --reuid="$U" --regid="$U" --init-groups prlimit --nproc="$n": -- \
+		"$MIXDNN_LAUNCHER" --node n1 --poll-interval 2 --kill-grace 2 --state-dir "$T/state-n1" --allow-same-user \
+		"$@" >>"$T/launcher-n1.log" 2>&1 &
+	echo $! >"$T/launcher-n1.pid"
+}
 
 requeued() {	# requeued JOB: how many times the part was given up and the job re-queued
 	q "SELECT count(*) FROM mixdnn.job_events WHERE job_id = $1 AND old_status = 'running'
 	   AND new_status = 'planned' AND reason LIKE 'node n1 no longer runs it%'"
 }
+tries() {	# tries JOB: the launcher's failed forks of the job's keeper that it will try again
+	grep -c "job $1 attempt [0-9]*: cannot start the keeper: .*; it waits, the next try in" "$T/launcher-n1.log"
+}
 
+# A shortage of processes that passes: the part waits and is tried again
+# (with a back-off), and runs in its first attempt, no retry spent.
+start_limited 1
+lpid=$(launcher_pid n1)
+job=$(submit waits hard a100 1 "$(job_cmd 0.5)")
+wait_until 30 "[ \"\$(tries $job)\" -ge 2 ]"
+ok $? "the launcher cannot fork a keeper (RLIMIT_NPROC 1): the part waits and is tried again" ||
+	diag "$(tail -5 "$T/launcher-n1.log")"
+is "$(requeued "$job")/$(status_of "$job")" "0/running" "... still the node's, not handed back"
+as_launcher_account prlimit --pid "$lpid" --nproc="$(ulimit -Hu):"
+wait_until 30 "[ \"\$(status_of $job)\" = completed ]"
+ok $? "with processes to spare again, it runs and completes"
+is "$(q "SELECT attempt FROM mixdnn.jobs WHERE job_id = $job")" 1 "... in its first attempt"
+stop_launcher n1
+
+# A shortage that lasts (--fork-retry 0: at once) gives the part back.
+start_limited 1 --fork-retry 0
+lpid=$(launcher_pid n1)
 job=$(submit nproc hard a100 1 "$(job_cmd 0.5)")
-wait_until 20 "grep -q 'cannot start the keeper' '$T/launcher-n1.log' && [ \"\$(requeued $job)\" -ge 1 ]"
-ok $? "the launcher cannot fork a keeper (RLIMIT_NPROC 1): the part is given up and the job re-queued" ||
+wait_until 20 "grep -q 'given up, not reported as an exit: cannot start the keeper' '$T/launcher-n1.log' &&
+	[ \"\$(requeued $job)\" -ge 1 ]"
+ok $? "past --fork-retry, the part is given up and the job re-queued" ||
 	diag "$(q "SELECT old_status, new_status, reason FROM mixdnn.job_events WHERE job_id = $job ORDER BY at")"
-like "$(grep -m1 'given up' "$T/launcher-n1.log")" \
+like "$(grep -m1 'given up, not reported' "$T/launcher-n1.log")" \
 	'job [0-9]+ attempt [0-9]+: given up, not reported as an exit: cannot start the keeper: Resource temporarily unavailable' \
 	"... the launcher's log says why"
 before=$(requeued "$job")
