@@ -130,7 +130,7 @@ build/unit/test_adopt: test/unit/test_adopt.c test/unit/unit.h $(LX_ADOPT_OBJS)
 LX_PIDSIG_OBJS = $(patsubst %,src/launcher/%.o,pidsig tree log)
 build/unit/test_pidsig: test/unit/test_pidsig.c test/unit/unit.h $(LX_PIDSIG_OBJS)
 	@mkdir -p build/unit
-	$(CC) $(CFLAGS) -Isrc/launcher -Itest/unit -o $@ $< $(LX_PIDSIG_OBJS)
+	$(CC) $(CFLAGS) -Isrc/launcher -Itest/unit -o $@ $< $(LX_PIDSIG_OBJS) -pthread
 
 build/unit/%: test/unit/%.c test/unit/unit.h $(CORE_OBJS)
 	@mkdir -p build/unit

@@ -382,6 +382,29 @@ read_children(pid_t pid, walk_list *l)
 }
 
 /*
+ * Whether a process whose /proc/PID/stat says 'Z' still runs: its main
+ * thread has exited (pthread_exit) while another thread runs on ("Zl" in
+ * ps), which /proc/PID/task still lists. Such a process can be signalled
+ * and may have children (its threads').
+ */
+static bool
+zombie_runs(pid_t pid)
+{
+	char		path[64];
+	DIR		   *d;
+	struct dirent *e;
+	bool		runs = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int) pid);
+	if ((d = opendir(path)) == NULL)
+		return false;
+	while (!runs && (e = readdir(d)) != NULL)
+		runs = isdigit((unsigned char) e->d_name[0]) && (pid_t) atoi(e->d_name) != pid;
+	closedir(d);
+	return runs;
+}
+
+/*
  * One process a walk found: signalled if it is still a child of the
  * parent that listed it (or, that parent gone, of the keeper, which
  * inherits its orphans), and its own children listed in turn, all while a
@@ -399,7 +422,7 @@ walk_one(pid_t keeper, pid_t pid, pid_t parent, int sig, walk_list *l)
 
 	if (!lx_pid_pin(pid, &want, &p, &st))
 		return false;
-	alive = st.state != 'Z' && st.state != 'X';
+	alive = (st.state != 'Z' && st.state != 'X') || (st.state == 'Z' && zombie_runs(pid));
 	if (alive && sig != 0)
 		(void) lx_pid_send(&p, sig);
 	if (alive)

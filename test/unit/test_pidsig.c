@@ -9,6 +9,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,6 +237,66 @@ test_tree(void)
 	CHECK(lx_tree_empty(&t), "a SIGTERM to the part ends all of it, its daemon too");
 }
 
+static void *
+pause_thread(void *arg)
+{
+	for (;;)
+		pause();
+	return arg;
+}
+
+/*
+ * A process whose main thread has exited while another thread runs on
+ * (pthread_exit; "Zl" in ps, 'Z' in /proc/PID/stat) is alive, and so is
+ * the child that thread forked: a part's SIGKILL ends both, and until then
+ * the part is not empty. Each holds the write end of a pipe, so that its
+ * end-of-file says both are gone.
+ */
+static void
+test_zombie_leader(void)
+{
+	lx_tree		t;
+	lx_pid_stat st = {0};
+	pid_t		pid;
+	int			p[2],
+				i;
+	struct pollfd pfd;
+	char		c;
+	bool		gone;
+
+	lx_tree_init(&t, NULL, "unit");
+	if (pipe(p) != 0)
+		return;
+	pid = fork();
+	if (pid == 0)
+	{
+		pthread_t	th;
+
+		close(p[0]);
+		if (fork() == 0)
+			for (;;)
+				pause();
+		if (pthread_create(&th, NULL, pause_thread, NULL) == 0)
+			pthread_exit(NULL);
+		_exit(1);
+	}
+	close(p[1]);
+	for (i = 0; i < 200 && !(lx_pid_stat_of(pid, &st) && st.state == 'Z'); i++)
+		sleep_ms(10);
+	CHECK(st.state == 'Z' && alive_child(pid),
+		  "(setup) a process whose main thread has exited while another runs");
+	CHECK(!lx_tree_empty(&t), "a part with such a process is not empty");
+	lx_tree_signal(&t, SIGKILL);
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	gone = poll(&pfd, 1, 2000) == 1 && read(p[0], &c, 1) == 0;
+	CHECK(gone, "a SIGKILL to the part ends it and the child its thread forked");
+	if (!gone)
+		kill(pid, SIGKILL);
+	(void) killed_by(pid);
+	close(p[0]);
+}
+
 int
 main(void)
 {
@@ -243,5 +305,6 @@ main(void)
 	test_checks("without pidfds (before Linux 5.3)");
 	test_reused();
 	test_tree();
+	test_zombie_leader();
 	return unit_done("test_pidsig");
 }
