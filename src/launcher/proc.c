@@ -388,6 +388,8 @@ lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx)
 	{
 		lx_log("job %lld attempt %d waits: the node could fork no keeper %.2f s ago",
 			   job->job_id, job->attempt, fork_retry_gap - (fork_next_try - lx_now()));
+		/* its --fork-retry counts from now: a pass tries one waiting part at a time */
+		c->fork_failing_since = lx_now();
 		c->waiting = lx_job_copy(job);
 		return c;
 	}
@@ -410,14 +412,15 @@ lx_start_waiting(const lx_spawn_ctx *ctx)
 {
 	int			i;
 
-	if (lx_now() < fork_next_try)
-		return;
 	for (i = 0; i < nchildren; i++)
 	{
 		lx_child   *c = &children[i];
 		lx_job	   *job = c->waiting;
 		lx_spawn_ctx own = *ctx;
 
+		/* checked for each part: a fork that failed on this pass holds back the rest */
+		if (lx_now() < fork_next_try)
+			return;
 		if (job == NULL || gpu_holder(c->gpus, c) != NULL)
 			continue;
 		/* too little lease left, its keeper would kill it at once: a renewal or reconciliation decides */

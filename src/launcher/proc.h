@@ -60,7 +60,8 @@ typedef struct lx_child
 	bool		gpus_unknown;	/* adopted, and its keeper has not said its GPUs: it may hold any */
 	lx_job	   *waiting;		/* not started yet: a GPU of it still has another part's processes,
 								 * or its keeper could not be forked yet */
-	double		fork_failing_since;	/* its first failed fork of a keeper; 0: none failed */
+	double		fork_failing_since;	/* since when it waits for a fork of a keeper (its own failed,
+									 * or the node's back-off held it); 0: never */
 	double		lease_until;	/* its lease as last renewed, CLOCK_BOOTTIME (a waiting part's too) */
 	bool		lease_noted;	/* the log said it waits for a renewal (since the last one) */
 } lx_child;

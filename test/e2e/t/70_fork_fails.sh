@@ -66,6 +66,27 @@ ok $? "with processes to spare again, it runs and completes"
 is "$(q "SELECT attempt FROM mixdnn.jobs WHERE job_id = $job")" 1 "... in its first attempt"
 stop_launcher n1
 
+# Two parts waiting for a fork: the back-off is the node's, so a pass that
+# tries them again stops at the first fork that fails (before, it forked
+# every waiting part at once, each failure doubling the gap: 0.25 s to 8 s
+# in three passes, not six).
+start_limited 1
+lpid=$(launcher_pid n1)
+j1=$(submit waits1 hard a100 1 "$(job_cmd 0.5)")
+j2=$(submit waits2 hard a100 1 "$(job_cmd 0.5)")
+wait_until 30 "[ \"\$(( \$(tries $j1) + \$(tries $j2) ))\" -ge 4 ]"
+ok $? "two parts wait for a fork and are tried again" || diag "$(tail -5 "$T/launcher-n1.log")"
+# the milliseconds between one failed try and the next (at least the first gap, 250)
+gaps=$(grep -E "job ($j1|$j2) attempt [0-9]+: cannot start the keeper: .*; it waits" "$T/launcher-n1.log" |
+	awk '{ split(substr($1, 12, 12), t, ":"); ms = (t[1] * 3600 + t[2] * 60 + t[3]) * 1000
+		if (NR > 1) printf "%d ", ms - last; last = ms }')
+ok "$(echo "$gaps" | awk '{ for (i = 1; i <= NF; i++) if ($i < 200) exit 1 }'; echo $?)" \
+	"... one at a time: no try follows another within the back-off" || diag "gaps (ms): $gaps"
+as_launcher_account prlimit --pid "$lpid" --nproc="$(ulimit -Hu):"
+wait_until 30 "[ \"\$(status_of $j1)/\$(status_of $j2)\" = completed/completed ]"
+ok $? "... and both run and complete"
+stop_launcher n1
+
 # A shortage that lasts (--fork-retry 0: at once) gives the part back.
 start_limited 1 --fork-retry 0
 lpid=$(launcher_pid n1)
