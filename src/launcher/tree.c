@@ -240,6 +240,9 @@ typedef struct proc_list
 	int			cap;
 } proc_list;
 
+static bool zombie_runs(pid_t pid);
+
+/* Every live process; one whose main thread exited while another runs on is live (zombie_runs). */
 static void
 list_processes(proc_list *l)
 {
@@ -257,7 +260,7 @@ list_processes(proc_list *l)
 		if (!isdigit((unsigned char) e->d_name[0]))
 			continue;
 		pid = (pid_t) atoi(e->d_name);
-		if (!lx_pid_stat_of(pid, &st) || st.state == 'Z' || st.state == 'X')
+		if (!lx_pid_stat_of(pid, &st) || st.state == 'X' || (st.state == 'Z' && !zombie_runs(pid)))
 			continue;
 		if (l->n == l->cap)
 		{
