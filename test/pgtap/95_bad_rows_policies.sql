@@ -30,10 +30,10 @@ BEGIN
 	PERFORM set_config('mixdnn.policy', pol, true);
 	PERFORM pg_temp.set_now(pg_temp.t0());
 	DELETE FROM mixdnn.jobs;
-	INSERT INTO mixdnn.jobs (name, gpus, allowed_types, duration, owner, submitted_at)
-		VALUES ('absurd', 1, '{slow}', '300 days', 'alice', pg_temp.t0() - interval '10 s');
-	INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, owner, submitted_at)
-		VALUES ('all-slow', 'hard', 'slow', 4, '1h', 'alice', pg_temp.t0() - interval '5 s');
+	INSERT INTO mixdnn.jobs (name, gpus, allowed_types, duration, submitted_at)
+		VALUES ('absurd', 1, '{slow}', '300 days', pg_temp.t0() - interval '10 s');
+	INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, submitted_at)
+		VALUES ('all-slow', 'hard', 'slow', 4, '1h', pg_temp.t0() - interval '5 s');
 	SET CONSTRAINTS ALL IMMEDIATE;
 	SET CONSTRAINTS ALL DEFERRED;
 	-- ("its shortest run time" where the policy weighs every allowed configuration)
@@ -44,7 +44,7 @@ BEGIN
 		pol || ': the job that needs its GPUs starts now');
 	PERFORM pg_temp.set_now('9999-12-30 00:00+00');
 	DELETE FROM mixdnn.jobs;
-	INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration, owner) VALUES ('late', 'v100', 1, '10 days', 'alice');
+	INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('late', 'v100', 1, '10 days');
 	SET CONSTRAINTS ALL IMMEDIATE;
 	SET CONSTRAINTS ALL DEFERRED;
 	RETURN NEXT is(pg_temp.said('late'),
