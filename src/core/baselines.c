@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "baselines.h"
+#include "plan_limits.h"
 #include "tolerance.h"
 #include "utility.h"
 
@@ -139,6 +140,14 @@ mx_requested_config(const mx_snapshot *s, const mx_job *j, const int *total, dou
 	*util = (ref > 0 && isfinite(ref)) ? thr / ref : 1.0;
 	if (!(*util > 0) || !isfinite(*util))
 		*util = 1.0;
+	/* the run-time limit, as for mixdnn's candidates: planned and dropped later, it would hold GPUs in the round */
+	if (!mx_runtime_ok(j->duration / *util))
+	{
+		snprintf(reason, rlen, "its run time (%.3g days on %d %s GPU%s) exceeds the limit of %.0f days",
+				 j->duration / *util / 86400.0, g, s->types[t].name, g == 1 ? "" : "s",
+				 MX_MAX_RUNTIME_S / 86400.0);
+		return -1;
+	}
 	return 0;
 }
 

@@ -16,7 +16,8 @@ void		mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *c
 /*
  * The requested configuration of job j (the rules at the top of
  * baselines.c), given the GPUs of each type on up nodes. Returns 0 and sets
- * *type, *gpus, *util, or -1 with a reason when the cluster could never run it.
+ * *type, *gpus, *util, or -1 with a reason when the cluster could never run it
+ * or its run time there is not within MX_MAX_RUNTIME_S (plan_limits.h).
  */
 int			mx_requested_config(const mx_snapshot *s, const mx_job *j, const int *total, double alpha,
 								int *type, int *gpus, double *util, char *reason, size_t rlen);

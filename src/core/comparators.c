@@ -34,6 +34,7 @@
 #include "tolerance.h"
 #include "baselines.h"
 #include "freepool.h"
+#include "plan_limits.h"
 #include "utility.h"
 
 /* Finish times closer than this are equal (float noise of sums of times). */
@@ -181,7 +182,7 @@ plan_requested(cmp_round *r, int ji)
 		if (k == t || (j->allowed != 0 && !((j->allowed >> k) & 1)) || r->pool.free_now[k] < g)
 			continue;
 		thr = mx_throughput(s, j, k, g, r->o->scaling_alpha);
-		if (!(thr > 0) || !(ref > 0) || !isfinite(thr / ref))
+		if (!(thr > 0) || !(ref > 0) || !isfinite(thr / ref) || !mx_runtime_ok(j->duration / (thr / ref)))
 			continue;
 		start_now(r, ji, k, g, thr / ref);
 		return;

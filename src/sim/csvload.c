@@ -37,6 +37,8 @@ number_rule(const csv_column *c, char *buf, size_t size)
 		snprintf(buf, size, "must be a positive number");
 	else if (isinf(c->lo) && isinf(c->hi))
 		snprintf(buf, size, "must be %s", what);
+	else if (c->lo_open)
+		snprintf(buf, size, "must be %s greater than %g and at most %g", what, c->lo, c->hi);
 	else if (isinf(c->hi))
 		snprintf(buf, size, "must be %s >= %g", what, c->lo);
 	else

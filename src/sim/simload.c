@@ -61,7 +61,7 @@ typedef struct type_row
 
 static const csv_column type_columns[] = {
 	{"gpu_type", 1, CSV_NAME, OFF(type_row, gpu_type)},
-	{"speed", 0, CSV_REAL, OFF(type_row, speed), 0, INFINITY, 1},
+	{"speed", 0, CSV_REAL, OFF(type_row, speed), 0, 1000, 1},	/* mixdnn.gpu_types' range */
 };
 
 typedef struct load_ctx

@@ -309,6 +309,9 @@ printf 'node,gpu_type,gpus\nn1,tpu,4\n' >"$T/b10.csv"
 bad "node of an unknown type" --types "$T/types.csv" --nodes "$T/b10.csv" --trace "$T/t1.csv" --policy k8s
 printf 'gpu_type,speed\nfast,-1\n' >"$T/b11.csv"
 bad "negative speed" --types "$T/b11.csv" --nodes "$T/nodes1.csv" --trace "$T/t1.csv" --policy k8s
+# mixdnn.gpu_types' range, (0, 1000]: at 1e308 a count's throughput overflowed and a hard job on the type was "rejected"
+printf 'gpu_type,speed\nfast,1001\n' >"$T/b11b.csv"
+bad "speed above 1000" --types "$T/b11b.csv" --nodes "$T/nodes1.csv" --trace "$T/t1.csv" --policy k8s
 printf 'model,gpu_type,gpus,throughput\nm,fast,1,abc\n' >"$T/b12.csv"
 bad "bad profile throughput" $A --profiles "$T/b12.csv" --trace "$T/t1.csv" --policy k8s
 : >"$T/b13.csv"

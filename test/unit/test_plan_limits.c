@@ -47,8 +47,38 @@ absurd_runtime(mx_policy policy)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * The absurd job comes first in every order but sjf's, and asks for a GPU
+ * of the slow type: taking it for the round and dropping its plan only
+ * afterwards left the hard job that needs all four waiting for ever
+ * ("k8s: needs 4 slow GPUs, 3 free now"; static, backfill: planned after
+ * 9999-12-31 behind it).
+ */
 static void
-end_of_time(void)
+absurd_blocks_nothing(mx_policy policy)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+
+	cluster(&s, NOW);
+	fx_soft(&s, 1, -1, 1, 1, 1, (uint64_t) 1 << 1, 300 * 86400.0);	/* slow only: 8e8 years */
+	fx_hard(&s, 2, 1, 4, 3600.0);	/* every slow GPU, an hour */
+	s.jobs[0].submitted = NOW - 10.0;
+	s.jobs[1].submitted = NOW - 5.0;
+	mx_options_default(&o);
+	o.policy = policy;
+	CHECK(mx_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_UNPLANNABLE &&
+		  strstr(p.a[0].reason, "exceeds the limit of 3650 days") != NULL,
+		  "%s: the absurd job is unplannable and says why (%s)", mx_policy_name(policy), p.a[0].reason);
+	CHECK(p.a[1].status == MX_PLANNED && p.a[1].start == NOW,
+		  "%s: the job that needs its GPUs starts now (%s)", mx_policy_name(policy), p.a[1].reason);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+static void
+end_of_time(mx_policy policy)
 {
 	mx_snapshot s;
 	mx_options	o;
@@ -58,10 +88,11 @@ end_of_time(void)
 	fx_hard(&s, 1, 0, 1, 7200.0);
 	fx_hard(&s, 2, 0, 1, 600.0);
 	mx_options_default(&o);
+	o.policy = policy;
 	CHECK(mx_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_UNPLANNABLE &&
 		  strstr(p.a[0].reason, "after 9999-12-31") != NULL,
-		  "a plan ending after 9999-12-31 is unplannable (%s)", p.a[0].reason);
-	CHECK(p.a[1].status == MX_PLANNED, "a job ending before it is planned");
+		  "%s: a plan ending after 9999-12-31 is unplannable (%s)", mx_policy_name(policy), p.a[0].reason);
+	CHECK(p.a[1].status == MX_PLANNED, "%s: a job ending before it is planned", mx_policy_name(policy));
 	mx_plan_free(&p);
 	mx_snapshot_free(&s);
 }
@@ -96,11 +127,15 @@ refused(void)
 int
 main(void)
 {
-	absurd_runtime(MX_POLICY_MIXDNN);
-	absurd_runtime(MX_POLICY_K8S);
-	absurd_runtime(MX_POLICY_STATIC);
-	absurd_runtime(MX_POLICY_BACKFILL);
-	end_of_time();
+	mx_policy	pol;
+
+	/* every policy, the comparators (sjf .. k8s-any) too: mixdnn.policy may name any */
+	for (pol = MX_POLICY_MIXDNN; pol <= MX_POLICY_K8S_ANY; pol++)
+	{
+		absurd_runtime(pol);
+		absurd_blocks_nothing(pol);
+		end_of_time(pol);
+	}
 	refused();
 	CHECK(mx_runtime_ok(MX_MAX_RUNTIME_S) && !mx_runtime_ok(MX_MAX_RUNTIME_S * 1.001) && !mx_runtime_ok(NAN) &&
 		  !mx_runtime_ok(INFINITY) && !mx_runtime_ok(0), "mx_runtime_ok: finite, positive, at most ten years");
