@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "baselines.h"
+#include "plan_limits.h"
 #include "tolerance.h"
 #include "utility.h"
 
@@ -77,6 +78,11 @@ mx_requested_config(const mx_snapshot *s, const mx_job *j, const int *total, dou
 			g = j->min_gpus;
 		if (j->max_gpus > 0 && g > j->max_gpus)
 			g = j->max_gpus;
+	}
+	if (j->refuse != NULL)
+	{
+		snprintf(reason, rlen, "%s", j->refuse);
+		return -1;
 	}
 	if (g <= 0)
 	{
@@ -139,6 +145,14 @@ mx_requested_config(const mx_snapshot *s, const mx_job *j, const int *total, dou
 	*util = (ref > 0 && isfinite(ref)) ? thr / ref : 1.0;
 	if (!(*util > 0) || !isfinite(*util))
 		*util = 1.0;
+	/* an absurd run time is no candidate of any policy (plan_limits.h) */
+	if (!mx_runtime_ok(j->duration / *util))
+	{
+		snprintf(reason, rlen, "its run time (%.3g days on %d %s GPU%s) exceeds the limit of %.0f days",
+				 j->duration / *util / 86400.0, g, s->types[t].name, g == 1 ? "" : "s",
+				 MX_MAX_RUNTIME_S / 86400.0);
+		return -1;
+	}
 	return 0;
 }
 

@@ -493,6 +493,7 @@ plan_other_policy(const mx_snapshot *s, const mx_options *o, mx_plan *out, doubl
 	{
 		if (mx_comparator_plan(s, o, out) < 0)
 			return -1;
+		mx_plan_enforce_limits(s, out);
 		out->solve_ms = mx_wall_ms() - t0;
 		return 0;
 	}
