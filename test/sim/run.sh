@@ -244,6 +244,19 @@ bad "two CSV outputs on stdout" $A --trace "$T/t1.csv" --policy k8s --out - --ut
 "$SIM" $A --trace "$T/t1.csv" --policy k8s --out - --json >"$T/so.out" 2>"$T/so.err"
 [ $? -eq 0 ] && head -1 "$T/so.out" | grep -q '^name,job_id,' && ! grep -q '^{' "$T/so.out" && grep -q '^{' "$T/so.err"
 ok $? "--out - keeps stdout to the CSV: the JSON goes to stderr" || head -c 300 "$T/so.out" | sed 's/^/#   /'
+# A failed write (a full disk) is an error, not a truncated output with exit 0.
+if [ -w /dev/full ]; then
+	bad "--out on a full device" $A --trace "$T/t1.csv" --policy k8s --out /dev/full
+	grep -q "cannot write /dev/full: No space left on device" "$T/bad.err"
+	ok $? "... its message names the file and the error"
+	"$SIM" $A --trace "$T/t1.csv" --policy k8s --json >/dev/full 2>"$T/bad.err"
+	is "$?:$(grep -c 'cannot write stdout' "$T/bad.err")" "2:1" "--json on a full stdout: exit 2, 'cannot write stdout'"
+else
+	skip 3 "no /dev/full"
+fi
+# A file that could not be written whole is removed (here: a file size limit of 0).
+(ulimit -f 0 && trap '' XFSZ && exec "$SIM" $A --trace "$T/t1.csv" --policy k8s --out "$T/cut.csv" --json >/dev/null 2>"$T/cut.err")
+is "$?:$([ -e "$T/cut.csv" ] && echo left || echo removed)" "2:removed" "an --out whose write failed: exit 2 and no half-written file"
 # The planner's options: one table (src/core/options.c) checked by the
 # simulator and the benchmark alike.
 BENCH=$(dirname "$SIM")/mixdnn-bench
