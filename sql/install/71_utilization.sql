@@ -49,7 +49,7 @@ BEGIN
 			SELECT e.at FROM mixdnn.job_events e
 			WHERE e.job_id = p.job_id AND e.new_status = 'launching'
 			ORDER BY e.event_id OFFSET p.attempt - 1 LIMIT 1) l
-		WHERE p.gpu_type IS NOT NULL AND (p.finished_at IS NULL OR p.finished_at > from_ts)),
+		WHERE p.gpu_type IS NOT NULL AND p.attempt >= 1 AND (p.finished_at IS NULL OR p.finished_at > from_ts)),
 	win AS (
 		SELECT p.* FROM parts p WHERE p.s < to_ts AND p.e > from_ts),
 	types AS (
