@@ -257,6 +257,12 @@ fi
 # A file that could not be written whole is removed (here: a file size limit of 0).
 (ulimit -f 0 && trap '' XFSZ && exec "$SIM" $A --trace "$T/t1.csv" --policy k8s --out "$T/cut.csv" --json >/dev/null 2>"$T/cut.err")
 is "$?:$([ -e "$T/cut.csv" ] && echo left || echo removed)" "2:removed" "an --out whose write failed: exit 2 and no half-written file"
+# A tiny estimate of a long run (duration_s / estimate_s overflows a double):
+# the job runs its duration_s, it is not left running forever (exit 1, "stopped").
+printf '%s,estimate_s\nj1,0,,hard,fast,1,1e15,1e-300\n' "$H" >"$T/ratio.csv"
+"$SIM" $A --trace "$T/ratio.csv" --policy k8s --quiet --out "$T/ratio.out" >/dev/null 2>"$T/ratio.err"
+is "$?:$(field "$T/ratio.out" j1 status):$(field "$T/ratio.out" j1 finish_s)" "0:completed:1000000000000000.000" \
+	"a 1e15 s job estimated at 1e-300 s completes after its 1e15 s"
 # The planner's options: one table (src/core/options.c) checked by the
 # simulator and the benchmark alike.
 BENCH=$(dirname "$SIM")/mixdnn-bench
