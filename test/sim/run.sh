@@ -263,6 +263,16 @@ printf '%s,estimate_s\nj1,0,,hard,fast,1,1e15,1e-300\n' "$H" >"$T/ratio.csv"
 "$SIM" $A --trace "$T/ratio.csv" --policy k8s --quiet --out "$T/ratio.out" >/dev/null 2>"$T/ratio.err"
 is "$?:$(field "$T/ratio.out" j1 status):$(field "$T/ratio.out" j1 finish_s)" "0:completed:1000000000000000.000" \
 	"a 1e15 s job estimated at 1e-300 s completes after its 1e15 s"
+# Text that is not UTF-8 (a Latin-1 owner) is refused, as \copy into the
+# database refuses it; it went into the JSON's owners, which no JSON parser read.
+printf '%s,owner\nj1,0,,hard,fast,1,10,al\377ice\n' "$H" >"$T/latin1.csv"
+bad "an owner that is not UTF-8" $A --trace "$T/latin1.csv" --policy k8s --json
+grep -q 'latin1.csv:2: field 8 is not valid UTF-8 (byte 0xFF at 3)' "$T/bad.err"
+ok $? "... its message names the file, the line and the field"
+printf '%s,owner\nj\303\251,0,,hard,fast,1,10,\303\251lise\n' "$H" >"$T/utf8.csv"
+"$SIM" $A --trace "$T/utf8.csv" --policy k8s --json 2>/dev/null | tail -n 1 |
+	python3 -c 'import json,sys; sys.exit(json.loads(sys.stdin.buffer.read().decode("utf-8"))["owners"][0]["owner"] != "\u00e9lise")'
+ok $? "a UTF-8 owner reaches the JSON's owners as it was written"
 # The planner's options: one table (src/core/options.c) checked by the
 # simulator and the benchmark alike.
 BENCH=$(dirname "$SIM")/mixdnn-bench
