@@ -327,6 +327,18 @@ load_world(const sim_cli *cli, sim_world *w)
 	}
 	if (cli->soft_share >= 0)
 		apply_soft_share(w, cli->soft_share, (uint64_t) cli->seed);
+	if (cli->o.watch)
+	{
+		int			i;
+
+		for (i = 0; i < w->njobs && strcmp(w->jobs[i].name, cli->o.watch) != 0; i++)
+			;
+		if (i == w->njobs)
+		{
+			fprintf(stderr, "mixdnn-sim: --watch: no job of %s is named \"%s\"\n", cli->trace, cli->o.watch);
+			return 2;
+		}
+	}
 	return 0;
 }
 

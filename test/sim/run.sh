@@ -241,6 +241,9 @@ bad "a header naming a column twice" $A --trace "$T/twice.csv" --policy k8s
 printf '%s,priority\nj1,0,,hard,fast,2,5,500\n' "$H" >"$T/prio.csv"
 bad "a priority outside mixdnn.jobs' -100..100" $A --trace "$T/prio.csv" --policy k8s
 bad "two CSV outputs on stdout" $A --trace "$T/t1.csv" --policy k8s --out - --util-out -
+bad "--watch naming no job of the trace (a typo watched nothing)" $A --trace "$T/t1.csv" --policy k8s --watch nosuchjob
+grep -q 'no job of .*t1.csv is named "nosuchjob"' "$T/bad.err"
+ok $? "... its message names the trace and the name"
 "$SIM" $A --trace "$T/t1.csv" --policy k8s --out - --json >"$T/so.out" 2>"$T/so.err"
 [ $? -eq 0 ] && head -1 "$T/so.out" | grep -q '^name,job_id,' && ! grep -q '^{' "$T/so.out" && grep -q '^{' "$T/so.err"
 ok $? "--out - keeps stdout to the CSV: the JSON goes to stderr" || head -c 300 "$T/so.out" | sed 's/^/#   /'
