@@ -181,14 +181,19 @@ CREATE VIEW mixdnn.metrics WITH (security_barrier = true) AS
 		FROM mixdnn.jobs j, clock WHERE j.started_at > clock.t - interval '1 hour' AND j.started_at <= clock.t),
 	rounds AS (
 		SELECT r.at, r.solve_ms FROM mixdnn.rounds r, clock WHERE r.at > clock.t - interval '1 hour' AND r.at <= clock.t),
+	-- each part's launch by the job_events index (as mixdnn._launches numbers
+	-- them), not by numbering every launch of the history at each scrape
 	claims AS (
 		SELECT date_part('epoch', p.claimed_at - l.at) AS s
-		FROM mixdnn.job_parts p JOIN mixdnn._launches l ON l.job_id = p.job_id AND l.attempt = p.attempt, clock
-		WHERE p.claimed_at > clock.t - interval '1 hour' AND p.claimed_at <= clock.t)
-	SELECT 'jobs'::text AS metric, NULL::text AS gpu_type, s.status, count(j.job_id)::float8 AS value
+		FROM mixdnn.job_parts p CROSS JOIN clock
+		CROSS JOIN LATERAL (
+			SELECT e.at FROM mixdnn.job_events e
+			WHERE e.job_id = p.job_id AND e.new_status = 'launching'
+			ORDER BY e.event_id OFFSET p.attempt - 1 LIMIT 1) l
+		WHERE p.claimed_at > clock.t - interval '1 hour' AND p.claimed_at <= clock.t AND p.attempt >= 1)
+	SELECT 'jobs'::text AS metric, NULL::text AS gpu_type, s.status, coalesce(c.n, 0)::float8 AS value
 	FROM (VALUES ('pending'), ('planned'), ('launching'), ('running'), ('completed'), ('failed'), ('cancelled')) s(status)
-	LEFT JOIN mixdnn.jobs j ON j.status = s.status
-	GROUP BY s.status
+	LEFT JOIN (SELECT j.status, count(*) AS n FROM mixdnn.jobs j GROUP BY j.status) c ON c.status = s.status
 	UNION ALL
 	SELECT m.metric, n.gpu_type, NULL,
 		   CASE m.metric WHEN 'gpus' THEN sum(n.gpus) WHEN 'gpus_held' THEN sum(n.held)

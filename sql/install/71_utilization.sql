@@ -34,28 +34,47 @@ BEGIN
 			USING ERRCODE = 'program_limit_exceeded',
 				  HINT = 'Use a longer step or a shorter window.';
 	END IF;
+	-- Only the parts that may overlap the window, each with its launch (the
+	-- job's attempt-th launching event, as mixdnn._launches numbers them, by
+	-- the job_events index), and each summed only into the steps it
+	-- overlaps: width_bucket() finds them among the steps' starts by binary
+	-- search. A join of every step with every part took 33 to 47 s over 100
+	-- days of 200,000 parts, and 2 to 5 s for one day of them.
 	RETURN QUERY
 	WITH parts AS (
 		-- never ending before its launch: a virtual clock set earlier made busy_gpus negative
 		SELECT p.gpu_type AS t, p.gpus AS g, l.at AS s, coalesce(p.finished_at, greatest(mixdnn.now(), l.at)) AS e
 		FROM mixdnn.job_parts p
-		JOIN mixdnn._launches l ON l.job_id = p.job_id AND l.attempt = p.attempt
-		WHERE p.gpu_type IS NOT NULL),
+		CROSS JOIN LATERAL (
+			SELECT e.at FROM mixdnn.job_events e
+			WHERE e.job_id = p.job_id AND e.new_status = 'launching'
+			ORDER BY e.event_id OFFSET p.attempt - 1 LIMIT 1) l
+		WHERE p.gpu_type IS NOT NULL AND p.attempt >= 1 AND (p.finished_at IS NULL OR p.finished_at > from_ts)),
+	win AS (
+		SELECT p.* FROM parts p WHERE p.s < to_ts AND p.e > from_ts),
 	types AS (
 		SELECT n.gpu_type AS t, sum(n.gpus)::bigint AS total FROM mixdnn.gpu_nodes n GROUP BY n.gpu_type
 		UNION ALL
-		SELECT DISTINCT p.t, 0 FROM parts p
-		WHERE p.s < to_ts AND p.e > from_ts AND NOT EXISTS (SELECT FROM mixdnn.gpu_nodes n WHERE n.gpu_type = p.t)),
+		SELECT DISTINCT w.t, 0 FROM win w
+		WHERE NOT EXISTS (SELECT FROM mixdnn.gpu_nodes n WHERE n.gpu_type = w.t)),
 	buckets AS (
-		SELECT b AS s, least(b + step, to_ts) AS e FROM generate_series(from_ts, to_ts - interval '1 microsecond', step) b)
+		SELECT (row_number() OVER (ORDER BY b))::int AS i, b AS s, least(b + step, to_ts) AS e
+		FROM generate_series(from_ts, to_ts - interval '1 microsecond', step) b),
+	starts AS (
+		SELECT array_agg(b.s ORDER BY b.i) AS a FROM buckets b),
+	busy AS (
+		SELECT b.i, w.t, sum(w.g * date_part('epoch', least(w.e, b.e) - greatest(w.s, b.s))) AS gs
+		FROM win w CROSS JOIN starts st
+		CROSS JOIN LATERAL generate_series(width_bucket(greatest(w.s, from_ts), st.a),
+										   width_bucket(least(w.e, to_ts), st.a)) k
+		JOIN buckets b ON b.i = k
+		WHERE w.s < b.e AND w.e > b.s
+		GROUP BY b.i, w.t)
 	SELECT b.s, ty.t, ty.total,
-		   coalesce(sum(p.g * date_part('epoch', least(p.e, b.e) - greatest(p.s, b.s))), 0)
-			 / date_part('epoch', b.e - b.s),
-		   coalesce(sum(p.g * date_part('epoch', least(p.e, b.e) - greatest(p.s, b.s))), 0)
-			 / date_part('epoch', b.e - b.s) / nullif(ty.total, 0)
+		   coalesce(bu.gs, 0) / date_part('epoch', b.e - b.s),
+		   coalesce(bu.gs, 0) / date_part('epoch', b.e - b.s) / nullif(ty.total, 0)
 	FROM buckets b CROSS JOIN types ty
-	LEFT JOIN parts p ON p.t = ty.t AND p.s < b.e AND p.e > b.s
-	GROUP BY b.s, b.e, ty.t, ty.total
+	LEFT JOIN busy bu ON bu.i = b.i AND bu.t = ty.t
 	ORDER BY b.s, ty.t;
 END
 $$;

@@ -79,6 +79,11 @@ mx_requested_config(const mx_snapshot *s, const mx_job *j, const int *total, dou
 		if (j->max_gpus > 0 && g > j->max_gpus)
 			g = j->max_gpus;
 	}
+	if (j->refuse != NULL)
+	{
+		snprintf(reason, rlen, "%s", j->refuse);
+		return -1;
+	}
 	if (g <= 0)
 	{
 		snprintf(reason, rlen, "requests %d GPUs", g);

@@ -194,14 +194,29 @@ place_due_job(mx_snapshot *cluster, mx_launch_quota *quota, int i, HeapTuple t, 
 	bool		isnull;
 	int64		job_id = DatumGetInt64(SPI_getbinval(t, desc, 1, &isnull));
 	int32		attempt = DatumGetInt32(SPI_getbinval(t, desc, 2, &isnull));
-	char	   *type_name = TextDatumGetCString(SPI_getbinval(t, desc, 3, &isnull));
-	int			gpus = DatumGetInt32(SPI_getbinval(t, desc, 4, &isnull));
-	Interval   *runtime = DatumGetIntervalP(SPI_getbinval(t, desc, 5, &isnull));
-	int			type = mx_type_index(cluster, type_name);
+	char	   *type_name;
+	int			gpus;
+	Interval   *runtime;
+	int			type;
 	int			nparts,
 				p,
 				g;
 
+	/*
+	 * A planned row without its configuration or times (written so by hand:
+	 * rounds never do) is not placed: the round before any launch re-plans it.
+	 */
+	(void) SPI_getbinval(t, desc, 3, &isnull);
+	if (isnull)
+		return false;
+	type_name = TextDatumGetCString(SPI_getbinval(t, desc, 3, &isnull));
+	gpus = DatumGetInt32(SPI_getbinval(t, desc, 4, &isnull));
+	if (isnull || gpus <= 0)
+		return false;
+	runtime = DatumGetIntervalP(SPI_getbinval(t, desc, 5, &isnull));
+	if (isnull)
+		return false;
+	type = mx_type_index(cluster, type_name);
 	if (type < 0 || !mx_launch_quota_allows(quota, i, type, gpus))
 		return false;
 	nparts = mx_place(cluster->nodes, cluster->nnodes, type, gpus, parts, cluster->nnodes);

@@ -154,6 +154,37 @@ read_fields(csv_reader *r, int c)
 }
 
 /*
+ * The offset of the first byte of s that is not part of valid UTF-8 (an
+ * overlong form, a surrogate, beyond U+10FFFF, a cut sequence), or -1.
+ */
+static long
+utf8_invalid_at(const unsigned char *s)
+{
+	const unsigned char *p = s;
+
+	while (*p)
+	{
+		int			n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
+		unsigned long cp;
+		int			k;
+
+		if (n < 0 || (n == 1 && *p < 0xC2) || (n == 3 && *p > 0xF4))
+			return p - s;
+		cp = n == 0 ? *p : *p & (0x3F >> n);
+		for (k = 1; k <= n; k++)
+		{
+			if ((p[k] & 0xC0) != 0x80)
+				return p - s;
+			cp = (cp << 6) | (p[k] & 0x3F);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+			return p - s;
+		p += n + 1;
+	}
+	return -1;
+}
+
+/*
  * Read one record into r->buf as NUL-separated fields: 1, 0 at the end of
  * the file, -1 on error (r->err). r->line counts every line read, so after
  * a record with quoted newlines it is the record's last line.
@@ -170,7 +201,23 @@ read_record(csv_reader *r)
 		if (c == EOF)
 			return 0;
 		if (!skip_non_record(r, c))
-			return read_fields(r, c);
+		{
+			int			rc = read_fields(r, c);
+
+			/* text goes to the outputs (JSON must be UTF-8), as \copy to the database refuses it */
+			for (int i = 0; rc > 0 && i < r->nfields; i++)
+			{
+				long		at = utf8_invalid_at((const unsigned char *) r->field[i]);
+
+				if (at >= 0)
+				{
+					snprintf(r->err, sizeof(r->err), "%s:%d: field %d is not valid UTF-8 (byte 0x%02X at %ld)",
+							 r->path, r->line, i + 1, (unsigned char) r->field[i][at], at + 1);
+					return -1;
+				}
+			}
+			return rc;
+		}
 	}
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "plannerflags.h"
@@ -326,6 +327,18 @@ load_world(const sim_cli *cli, sim_world *w)
 	}
 	if (cli->soft_share >= 0)
 		apply_soft_share(w, cli->soft_share, (uint64_t) cli->seed);
+	if (cli->o.watch)
+	{
+		int			i;
+
+		for (i = 0; i < w->njobs && strcmp(w->jobs[i].name, cli->o.watch) != 0; i++)
+			;
+		if (i == w->njobs)
+		{
+			fprintf(stderr, "mixdnn-sim: --watch: no job of %s is named \"%s\"\n", cli->trace, cli->o.watch);
+			return 2;
+		}
+	}
 	return 0;
 }
 
@@ -347,11 +360,31 @@ warn_rejected(const sim_world *w, const sim_result *r)
 		}
 }
 
-static void
-close_out(FILE *f)
+/*
+ * Closes an output of open_out(); -1 after a message when a write to it
+ * failed (a full disk, an I/O error): a regular file is then removed, so
+ * that no half-written output is left to be read as a whole one.
+ */
+static int
+close_out(FILE *f, const char *path)
 {
-	if (f && f != stdout)
-		fclose(f);
+	int			bad;
+	struct stat st;
+	int			regular;
+
+	if (f == NULL)
+		return 0;
+	regular = f != stdout && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+	errno = 0;
+	bad = ferror(f) != 0;
+	bad |= (f == stdout ? fflush(f) : fclose(f)) != 0;
+	if (!bad)
+		return 0;
+	fprintf(stderr, "mixdnn-sim: cannot write %s: %s\n", f == stdout ? "stdout" : path,
+			errno ? strerror(errno) : "write error");
+	if (regular)
+		unlink(path);
+	return -1;
 }
 
 /* How many of the CSV outputs are - (stdout). */
@@ -394,7 +427,8 @@ run_and_report(sim_cli *cli, sim_world *w)
 		if (fc == NULL)
 			return 2;
 		rc = sim_write_configs_csv(w, &cli->o, fc);
-		close_out(fc);
+		if (close_out(fc, cli->configs_out) < 0)
+			return 2;
 		if (rc < 0)
 		{
 			fprintf(stderr, "mixdnn-sim: out of memory writing %s\n", cli->configs_out);
@@ -416,22 +450,29 @@ run_and_report(sim_cli *cli, sim_world *w)
 	{
 		int			werr = sim_write_jobs_csv(w, fout);
 
-		close_out(fout);
-		if (werr < 0)
+		if (close_out(fout, cli->out) < 0)
+			werr = 2;
+		if (werr != 0)
 		{
-			fprintf(stderr, "mixdnn-sim: out of memory writing --out\n");
+			if (werr < 0)
+				fprintf(stderr, "mixdnn-sim: out of memory writing --out\n");
 			sim_result_free(&r);
-			return 1;
+			return werr < 0 ? 1 : 2;
 		}
 	}
-	close_out(cli->o.util_out);
-	close_out(cli->o.rounds_out);
+	if ((close_out(cli->o.util_out, cli->util_out) | close_out(cli->o.rounds_out, cli->rounds_out)) != 0)
+	{
+		sim_result_free(&r);
+		return 2;
+	}
 	/* a CSV on stdout keeps it to itself: the summary or JSON goes to stderr */
 	if (cli->json)
 		sim_print_json(&r, &cli->o, stdout_outputs(cli) ? stderr : stdout);
 	else
 		sim_print_summary(&r, &cli->o, stdout_outputs(cli) ? stderr : stdout);
 	sim_result_free(&r);
+	if (close_out(stdout, "stdout") < 0)
+		return 2;
 	return rc > 0 ? 1 : 0;
 }
 

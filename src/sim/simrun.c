@@ -452,6 +452,9 @@ start_job(sim_state *st, sim_job *j, const mx_assignment *a, int ji)
 	else
 		est = j->job.duration / util;
 	run = est * (j->true_duration / j->job.duration);
+	/* a tiny estimate of a long run: their ratio overflows, the run time need not */
+	if (!isfinite(run))
+		run = est / j->job.duration * j->true_duration;
 	j->state = SJ_RUNNING;
 	j->type = a->type;
 	j->gpus = a->gpus;

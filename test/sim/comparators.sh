@@ -170,6 +170,24 @@ printf 'name,submit_s,model,model_class,gpu_type,gpus,duration_s,estimate_s\na,0
 rc=$?
 is "$rc:$(grep -c 'estimate_s "-3" must be a positive number' "$T/t7.err")" "2:1" "estimate_s <= 0 is refused"
 
+# 8. The limits of every plan (docs/reference.md, "Absurd jobs"): a run of
+# more than 3650 days (a: 4000 days on its requested configuration) or one
+# ending after 9999-12-31 (c: submitted 1e12 s after the 2024 epoch) is
+# rejected by every policy, and holds no GPU: b starts at once. sjf and
+# k8s-any, hgreedy, hsjf ran c; sjf, k8s-any and the baselines ran a, b after it.
+cat >"$T/t8.csv" <<'X'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s
+a,0,,hard,fast,4,345600000
+b,0,,hard,fast,4,10
+c,1000000000000,,hard,fast,4,10
+X
+for p in mixdnn k8s static backfill sjf hgreedy hsjf k8s-any; do
+	"$SIM" --types "$T/types.csv" --nodes "$T/f4.csv" --trace "$T/t8.csv" --policy "$p" --alpha 1 \
+		--quiet --out "$T/t8.out" >/dev/null 2>&1
+	is "$(awk -F, 'NR > 1 { printf "%s%s %s %s-%s", sep, $1, $22, $4, $5; sep = "; " } END { print "" }' "$T/t8.out")" \
+		"a rejected -; b completed 0.000-10.000; c rejected -" "$p rejects a run beyond 3650 days and a plan beyond 9999-12-31"
+done
+
 echo "1..$N"
 echo "comparators: $((N - FAILED)) passed, $FAILED failed"
 [ $FAILED -eq 0 ]

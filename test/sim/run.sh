@@ -241,9 +241,41 @@ bad "a header naming a column twice" $A --trace "$T/twice.csv" --policy k8s
 printf '%s,priority\nj1,0,,hard,fast,2,5,500\n' "$H" >"$T/prio.csv"
 bad "a priority outside mixdnn.jobs' -100..100" $A --trace "$T/prio.csv" --policy k8s
 bad "two CSV outputs on stdout" $A --trace "$T/t1.csv" --policy k8s --out - --util-out -
+bad "--watch naming no job of the trace (a typo watched nothing)" $A --trace "$T/t1.csv" --policy k8s --watch nosuchjob
+grep -q 'no job of .*t1.csv is named "nosuchjob"' "$T/bad.err"
+ok $? "... its message names the trace and the name"
 "$SIM" $A --trace "$T/t1.csv" --policy k8s --out - --json >"$T/so.out" 2>"$T/so.err"
 [ $? -eq 0 ] && head -1 "$T/so.out" | grep -q '^name,job_id,' && ! grep -q '^{' "$T/so.out" && grep -q '^{' "$T/so.err"
 ok $? "--out - keeps stdout to the CSV: the JSON goes to stderr" || head -c 300 "$T/so.out" | sed 's/^/#   /'
+# A failed write (a full disk) is an error, not a truncated output with exit 0.
+if [ -w /dev/full ]; then
+	bad "--out on a full device" $A --trace "$T/t1.csv" --policy k8s --out /dev/full
+	grep -q "cannot write /dev/full: No space left on device" "$T/bad.err"
+	ok $? "... its message names the file and the error"
+	"$SIM" $A --trace "$T/t1.csv" --policy k8s --json >/dev/full 2>"$T/bad.err"
+	is "$?:$(grep -c 'cannot write stdout' "$T/bad.err")" "2:1" "--json on a full stdout: exit 2, 'cannot write stdout'"
+else
+	skip 3 "no /dev/full"
+fi
+# A file that could not be written whole is removed (here: a file size limit of 0).
+(ulimit -f 0 && trap '' XFSZ && exec "$SIM" $A --trace "$T/t1.csv" --policy k8s --out "$T/cut.csv" --json >/dev/null 2>"$T/cut.err")
+is "$?:$([ -e "$T/cut.csv" ] && echo left || echo removed)" "2:removed" "an --out whose write failed: exit 2 and no half-written file"
+# A tiny estimate of a long run (duration_s / estimate_s overflows a double):
+# the job runs its duration_s, it is not left running forever (exit 1, "stopped").
+printf '%s,estimate_s\nj1,0,,hard,fast,1,1e15,1e-300\n' "$H" >"$T/ratio.csv"
+"$SIM" $A --trace "$T/ratio.csv" --policy k8s --quiet --out "$T/ratio.out" >/dev/null 2>"$T/ratio.err"
+is "$?:$(field "$T/ratio.out" j1 status):$(field "$T/ratio.out" j1 finish_s)" "0:completed:1000000000000000.000" \
+	"a 1e15 s job estimated at 1e-300 s completes after its 1e15 s"
+# Text that is not UTF-8 (a Latin-1 owner) is refused, as \copy into the
+# database refuses it; it went into the JSON's owners, which no JSON parser read.
+printf '%s,owner\nj1,0,,hard,fast,1,10,al\377ice\n' "$H" >"$T/latin1.csv"
+bad "an owner that is not UTF-8" $A --trace "$T/latin1.csv" --policy k8s --json
+grep -q 'latin1.csv:2: field 8 is not valid UTF-8 (byte 0xFF at 3)' "$T/bad.err"
+ok $? "... its message names the file, the line and the field"
+printf '%s,owner\nj\303\251,0,,hard,fast,1,10,\303\251lise\n' "$H" >"$T/utf8.csv"
+"$SIM" $A --trace "$T/utf8.csv" --policy k8s --json 2>/dev/null | tail -n 1 |
+	python3 -c 'import json,sys; sys.exit(json.loads(sys.stdin.buffer.read().decode("utf-8"))["owners"][0]["owner"] != "\u00e9lise")'
+ok $? "a UTF-8 owner reaches the JSON's owners as it was written"
 # The planner's options: one table (src/core/options.c) checked by the
 # simulator and the benchmark alike.
 BENCH=$(dirname "$SIM")/mixdnn-bench

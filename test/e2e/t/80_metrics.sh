@@ -35,7 +35,7 @@ scrape() {
 		print(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5).read().decode())
 	PY
 }
-wait_until 20 'scrape && grep -q "^mixdnn_jobs_count" "$T/metrics.txt"'
+wait_until 20 'scrape && grep -q "^mixdnn_jobs{" "$T/metrics.txt"'
 ok $? "the exporter serves mixdnn metrics"
 kill "$exporter" 2>/dev/null
 wait "$exporter" 2>/dev/null
@@ -44,9 +44,9 @@ wait "$exporter" 2>/dev/null
 val() {	# val NAME [LABEL=VALUE]
 	sed -n "s/^$1{\(.*\)} \(.*\)$/\1 \2/p" "$T/metrics.txt" | grep "${2:-.}" | sed 's/.* //' | head -1
 }
-is "$(val mixdnn_jobs_count 'status="completed"')" 3 "mixdnn_jobs_count{status=\"completed\"} = 3"
-is "$(val mixdnn_jobs_count 'status="failed"')" 0 "mixdnn_jobs_count{status=\"failed\"} = 0, every status is exported"
-is "$(val mixdnn_gpus_total 'gpu_type="a100"')" 8 "mixdnn_gpus_total{gpu_type=\"a100\"} = 8"
+is "$(val mixdnn_jobs 'status="completed"')" 3 "mixdnn_jobs{status=\"completed\"} = 3"
+is "$(val mixdnn_jobs 'status="failed"')" 0 "mixdnn_jobs{status=\"failed\"} = 0, every status is exported"
+is "$(val mixdnn_gpus_registered 'gpu_type="a100"')" 8 "mixdnn_gpus_registered{gpu_type=\"a100\"} = 8"
 is "$(val mixdnn_gpus_free 'gpu_type="v100"')" 2 "mixdnn_gpus_free{gpu_type=\"v100\"} = 2 once the v100 jobs are done"
 held=$(q "SELECT count(*) FROM mixdnn.gpu_holds h JOIN mixdnn.gpu_nodes n USING (node) WHERE n.gpu_type = 'a100'")
 is "$(val mixdnn_gpus_held 'gpu_type="a100"')" "$held" "mixdnn_gpus_held{gpu_type=\"a100\"} matches mixdnn.gpu_holds ($held)"
@@ -57,13 +57,20 @@ python3 - "$T/metrics.txt" <<-'PY'
 	    if line.startswith("mixdnn_scheduler_"):
 	        v[line.split("{")[0]] = float(line.rsplit(" ", 1)[1])
 	p = "mixdnn_scheduler_"
-	ok = (v[p + "rounds_per_minute"] > 0 and v[p + "round_solve_ms_p95"] >= 0
+	ok = (v[p + "rounds_per_minute"] > 0 and v[p + "round_solve_seconds_p95"] >= 0
 	      and 0 <= v[p + "queue_wait_p50_seconds"] <= v[p + "queue_wait_p95_seconds"] < 60
 	      and 0 <= v[p + "launch_claim_p50_seconds"] <= v[p + "launch_claim_p95_seconds"] < 30
 	      and v[p + "waiting_oldest_seconds"] >= 0)
 	sys.exit(0 if ok else 1)
 PY
 ok $? "scheduler gauges: rounds per minute > 0, solve time, wait and launch-claim p50 <= p95, plausible"
+# Prometheus' naming conventions: a gauge never ends in a counter's or a
+# summary's suffix (_total, _count, _sum, _bucket), times are in seconds.
+bad=$(sed -n 's/^# TYPE \(mixdnn_[a-z0-9_]*\) gauge$/\1/p' "$T/metrics.txt" | grep -E '_(total|count|sum|bucket)$|_ms(_|$)|milli')
+is "$bad" "" "no mixdnn gauge has a counter's or summary's suffix or a unit other than seconds"
+is "$(sed -n 's/^# TYPE \(mixdnn_[a-z0-9_]*\) .*/\1/p' "$T/metrics.txt" | sort | tr '\n' ' ')" \
+	"mixdnn_gpus_free mixdnn_gpus_held mixdnn_gpus_registered mixdnn_jobs mixdnn_scheduler_launch_claim_p50_seconds mixdnn_scheduler_launch_claim_p95_seconds mixdnn_scheduler_queue_wait_p50_seconds mixdnn_scheduler_queue_wait_p95_seconds mixdnn_scheduler_round_solve_seconds_p95 mixdnn_scheduler_rounds_per_minute mixdnn_scheduler_waiting_oldest_seconds " \
+	"the exported names (docs/reference.md, \"Metrics\")"
 grep -q 'pg_exporter_user_queries_load_error{[^}]*} 0' "$T/metrics.txt"
 ok $? "the exporter loaded the query file without error"
 
