@@ -426,13 +426,18 @@ walk_one(pid_t keeper, pid_t pid, pid_t parent, int sig, walk_list *l)
 	if (!lx_pid_pin(pid, &want, &p, &st))
 		return false;
 	alive = (st.state != 'Z' && st.state != 'X') || (st.state == 'Z' && zombie_runs(pid));
-	if (alive && sig != 0)
-		(void) lx_pid_send(&p, sig);
 	if (alive)
 		(void) read_children(pid, l);
 	/* gone while its children were read: they may be its pid's next owner's */
 	if (l->n > listed && !lx_pid_send(&p, 0))
 		l->n = listed;
+	/*
+	 * Signalled once its children are listed: killed first, it would hand
+	 * them to the keeper before they were read, and only the next walk
+	 * would find them there.
+	 */
+	if (alive && sig != 0)
+		(void) lx_pid_send(&p, sig);
 	lx_pid_unpin(&p);
 	return alive;
 }
