@@ -4,7 +4,9 @@
 -- configuration: one that would run 8e8 years took its GPU in the round
 -- and lost its plan only afterwards, so the job behind it that needed
 -- every GPU of the type waited for ever; and the comparators' plans ended
--- after 9999-12-31.
+-- after 9999-12-31. Under k8s, static and backfill one that would end
+-- after 9999-12-31 took the GPUs before its plan was dropped, and the job
+-- behind it waited.
 --
 -- Mode: deferred round triggers; ":commit" (lib/fixture.sql) runs the round
 -- COMMIT would run.
@@ -13,7 +15,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(24);
+SELECT plan(32);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0), ('slow', 1e-6);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('v1', 'v100', 4), ('s1', 'slow', 4);
@@ -50,6 +52,17 @@ BEGIN
 	RETURN NEXT is(pg_temp.said('late'),
 		'pending: its plan would end after 9999-12-31, the last time the scheduler plans',
 		pol || ': no plan ends after 9999-12-31');
+	-- the job that would end after 9999-12-31 does not take the GPUs the
+	-- job behind it needs: its plan is dropped, the GPUs stayed idle
+	PERFORM pg_temp.set_now('9999-06-01 00:00+00');
+	DELETE FROM mixdnn.jobs;
+	INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, submitted_at)
+		VALUES ('too-late', 'hard', 'v100', 4, '300 days', '9999-06-01 00:00+00'::timestamptz - interval '10 s'),
+			   ('all-v100', 'hard', 'v100', 4, '1h', '9999-06-01 00:00+00'::timestamptz - interval '5 s');
+	SET CONSTRAINTS ALL IMMEDIATE;
+	SET CONSTRAINTS ALL DEFERRED;
+	RETURN NEXT is(pg_temp.said('all-v100'), 'planned: v100 at ' || '9999-06-01 00:00+00'::timestamptz::text,
+		pol || ': a plan ending after 9999-12-31 holds no GPUs from the job behind it');
 END $$;
 
 SELECT pg_temp.check_policy(p) FROM unnest('{mixdnn,k8s,static,backfill,sjf,hgreedy,hsjf,k8s-any}'::text[]) p;
