@@ -56,7 +56,9 @@ output_dir_fd(const lx_command *c, const char **base)
  * The output file is created by root and handed to the job's user. A name
  * someone planted before (a symbolic or hard link, another user's file, a
  * FIFO, whose open would wait for a writer) is refused: handing it over
- * would give away whatever it points to.
+ * would give away whatever it points to. Mode 0600: the directory is
+ * open to every job user, and the group is the user's primary one, which
+ * many sites share among all accounts (users); the user may widen it.
  */
 static void
 open_output(const lx_command *c)
@@ -66,7 +68,7 @@ open_output(const lx_command *c)
 	bool		created = true;
 	const char *base;
 	int			dfd = output_dir_fd(c, &base),
-				fd = openat(dfd, base, flags | O_CREAT | O_EXCL, 0640);
+				fd = openat(dfd, base, flags | O_CREAT | O_EXCL, 0600);
 
 	if (fd < 0 && errno == EEXIST)
 	{

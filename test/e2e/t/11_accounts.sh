@@ -4,7 +4,8 @@
 # credentials; a role without an OS account, or one mapped to root (uid 0,
 # or group 0 as primary or supplementary group), runs nothing and its job
 # fails with the reason, on one line. Output files are the job user's and
-# named after database, installation, job, attempt, node, rank.
+# named after database, installation, job, attempt, node, rank, readable
+# by that user only.
 . "$(dirname "$0")/../lib.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "needs root to create OS users and run a root launcher"
@@ -97,6 +98,10 @@ inst=$(q "SELECT to_hex(system_identifier) || '-' || (SELECT oid FROM pg_extensi
 is "$f" "postgres-$inst-j$a-a1-n1-r0-t$(token_of "$a").log" \
 	"the output file names database, installation, job, attempt, node, rank and the launch's token"
 is "$(stat -c %U "$T/joblogs/$f" 2>/dev/null)" mxe2e_alice "and belongs to the job's user"
+# the directory is every job user's way to their files: a mode with the
+# group's read bit would show the output to every account of the user's
+# primary group (a shared one, such as "users", on many sites)
+is "$(stat -c %a "$T/joblogs/$f" 2>/dev/null)" 600 "and only that user may read it (mode 0600)"
 is "$(cat "$T/joblogs/$f" 2>/dev/null)" to-the-log "and holds the job's output"
 
 is "$(status_of "$g"),$(q "SELECT exit_code FROM mixdnn.jobs WHERE job_id = $g")" failed,126 "a role without an OS account: the job fails with 126"
