@@ -29,11 +29,20 @@ BEGIN
 		RAISE EXCEPTION 'mixdnn.utilization needs a step whose months, days and time are none of them negative'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	IF date_part('epoch', to_ts - from_ts) / date_part('epoch', step) > 100000 THEN
+	-- in seconds of each end: to_ts - from_ts is out of an interval's range
+	-- for windows of about 300 000 years
+	IF (date_part('epoch', to_ts) - date_part('epoch', from_ts)) / date_part('epoch', step) > 100000 THEN
 		RAISE EXCEPTION 'mixdnn.utilization returns at most 100000 steps per type'
 			USING ERRCODE = 'program_limit_exceeded',
 				  HINT = 'Use a longer step or a shorter window.';
 	END IF;
+	-- the last step's end, to_ts + step at most, must be a timestamp too
+	BEGIN
+		PERFORM to_ts OPERATOR(pg_catalog.+) step;
+	EXCEPTION WHEN datetime_field_overflow THEN
+		RAISE EXCEPTION 'mixdnn.utilization needs to_ts + step within the timestamps PostgreSQL holds (up to 294276 AD)'
+			USING ERRCODE = 'invalid_parameter_value';
+	END;
 	-- Only the parts that may overlap the window, each with its launch (the
 	-- job's attempt-th launching event, as mixdnn._launches numbers them, by
 	-- the job_events index), and each summed only into the steps it

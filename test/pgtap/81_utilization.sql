@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(29);
+SELECT plan(33);
 
 CREATE ROLE tap81_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap81_bob NOLOGIN IN ROLE mixdnn_user;
@@ -70,6 +70,16 @@ SELECT throws_ok($$SELECT * FROM mixdnn.utilization(pg_temp.t0(), 'infinity', '1
 	'mixdnn.utilization needs finite from_ts < to_ts and a positive step', 'an infinite bound is refused, in plain words');
 SELECT throws_ok($$SELECT mixdnn.gantt_svg('-infinity', pg_temp.t0())$$, '22023',
 	'mixdnn.gantt_svg needs finite from_ts < to_ts', '... by the Gantt chart too');
+-- Finite windows at the calendar's ends: in plain words, not 22008 from inside.
+SELECT throws_ok($$SELECT * FROM mixdnn.utilization('294276-12-01 00:00+00', '294276-12-31 00:00+00', '1 mon')$$, '22023',
+	'mixdnn.utilization needs to_ts + step within the timestamps PostgreSQL holds (up to 294276 AD)',
+	'a last step past the last timestamp is refused, in plain words');
+SELECT throws_ok($$SELECT * FROM mixdnn.utilization('4713-01-01 00:00+00 BC', '294276-12-31 00:00+00', '10000 years')$$, '22023',
+	NULL, 'a window wider than an interval holds: 22023, not 22008');
+SELECT lives_ok($$SELECT * FROM mixdnn.utilization('294276-11-01 00:00+00', '294276-12-01 00:00+00', '1 day')$$,
+	'a window at the calendar''s end whose steps fit is answered');
+SELECT throws_ok($$SELECT mixdnn.gantt_svg('4713-01-01 00:00+00 BC', '294276-12-31 00:00+00')$$, '22023',
+	'mixdnn.gantt_svg draws windows of at most 10000 years', 'a Gantt chart over the whole calendar is refused, in plain words');
 
 -- Accuracy: alice sees her job only; A ran 30 min of an estimated hour.
 SELECT results_eq($$SELECT owner::text COLLATE "default", model, start_error, estimated_run, actual_run, run_error, run_ratio
