@@ -6,14 +6,17 @@
 # a launcher stopped with SIGTERM, or a keeper killed, ends the part too.
 . "$(dirname "$0")/../lib.sh"
 
-# Each command leaves a process running "sleep N" with a marker N.
+# Each command leaves a process running "sleep N.S" with a marker N and
+# this run's S, so that another run on the machine (two e2e suites at once)
+# neither counts nor kills this one's processes.
+S=$(( $$ % 90000 + 10000 ))
 escapes=(
-	"exec timeout 40 sleep 3017"
-	"setsid sleep 3018 & sleep 3019"
-	"(sh -c 'sleep 3020 &' &); sleep 3021"
-	"nohup sleep 3022 >/dev/null 2>&1 & sleep 3023"
+	"exec timeout 40 sleep 3017.$S"
+	"setsid sleep 3018.$S & sleep 3019.$S"
+	"(sh -c 'sleep 3020.$S &' &); sleep 3021.$S"
+	"nohup sleep 3022.$S >/dev/null 2>&1 & sleep 3023.$S"
 )
-markers="3017 3018 3019 3020 3021 3022 3023 3024 3025 3026 3027 3028"
+markers=$(for m in $(seq 3017 3028); do echo "$m.$S"; done)
 
 running() {	# how many processes of the markers are alive
 	local n=0 m
@@ -23,7 +26,7 @@ running() {	# how many processes of the markers are alive
 
 for mode in cgroup subreaper; do
 	reset_cluster
-	pkill -x -f "sleep 30(1[7-9]|2[0-6])" 2>/dev/null
+	pkill -x -f "sleep 30(1[7-9]|2[0-6])\.$S" 2>/dev/null
 	opts=()
 	[ "$mode" = subreaper ] && opts=(--no-cgroups)
 	start_launcher n1 "${opts[@]}"
@@ -33,12 +36,12 @@ for mode in cgroup subreaper; do
 	ok $? "$mode: four jobs started, with processes outside their process groups ($(running) running)"
 	q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id IN ($(IFS=,; echo "${ids[*]}"))" >/dev/null
 	wait_until 10 '[ "$(running)" = 0 ]'
-	ok $? "$mode: cancelling them ended every process (left: $(pgrep -a -f 'sleep 30[12][0-9]' | tr '\n' ';'))"
+	ok $? "$mode: cancelling them ended every process (left: $(pgrep -a -f "sleep 30[12][0-9]\.$S" | tr '\n' ';'))"
 	wait_until 5 "grep -c 'reported exit code' '$T/launcher-n1.log' | grep -qx 4"
 	ok $? "$mode: the launcher reported the four parts once they were gone"
 
 	# Ignores SIGTERM in a new session: ends at SIGKILL, after the grace period.
-	job=$(submit stubborn hard a100 1 "setsid sh -c 'trap \"\" TERM; sleep 3024' & trap '' TERM; sleep 3025" '1 h')
+	job=$(submit stubborn hard a100 1 "setsid sh -c 'trap \"\" TERM; sleep 3024.$S' & trap '' TERM; sleep 3025.$S" '1 h')
 	wait_until 10 '[ "$(running)" -ge 2 ]'
 	ok $? "$mode: a job ignoring SIGTERM runs"
 	# A lower bound only, which no load can break: SIGKILL comes 2 s after the stop.
@@ -53,7 +56,7 @@ for mode in cgroup subreaper; do
 	# long; it rewrites a file every 50 forks. Without a cgroup one pass over
 	# /proc missed it, and it outlived its cancel and the launcher.
 	beat=$T/out/mover-$mode
-	job=$(submit mover hard a100 1 "perl -e '\$SIG{TERM} = q(IGNORE); for (\$i = 0;; \$i++) { exit if fork; if (\$i % 50 == 0) { open(my \$h, q(>), q($beat)); print \$h \$i; close(\$h) } }' & sleep 3027" '1 h')
+	job=$(submit mover hard a100 1 "perl -e '\$SIG{TERM} = q(IGNORE); for (\$i = 0;; \$i++) { exit if fork; if (\$i % 50 == 0) { open(my \$h, q(>), q($beat)); print \$h \$i; close(\$h) } }' & sleep 3027.$S" '1 h')
 	wait_until 10 "[ -s '$beat' ]"
 	ok $? "$mode: a job that forks and exits without end runs"
 	q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
@@ -65,7 +68,7 @@ for mode in cgroup subreaper; do
 	is "$b2" "$b1" "$mode: ... and it did: its file no longer changes"
 
 	# A command that exits leaves nothing behind, and only then is it reported.
-	job=$(submit leaves hard a100 1 "setsid sleep 3026 & sleep 0.5; exit 3" '1 h')
+	job=$(submit leaves hard a100 1 "setsid sleep 3026.$S & sleep 0.5; exit 3" '1 h')
 	wait_until 10 "[ \"\$(status_of $job)\" = failed ]"
 	ok $? "$mode: a command that exits with 3 fails its job"
 	is "$(running)" 0 "$mode: the process it left in another session is gone"
@@ -105,15 +108,15 @@ next_after_cancel() {
 # The database frees a cancelled job's GPUs at once; the launcher starts the
 # next job on them only once the cancelled one's processes are gone.
 start_launcher n3 --kill-grace 3
-stubborn stubborn 3024 3025
-next_after_cancel next 3024 3025
+stubborn stubborn 3024.$S 3025.$S
+next_after_cancel next 3024.$S 3025.$S
 ok "$(grep -q "job $next attempt 1 waits: GPUs 0,1 still run processes of job $job" "$T/launcher-n3.log"; echo $?)" \
 	"the launcher said why it waited"
 
 # The same after a restart (SIGUSR2): the launcher that adopts the part
 # learns its GPUs from its keeper. Before, an adopted part held none, and
 # the next job started on GPUs its processes still used.
-stubborn stubborn2 3027 3028
+stubborn stubborn2 3027.$S 3028.$S
 pid=$(launcher_pid n3)
 kill -USR2 "$pid"
 wait "$pid"
@@ -121,7 +124,7 @@ adopted=$(grep -c "adopted 1 running job parts" "$T/launcher-n3.log")
 start_launcher n3 --kill-grace 3
 wait_until 10 "[ \"\$(grep -c 'adopted 1 running job parts' '$T/launcher-n3.log')\" -gt $adopted ]"
 ok $? "a new launcher of n3 adopts it"
-next_after_cancel next2 3027 3028
+next_after_cancel next2 3027.$S 3028.$S
 
 # An adopted part whose keeper does not answer (stopped here) holds the
 # GPUs the database says, not all of the node's: a job on n3's other GPU
@@ -146,7 +149,7 @@ ok $? "cancelled, it lets go of its GPUs"
 # A launcher stopped with SIGTERM ends what escaped too.
 q "UPDATE mixdnn.gpu_nodes SET status = 'draining' WHERE node = 'n1'" >/dev/null
 start_launcher n2
-job=$(submit escaped hard a100 1 "setsid sleep 3018 & sleep 3019" '1 h')
+job=$(submit escaped hard a100 1 "setsid sleep 3018.$S & sleep 3019.$S" '1 h')
 wait_until 10 '[ "$(running)" -ge 2 ]'
 ok $? "a job with a process in another session runs on n2"
 stop_launcher n2
@@ -155,7 +158,7 @@ is "$(status_of "$job")" failed "and the job was reported failed"
 
 # A keeper killed with SIGKILL: the launcher ends the part through its cgroup.
 start_launcher n2
-job=$(submit keeperless hard a100 1 "setsid sleep 3018 & sleep 3019" '1 h')
+job=$(submit keeperless hard a100 1 "setsid sleep 3018.$S & sleep 3019.$S" '1 h')
 wait_until 10 '[ "$(running)" -ge 2 ]'
 keeper=$(sed -n "s/.*job $job attempt 1 started: keeper \([0-9]*\),.*/\1/p" "$T/launcher-n2.log")
 kill -KILL "$keeper"
