@@ -171,36 +171,15 @@ typedef struct bl_state
 	int			head_reserved;	/* backfill: the reservation is taken */
 } bl_state;
 
-/*
- * Whether a run of len from t (now when t is not later) ends by
- * MX_MAX_EPOCH_S (plan_limits.h). A plan ending later is dropped by
- * mx_plan_enforce_limits, so it must not take its GPUs first: the jobs
- * behind it would wait for a run that is never planned.
- */
-static int
-ends_in_calendar(const bl_state *b, double t, double len)
-{
-	double		start = t <= b->now + MX_TIME_EPS ? b->now : t;
-
-	return start + len <= MX_MAX_EPOCH_S;
-}
-
-static void
-unplannable_late(mx_assignment *a)
-{
-	a->status = MX_UNPLANNABLE;
-	snprintf(a->reason, MX_REASON_LEN, "%s", "its plan would end after 9999-12-31, the last time the scheduler plans");
-}
-
 /* static: strict FIFO, each job no earlier than the one before. */
 static void
 plan_static(bl_state *b, mx_assignment *a, const char *tname, double len)
 {
 	double		t = mx_capacity_earliest(b->cap, a->type, a->gpus, len, b->fifo_t);
 
-	if (isfinite(t) && !ends_in_calendar(b, t, len))
+	if (isfinite(t) && !mx_ends_in_calendar(t > b->now ? t : b->now, len))
 	{
-		unplannable_late(a);
+		mx_unplan_late(a);
 		return;
 	}
 	if (!isfinite(t) || mx_capacity_reserve(b->cap, a->type, a->gpus, t, len) < 0)
@@ -224,9 +203,9 @@ plan_backfill(bl_state *b, mx_assignment *a, const char *tname, double len)
 {
 	double		t = mx_capacity_earliest(b->cap, a->type, a->gpus, len, b->now);
 
-	if (isfinite(t) && !ends_in_calendar(b, t, len))
+	if (isfinite(t) && !mx_ends_in_calendar(t > b->now ? t : b->now, len))
 	{
-		unplannable_late(a);
+		mx_unplan_late(a);
 		return;
 	}
 	/* fits now next to the running jobs and the reservation */
@@ -258,9 +237,9 @@ plan_k8s(bl_state *b, mx_assignment *a, const char *tname, double len)
 {
 	double		t = mx_capacity_earliest(b->cap, a->type, a->gpus, len, b->now);
 
-	if (!ends_in_calendar(b, b->now, len))
+	if (!mx_ends_in_calendar(b->now, len))
 	{
-		unplannable_late(a);
+		mx_unplan_late(a);
 		return;
 	}
 	if (t <= b->now + MX_TIME_EPS && mx_capacity_reserve(b->cap, a->type, a->gpus, b->now, len) == 0)

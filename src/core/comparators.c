@@ -132,13 +132,10 @@ start_now(cmp_round *r, int ji, int type, int gpus, double util)
 	a->type = type;
 	a->gpus = gpus;
 	a->utility = util;
-	/* the limits of every plan (plan_limits.h), before the GPUs are taken */
-	if (!mx_runtime_ok(len) || !(r->s->now + len <= MX_MAX_EPOCH_S))
+	/* every caller's configuration keeps the run-time limit; the calendar's is checked before the GPUs are taken */
+	if (!mx_ends_in_calendar(r->s->now, len))
 	{
-		a->status = MX_UNPLANNABLE;
-		snprintf(a->reason, MX_REASON_LEN, "%s", mx_runtime_ok(len)
-				 ? "its plan would end after 9999-12-31, the last time the scheduler plans"
-				 : "its run time exceeds the limit of 3650 days");
+		mx_unplan_late(a);
 		return;
 	}
 	if (mx_freepool_take(&r->pool, type, gpus, r->s->now + len) < 0)

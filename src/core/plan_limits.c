@@ -14,6 +14,14 @@ mx_runtime_ok(double runtime)
 	return isfinite(runtime) && runtime > 0 && runtime <= MX_MAX_RUNTIME_S;
 }
 
+#define LATE_REASON "its plan would end after 9999-12-31, the last time the scheduler plans"
+
+int
+mx_ends_in_calendar(double start, double runtime)
+{
+	return start + runtime <= MX_MAX_EPOCH_S;
+}
+
 static void
 unplan(mx_assignment *a, const char *reason)
 {
@@ -23,6 +31,12 @@ unplan(mx_assignment *a, const char *reason)
 	a->start = NAN;
 	a->end = NAN;
 	mx_plan_set_reason(a, reason);
+}
+
+void
+mx_unplan_late(mx_assignment *a)
+{
+	unplan(a, LATE_REASON);
 }
 
 int
@@ -48,7 +62,7 @@ mx_plan_enforce_limits(const mx_snapshot *s, mx_plan *p)
 		if (isfinite(a->start) && isfinite(a->end) && a->start >= s->now - 1.0 &&
 			a->end >= a->start && a->end <= MX_MAX_EPOCH_S)
 			continue;
-		unplan(a, "its plan would end after 9999-12-31, the last time the scheduler plans");
+		unplan(a, LATE_REASON);
 		changed++;
 	}
 	return changed;

@@ -24,6 +24,16 @@
 int			mx_runtime_ok(double runtime);
 
 /*
+ * 1 if a run of runtime seconds from start ends by MX_MAX_EPOCH_S. A policy
+ * checks it before a job takes its GPUs: a plan that mx_plan_enforce_limits
+ * drops afterwards would have held them from the jobs behind it.
+ */
+int			mx_ends_in_calendar(double start, double runtime);
+
+/* Makes a unplannable: its plan would end after MX_MAX_EPOCH_S. */
+void		mx_unplan_late(mx_assignment *a);
+
+/*
  * Every planned assignment of p whose start or end is not finite, lies
  * before s->now - 1 s or after MX_MAX_EPOCH_S becomes MX_UNPLANNABLE with a
  * reason. Returns how many were changed.
