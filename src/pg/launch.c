@@ -194,6 +194,7 @@ place_due_job(mx_snapshot *cluster, mx_launch_quota *quota, int i, HeapTuple t, 
 	bool		isnull;
 	int64		job_id = DatumGetInt64(SPI_getbinval(t, desc, 1, &isnull));
 	int32		attempt = DatumGetInt32(SPI_getbinval(t, desc, 2, &isnull));
+	Datum		type_datum;
 	char	   *type_name;
 	int			gpus;
 	Interval   *runtime;
@@ -206,10 +207,10 @@ place_due_job(mx_snapshot *cluster, mx_launch_quota *quota, int i, HeapTuple t, 
 	 * A planned row without its configuration or times (written so by hand:
 	 * rounds never do) is not placed: the round before any launch re-plans it.
 	 */
-	(void) SPI_getbinval(t, desc, 3, &isnull);
+	type_datum = SPI_getbinval(t, desc, 3, &isnull);
 	if (isnull)
 		return false;
-	type_name = TextDatumGetCString(SPI_getbinval(t, desc, 3, &isnull));
+	type_name = TextDatumGetCString(type_datum);
 	gpus = DatumGetInt32(SPI_getbinval(t, desc, 4, &isnull));
 	if (isnull || gpus <= 0)
 		return false;
