@@ -1,6 +1,8 @@
 -- Who sees and changes what. Nothing is granted to PUBLIC.
 
--- Planned versus actual, for analysts.
+-- Planned versus actual, for analysts. wait and jct are NULL where the
+-- time is 'infinity' or '-infinity' (a superuser's UPDATE): one such job
+-- failed the view for every reader who may see it.
 CREATE VIEW mixdnn.schedule WITH (security_invoker = true) AS
 	SELECT j.job_id, j.name, j.owner, j.model_class, j.status,
 		   j.gpu_type AS requested_gpu_type, j.gpus AS requested_gpus,
@@ -10,8 +12,8 @@ CREATE VIEW mixdnn.schedule WITH (security_invoker = true) AS
 			 WHERE h.job_id = j.job_id AND h.planned_start IS NOT NULL
 			 ORDER BY h.round_id LIMIT 1) AS first_planned_start,
 		   j.planned_start, j.planned_end, j.started_at, j.finished_at,
-		   j.started_at - j.submitted_at AS wait,
-		   j.finished_at - j.submitted_at AS jct,
+		   CASE WHEN isfinite(j.started_at) THEN j.started_at - j.submitted_at END AS wait,
+		   CASE WHEN isfinite(j.finished_at) THEN j.finished_at - j.submitted_at END AS jct,
 		   (SELECT count(*) FROM mixdnn.plan_history h WHERE h.job_id = j.job_id) AS revisions,
 		   j.reason
 	FROM mixdnn.jobs j;

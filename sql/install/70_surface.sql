@@ -8,6 +8,9 @@
 -- Every unfinished job, in the order the scheduler serves them. The view
 -- runs as its owner, so it sees every job; a user sees the private columns
 -- (name, model, reason) of their own jobs only, an admin of every job.
+-- waited is NULL for a job whose started_at is 'infinity' or '-infinity'
+-- (a superuser's UPDATE): one such job failed every user's queue with
+-- "cannot subtract infinite timestamps".
 CREATE VIEW mixdnn.queue WITH (security_barrier = true) AS
 	SELECT CASE WHEN q.waiting THEN q.served END::int AS position,
 		   q.job_id, q.owner,
@@ -20,7 +23,7 @@ CREATE VIEW mixdnn.queue WITH (security_barrier = true) AS
 			 WHERE p.job_id = q.job_id AND p.attempt = q.attempt
 			   AND p.state OPERATOR(pg_catalog.=) ANY ('{launching,running}'::text[])) AS nodes,
 		   CASE WHEN q.waiting THEN mixdnn.now() OPERATOR(pg_catalog.-) q.submitted_at
-				ELSE q.started_at OPERATOR(pg_catalog.-) q.submitted_at END AS waited,
+				WHEN pg_catalog.isfinite(q.started_at) THEN q.started_at OPERATOR(pg_catalog.-) q.submitted_at END AS waited,
 		   CASE WHEN q.visible THEN q.model END AS model,
 		   CASE WHEN q.visible THEN q.reason END AS reason,
 		   q.owner OPERATOR(pg_catalog.=) CURRENT_USER AS mine,
@@ -142,15 +145,20 @@ CREATE VIEW mixdnn._launches AS
 COMMENT ON VIEW mixdnn._launches IS 'internal: the time of every launch attempt of every job';
 
 -- Planned versus actual per finished job, as the reader may see it (RLS).
+-- A difference with an infinite time in it ('infinity' or '-infinity', a
+-- superuser's UPDATE) is NULL, and so is the ratio: one such job failed the
+-- view for every reader who may see it.
 CREATE VIEW mixdnn.estimate_accuracy WITH (security_invoker = true) AS
 	SELECT s.job_id, s.owner, j.model, s.model_class, s.planned_gpu_type AS gpu_type, s.planned_gpus AS gpus,
 		   s.status, s.submitted_at, s.first_planned_start, s.started_at,
-		   s.started_at - s.first_planned_start AS start_error,
-		   s.planned_end - s.started_at AS estimated_run,
-		   s.finished_at - s.started_at AS actual_run,
-		   s.finished_at - s.planned_end AS run_error,
-		   date_part('epoch', s.finished_at - s.started_at)
-			 / nullif(date_part('epoch', s.planned_end - s.started_at), 0) AS run_ratio
+		   CASE WHEN isfinite(s.started_at) AND isfinite(s.first_planned_start)
+				THEN s.started_at - s.first_planned_start END AS start_error,
+		   CASE WHEN isfinite(s.planned_end) AND isfinite(s.started_at) THEN s.planned_end - s.started_at END AS estimated_run,
+		   CASE WHEN isfinite(s.finished_at) AND isfinite(s.started_at) THEN s.finished_at - s.started_at END AS actual_run,
+		   CASE WHEN isfinite(s.finished_at) AND isfinite(s.planned_end) THEN s.finished_at - s.planned_end END AS run_error,
+		   CASE WHEN isfinite(s.finished_at) AND isfinite(s.started_at) AND isfinite(s.planned_end)
+				THEN date_part('epoch', s.finished_at - s.started_at)
+					 / nullif(date_part('epoch', s.planned_end - s.started_at), 0) END AS run_ratio
 	FROM mixdnn.schedule s JOIN mixdnn.jobs j ON j.job_id = s.job_id
 	WHERE s.status = 'completed' AND s.started_at IS NOT NULL;
 COMMENT ON VIEW mixdnn.estimate_accuracy IS 'per completed job: planned versus actual start and run time';
@@ -169,7 +177,8 @@ COMMENT ON VIEW mixdnn.estimate_accuracy_summary IS 'forecast quality per user a
 -- owner and may be granted to monitoring roles. Windows: waits and launch
 -- latencies of the last hour, rounds per minute over the last 5 minutes;
 -- none after now (with mixdnn.virtual_now set back, the rounds the worker
--- stamped at the real time were counted).
+-- stamped at the real time were counted); no launch at 'infinity' or
+-- '-infinity' (a superuser's UPDATE), which failed every scrape.
 CREATE VIEW mixdnn.metrics WITH (security_barrier = true) AS
 	WITH clock AS (SELECT mixdnn.now() AS t),
 	nodes AS (
@@ -190,7 +199,8 @@ CREATE VIEW mixdnn.metrics WITH (security_barrier = true) AS
 			SELECT e.at FROM mixdnn.job_events e
 			WHERE e.job_id = p.job_id AND e.new_status = 'launching'
 			ORDER BY e.event_id OFFSET p.attempt - 1 LIMIT 1) l
-		WHERE p.claimed_at > clock.t - interval '1 hour' AND p.claimed_at <= clock.t AND p.attempt >= 1)
+		WHERE p.claimed_at > clock.t - interval '1 hour' AND p.claimed_at <= clock.t AND p.attempt >= 1
+		  AND isfinite(l.at))
 	SELECT 'jobs'::text AS metric, NULL::text AS gpu_type, s.status, coalesce(c.n, 0)::float8 AS value
 	FROM (VALUES ('pending'), ('planned'), ('launching'), ('running'), ('completed'), ('failed'), ('cancelled')) s(status)
 	LEFT JOIN (SELECT j.status, count(*) AS n FROM mixdnn.jobs j GROUP BY j.status) c ON c.status = s.status

@@ -8,6 +8,10 @@
 -- with another type since leaves its history where it ran. A type that ran
 -- parts in the window but has no GPUs registered now still has its rows
 -- (gpus 0, utilization NULL). Aggregates only, so every user may call it.
+-- A part whose launch or finished_at is 'infinity' or '-infinity' (only a
+-- superuser's UPDATE writes one) is left out, as mixdnn.gantt_svg leaves
+-- out its bar: how long it held its GPUs is not known. One that finished
+-- before its launch (the virtual clock set back) held them for no time.
 CREATE FUNCTION mixdnn.utilization(from_ts timestamptz, to_ts timestamptz, step interval DEFAULT '1 hour')
 	RETURNS TABLE (bucket timestamptz, gpu_type text, gpus bigint, busy_gpus float8, utilization float8)
 	LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -52,13 +56,14 @@ BEGIN
 	RETURN QUERY
 	WITH parts AS (
 		-- never ending before its launch: a virtual clock set earlier made busy_gpus negative
-		SELECT p.gpu_type AS t, p.gpus AS g, l.at AS s, coalesce(p.finished_at, greatest(mixdnn.now(), l.at)) AS e
+		SELECT p.gpu_type AS t, p.gpus AS g, l.at AS s, greatest(coalesce(p.finished_at, mixdnn.now()), l.at) AS e
 		FROM mixdnn.job_parts p
 		CROSS JOIN LATERAL (
 			SELECT e.at FROM mixdnn.job_events e
 			WHERE e.job_id = p.job_id AND e.new_status = 'launching'
 			ORDER BY e.event_id OFFSET p.attempt - 1 LIMIT 1) l
-		WHERE p.gpu_type IS NOT NULL AND p.attempt >= 1 AND (p.finished_at IS NULL OR p.finished_at > from_ts)),
+		WHERE p.gpu_type IS NOT NULL AND p.attempt >= 1 AND isfinite(l.at)
+		  AND (p.finished_at IS NULL OR p.finished_at > from_ts AND isfinite(p.finished_at))),
 	win AS (
 		SELECT p.* FROM parts p WHERE p.s < to_ts AND p.e > from_ts),
 	types AS (

@@ -11,6 +11,12 @@
 -- ('planned'). ended: the part's finished_at, a filter that reaches the
 -- scan of job_parts before each part's launch is looked up (the bar's end
 -- may be now(), which a security_barrier view does not let through).
+-- A bar needs a finite start and, when it has ended, a finite end: a part
+-- whose launch or finished_at, or a plan whose planned_start, is
+-- 'infinity' or '-infinity' (only a superuser's UPDATE writes one) is left
+-- out: one such row failed every chart with "cannot subtract infinite
+-- timestamps". An infinite end still to come (a running job's planned_end)
+-- is drawn to the window's end.
 CREATE VIEW mixdnn._gantt_bars WITH (security_barrier = true) AS
 	SELECT b.section, b.lane, b.kind, b.gpus, b.job_id, b.owner, b.model_class, b.status, b.s, b.e,
 		   CASE WHEN b.owner OPERATOR(pg_catalog.=) CURRENT_USER
@@ -29,12 +35,13 @@ CREATE VIEW mixdnn._gantt_bars WITH (security_barrier = true) AS
 			  WHERE e.job_id OPERATOR(pg_catalog.=) p.job_id AND e.new_status OPERATOR(pg_catalog.=) 'launching'
 			  ORDER BY e.event_id OFFSET p.attempt OPERATOR(pg_catalog.-) 1 LIMIT 1) l
 		  JOIN mixdnn.jobs j ON j.job_id OPERATOR(pg_catalog.=) p.job_id
-		  WHERE p.attempt OPERATOR(pg_catalog.>=) 1
+		  WHERE p.attempt OPERATOR(pg_catalog.>=) 1 AND pg_catalog.isfinite(l.at)
+			AND (p.finished_at IS NULL OR pg_catalog.isfinite(p.finished_at))
 		  UNION ALL
 		  SELECT 'type', j.planned_gpu_type, 'planned', j.planned_gpus, j.job_id, j.owner, j.model_class, j.status,
 				 j.planned_start, j.planned_end, j.name, NULL::timestamptz
 		  FROM mixdnn.jobs j
-		  WHERE j.status OPERATOR(pg_catalog.=) 'planned' AND j.planned_start IS NOT NULL) b
+		  WHERE j.status OPERATOR(pg_catalog.=) 'planned' AND pg_catalog.isfinite(j.planned_start)) b
 	LEFT JOIN LATERAL (
 		SELECT h.planned_start, h.planned_end FROM mixdnn.plan_history h
 		WHERE h.job_id OPERATOR(pg_catalog.=) b.job_id AND h.planned_start IS NOT NULL
@@ -108,8 +115,9 @@ BEGIN
 				mixdnn._xml_text(format('job %s%s of %s (%s, %s GPUs, %s): %s to %s', bar.job_id,
 					coalesce(' "' || bar.name || '"', ''), bar.owner, bar.model_class, bar.gpus, bar.status,
 					bar.s, bar.e)));
-			-- The first plan of what ran, as a thin line over the bar: planned versus actual.
-			IF bar.first_start < to_ts AND bar.first_end > from_ts THEN
+			-- The first plan of what ran, as a thin line over the bar: planned
+			-- versus actual; none where it starts at -infinity.
+			IF bar.first_start < to_ts AND bar.first_end > from_ts AND isfinite(bar.first_start) THEN
 				pieces := pieces || format('<rect class="plan" data-job="%s" x="%s" y="%s" width="%s" height="2"/>',
 					bar.job_id,
 					round((x0 + plotw * greatest(0, date_part('epoch', bar.first_start - from_ts)) / span)::numeric, 1),
@@ -137,6 +145,7 @@ DECLARE
 	x0			constant int := 130;
 	plotw		constant int := 1020;
 	rowh		constant int := 12;
+	max_bars	constant int := 50000;	-- 11.5 MB of SVG without plan lines (docs/reference.md, "Gantt chart")
 	y			int := 50;
 	out			text[] := '{}';
 	lane		record;
@@ -161,19 +170,26 @@ BEGIN
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	-- Every bar of the window in one scan, grouped by lane (a query per lane
-	-- read all of history once per node).
+	-- read all of history once per node). bars: the window's rectangles, one
+	-- per GPU of each part and plan, counted before any is drawn: 100 days
+	-- of a busy cluster's history made 158 MB of SVG, which no viewer opens.
 	FOR lane IN
-		SELECT l.section, l.name, l.rows, b.bars
+		SELECT l.section, l.name, l.rows, b.bars, pg_catalog.sum(b.n) OVER () AS total
 		FROM (SELECT 'node' AS section, n.node AS name, n.gpus AS rows FROM mixdnn.gpu_nodes n
 			  UNION ALL
 			  SELECT 'type', t.gpu_type, coalesce((SELECT sum(n.gpus) FROM mixdnn.gpu_nodes n WHERE n.gpu_type = t.gpu_type), 0)::int
 			  FROM mixdnn.gpu_types t) l
-		LEFT JOIN (SELECT g.section, g.lane, array_agg(g ORDER BY g.s, g.job_id) AS bars
+		LEFT JOIN (SELECT g.section, g.lane, array_agg(g ORDER BY g.s, g.job_id) AS bars, sum(g.gpus) AS n
 				   FROM mixdnn._gantt_bars g
 				   WHERE g.s < to_ts AND g.e > from_ts AND (g.ended IS NULL OR g.ended > from_ts)
 				   GROUP BY g.section, g.lane) b ON b.section = l.section AND b.lane = l.name
 		ORDER BY 1, 2
 	LOOP
+		IF lane.total > max_bars THEN
+			RAISE EXCEPTION 'mixdnn.gantt_svg draws at most % bars, and this window has %', max_bars, lane.total
+				USING ERRCODE = 'program_limit_exceeded',
+					  HINT = 'Chart a shorter window; mixdnn.utilization() sums up a long one.';
+		END IF;
 		drawn := mixdnn._gantt_lane(lane.bars, lane.rows, from_ts, to_ts, y);
 		out := out || drawn.svg;
 		out := out || format('<text class="lane" x="4" y="%s">%s %s</text><line class="sep" x1="0" x2="%s" y1="%5$s" y2="%5$s"/>',

@@ -186,7 +186,7 @@ CREATE OR REPLACE VIEW mixdnn.queue WITH (security_barrier = true) AS
 			 WHERE p.job_id = q.job_id AND p.attempt = q.attempt
 			   AND p.state OPERATOR(pg_catalog.=) ANY ('{launching,running}'::text[])) AS nodes,
 		   CASE WHEN q.waiting THEN mixdnn.now() OPERATOR(pg_catalog.-) q.submitted_at
-				ELSE q.started_at OPERATOR(pg_catalog.-) q.submitted_at END AS waited,
+				WHEN pg_catalog.isfinite(q.started_at) THEN q.started_at OPERATOR(pg_catalog.-) q.submitted_at END AS waited,
 		   CASE WHEN q.visible THEN q.model END AS model,
 		   CASE WHEN q.visible THEN q.reason END AS reason,
 		   q.owner OPERATOR(pg_catalog.=) CURRENT_USER AS mine,
