@@ -474,19 +474,53 @@ lx_db_node_parts(PGconn *conn, const char *node, lx_part **parts, int *nparts)
 	return LX_OK;
 }
 
-lx_rc
-lx_db_reset_node(PGconn *conn, const char *node, long long job_id, int *jobs)
+/*
+ * The cause as reset_node takes it: printable ASCII (a control character
+ * becomes a space, any other byte '?': the server refuses control
+ * characters, and a byte not valid in the connection's encoding would
+ * fail the call), at most LX_RESET_CAUSE_MAX characters (cut short with
+ * "..."); NULL for none.
+ */
+static const char *
+reset_cause(const char *cause, char *buf)
 {
-	char		job[32];
-	const char *params[2] = {node, job};
+	size_t		n;
+
+	if (cause == NULL || cause[0] == '\0')
+		return NULL;
+	for (n = 0; cause[n] && n < LX_RESET_CAUSE_MAX; n++)
+		buf[n] = (unsigned char) cause[n] < 0x20 || cause[n] == 0x7f ? ' '
+			: (unsigned char) cause[n] > 0x7f ? '?' : cause[n];
+	if (cause[n])
+		memcpy(buf + LX_RESET_CAUSE_MAX - 3, "...", 3);
+	buf[n] = '\0';
+	return buf;
+}
+
+lx_rc
+lx_db_reset_node(PGconn *conn, const char *node, long long job_id, const char *cause, int *jobs)
+{
+	char		job[32],
+				why[LX_RESET_CAUSE_MAX + 1];
+	const char *params[3] = {node, job_id < 0 ? NULL : job, reset_cause(cause, why)};
 	PGresult   *res;
 
 	snprintf(job, sizeof(job), "%lld", job_id);
-	res = job_id < 0
-		? exec(conn, "SELECT mixdnn.reset_node($1)", 1, params)
-		: exec(conn, "SELECT mixdnn.reset_node($1, $2::bigint)", 2, params);
+	res = exec(conn, "SELECT mixdnn.reset_node($1, $2::bigint, $3::text)", 3, params);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
-		return failed(conn, res, "reset_node");
+	{
+		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+		if (state == NULL || strcmp(state, "42883") != 0)
+			return failed(conn, res, "reset_node");
+		/* an extension whose reset_node takes no cause (a build of 0.2.0 before it did) */
+		PQclear(res);
+		res = job_id < 0
+			? exec(conn, "SELECT mixdnn.reset_node($1)", 1, params)
+			: exec(conn, "SELECT mixdnn.reset_node($1, $2::bigint)", 2, params);
+		if (PQresultStatus(res) != PGRES_TUPLES_OK)
+			return failed(conn, res, "reset_node");
+	}
 	*jobs = atoi(PQgetvalue(res, 0, 0));
 	PQclear(res);
 	return LX_OK;

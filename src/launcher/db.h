@@ -74,7 +74,15 @@ typedef struct lx_part
 lx_rc		lx_db_heartbeat(PGconn *conn, const char *node, lx_part **parts, int *nparts, double *lease_s);
 
 lx_rc		lx_db_node_parts(PGconn *conn, const char *node, lx_part **parts, int *nparts);
-/* job_id < 0: every part the node claimed. *jobs: how many jobs lost one. */
-lx_rc		lx_db_reset_node(PGconn *conn, const char *node, long long job_id, int *jobs);
+/* The longest cause reset_node takes (characters; sql/install/60_reset_node.sql). */
+#define LX_RESET_CAUSE_MAX 200
+
+/*
+ * Hands back the parts the node claimed and does not run: job_id < 0
+ * every one. cause: why, when the launcher knows (NULL: it does not); the
+ * job's reason is then "node N handed it back: CAUSE". *jobs: how many
+ * jobs lost one.
+ */
+lx_rc		lx_db_reset_node(PGconn *conn, const char *node, long long job_id, const char *cause, int *jobs);
 
 #endif

@@ -72,6 +72,8 @@ static struct
 	double		last_claim;		/* when the last claim() ran (CLAIM_MIN_GAP_S) */
 	bool		want_reconcile;
 	double		last_reconcile;	/* when the last reconcile() ran (RECONCILE_MIN_GAP_S) */
+	bool		reconciled;		/* a reconcile() has run to its end since the launcher started */
+	bool		claim_unanswered;	/* a claim's connection was lost before its answer, since */
 	bool		stopping;
 	double		stop_deadline;
 	bool		started;		/* connected and checked once: errors are no longer fatal */
@@ -274,6 +276,58 @@ report_backoff(lx_child *c)
 	return wait;
 }
 
+/*
+ * Parts given up (lx_child.lease_lost) and why, until reconcile() hands
+ * them back with reset_node and the cause, or finds them no longer
+ * claimed here: the job's reason then says why (its keeper could not be
+ * forked, ...), not a guess.
+ */
+typedef struct given_up
+{
+	long long	job_id;
+	int			attempt;
+	char		token[LX_TOKEN_LEN + 1];	/* "" for a keeper of an earlier version */
+	char		why[sizeof(((lx_child *) NULL)->why)];	/* lx_db_reset_node() cuts it to the cause's length */
+} given_up;
+
+static given_up *gave_up;
+static int	ngave_up;
+
+static void
+remember_given_up(const lx_child *c)
+{
+	given_up   *g = realloc(gave_up, (ngave_up + 1) * sizeof(*gave_up));
+	const char *token = lx_launch_token(c);
+
+	if (g == NULL)
+		return;					/* the reason then says less */
+	gave_up = g;
+	g = &gave_up[ngave_up++];
+	g->job_id = c->job_id;
+	g->attempt = c->attempt;
+	snprintf(g->token, sizeof(g->token), "%s", token ? token : "");
+	snprintf(g->why, sizeof(g->why), "%s", c->why);
+}
+
+/* The given-up record of a part the database lists (by its token), or -1. */
+static int
+find_given_up(const lx_part *part)
+{
+	int			i;
+
+	for (i = 0; i < ngave_up; i++)
+		if (gave_up[i].job_id == part->job_id && gave_up[i].attempt == part->attempt &&
+			(gave_up[i].token[0] == '\0' || part->token[0] == '\0' || strcmp(gave_up[i].token, part->token) == 0))
+			return i;
+	return -1;
+}
+
+static void
+drop_given_up(int i)
+{
+	gave_up[i] = gave_up[--ngave_up];
+}
+
 /* Exit codes of finished parts; kept while disconnected, reported once connected. */
 static void
 report_results(void)
@@ -309,6 +363,7 @@ report_results(void)
 			/* not a result of the job's: reconcile gives the part up if the database still lists it */
 			lx_log("job %lld attempt %d: given up, not reported as an exit: %s",
 				   c->job_id, c->attempt, c->why);
+			remember_given_up(c);
 			lx_forget(c);
 			st.want_reconcile = true;
 			continue;
@@ -383,10 +438,21 @@ reconcile(void)
 					"a copy of the database restored to before this launch gave its job id to a new job"
 					: "the job was cancelled, failed on another node or lost its lease");
 	}
+	/* given up here, and no longer claimed: nothing to hand back */
+	for (i = ngave_up - 1; i >= 0; i--)
+	{
+		for (k = 0; k < nparts; k++)
+			if (parts[k].running && find_given_up(&parts[k]) == i)
+				break;
+		if (k == nparts)
+			drop_given_up(i);
+	}
 	for (k = 0; k < nparts && st.conn; k++)
 	{
-		int			lost;
+		int			lost,
+					g;
 		lx_child   *c = lx_find(parts[k].job_id, parts[k].attempt, parts[k].token);
+		const char *cause;
 
 		if (c != NULL && parts[k].gpus_known)
 			lx_learn_gpus(c, parts[k].gpus);
@@ -394,10 +460,24 @@ reconcile(void)
 			lx_learn_token(c, parts[k].token);
 		if (!parts[k].running || c != NULL)
 			continue;
-		lx_log("job %lld attempt %d is claimed by this node but not running here; giving it up",
-			   parts[k].job_id, parts[k].attempt);
-		rc = lx_db_reset_node(st.conn, cfg.node, parts[k].job_id, &lost);
+		/* why, for the job's reason: what gave it up, else what the launcher knows */
+		g = find_given_up(&parts[k]);
+		cause = g >= 0 ? (gave_up[g].why[0] ? gave_up[g].why : NULL)
+			: st.claim_unanswered ? "its launcher lost the connection before the answer to its claim"
+			: !st.reconciled ? "its launcher restarted and found no keeper of it"
+			: NULL;
+		lx_log("job %lld attempt %d is claimed by this node but not running here; giving it up%s%s",
+			   parts[k].job_id, parts[k].attempt, cause ? ": " : "", cause ? cause : "");
+		rc = lx_db_reset_node(st.conn, cfg.node, parts[k].job_id, cause, &lost);
+		if (rc == LX_OK && g >= 0)
+			drop_given_up(g);
 		(void) still_connected(rc);
+	}
+	/* what it knew is said: causes found from now on are new ones */
+	if (st.conn)
+	{
+		st.reconciled = true;
+		st.claim_unanswered = false;
 	}
 	free(parts);
 }
@@ -434,6 +514,8 @@ claim(void)
 	if (!enter_installation())
 		return;
 	rc = lx_db_claim(st.conn, cfg.node, &jobs, &njobs, &st.lease_s);
+	/* claimed or not: reconcile() gives up what is claimed and not running */
+	st.claim_unanswered |= rc == LX_LOST;
 	if (!still_connected(rc) || rc != LX_OK)
 		return;
 	/* a shorter lease than the last heartbeat's: the next renewal comes sooner */

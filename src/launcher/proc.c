@@ -541,6 +541,10 @@ start_part(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx)
 		 */
 		if (fork_wait(c, job, ctx, why))
 			return;
+		/* how long it waited, for the job's reason (reset_node's cause) */
+		if (lx_now() - c->fork_failing_since >= 1)
+			snprintf(why + strlen(why), sizeof(why) - strlen(why), " (after waiting %.0f s)",
+					 lx_now() - c->fork_failing_since);
 		lx_log("job %lld attempt %d: %s", job->job_id, job->attempt, why);
 		c->lease_lost = true;
 		exited_now(c, 126, why);

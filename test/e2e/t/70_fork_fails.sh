@@ -6,7 +6,9 @@
 # fork the command, the part is given up and the job re-queued, as a part
 # its keeper lost the lease of is, not failed with exit code 126 ("exited
 # with code 126 on node n1: cannot start the keeper: Resource temporarily
-# unavailable").
+# unavailable"). The job's reason names the cause the launcher passes to
+# reset_node ("node n1 handed it back: cannot start the keeper: ..."), not
+# a guess ("node n1 no longer runs it (its launcher restarted or ...)").
 #
 # Made deterministic with RLIMIT_NPROC, which root is exempt from: the
 # launcher runs as an account of its own (--allow-same-user) that runs no
@@ -45,7 +47,11 @@ start_limited() {
 
 requeued() {	# requeued JOB: how many times the part was given up and the job re-queued
 	q "SELECT count(*) FROM mixdnn.job_events WHERE job_id = $1 AND old_status = 'running'
-	   AND new_status = 'planned' AND reason LIKE 'node n1 no longer runs it%'"
+	   AND new_status = 'planned' AND reason LIKE 'node n1 handed it back: %'"
+}
+reasons() {	# reasons JOB: the reasons of its re-queues, one a line
+	q "SELECT reason FROM mixdnn.job_events WHERE job_id = $1 AND old_status = 'running'
+	   AND new_status = 'planned' ORDER BY event_id"
 }
 tries() {	# tries JOB: the launcher's failed forks of the job's keeper that it will try again
 	grep -c "job $1 attempt [0-9]*: cannot start the keeper: .*; it waits, the next try in" "$T/launcher-n1.log"
@@ -98,12 +104,20 @@ ok $? "past --fork-retry, the part is given up and the job re-queued" ||
 like "$(grep -m1 'given up, not reported' "$T/launcher-n1.log")" \
 	'job [0-9]+ attempt [0-9]+: given up, not reported as an exit: cannot start the keeper: Resource temporarily unavailable' \
 	"... the launcher's log says why"
+# the job's reason too (reset_node's cause): before, a guess ("node n1 no
+# longer runs it (its launcher restarted or lost the answer to its claim,
+# or the part's lease ran out)")
+like "$(reasons "$job" | head -1)" \
+	'^node n1 handed it back: cannot start the keeper: Resource temporarily unavailable; re-queued after attempt [0-9]+$' \
+	"... and so does the job's reason" || diag "$(reasons "$job")"
 before=$(requeued "$job")
 as_launcher_account prlimit --pid "$lpid" --nproc=2:
 wait_until 20 "grep -q 'given up, not reported as an exit: cannot fork the command' '$T/launcher-n1.log' &&
 	[ \"\$(requeued $job)\" -gt $before ]"
 ok $? "the keeper cannot fork the command (RLIMIT_NPROC 2): given up and re-queued too" ||
 	diag "$(tail -5 "$T/launcher-n1.log")"
+reasons "$job" | grep -q '^node n1 handed it back: cannot fork the command: Resource temporarily unavailable; re-queued after attempt [0-9]*$'
+ok $? "... the job's reason says the keeper could not fork the command" || diag "$(reasons "$job")"
 as_launcher_account prlimit --pid "$lpid" --nproc="$(ulimit -Hu):"
 wait_until 30 "[ \"\$(status_of $job)\" = completed ]"
 ok $? "with processes to spare, the job runs and completes"
@@ -111,6 +125,20 @@ is "$(q "SELECT count(*) FROM mixdnn.job_events WHERE job_id = $job AND new_stat
 	"... and it never failed on the way"
 [ "$(q "SELECT attempt FROM mixdnn.jobs WHERE job_id = $job")" -ge 3 ]
 ok $? "... in a later attempt (each fork failure re-queued it)"
+stop_launcher n1
+
+# Given up after waiting (--fork-retry 1): the reason says how long.
+start_limited 1 --fork-retry 1
+lpid=$(launcher_pid n1)
+job=$(submit waits_long hard a100 1 "$(job_cmd 0.5)")
+wait_until 20 "[ \"\$(requeued $job)\" -ge 1 ]"
+ok $? "past --fork-retry 1, the part is given up and the job re-queued" || diag "$(tail -5 "$T/launcher-n1.log")"
+like "$(reasons "$job" | head -1)" \
+	'^node n1 handed it back: cannot start the keeper: Resource temporarily unavailable \(after waiting [0-9]+ s\); re-queued after attempt 1$' \
+	"... the job's reason says how long the part waited" || diag "$(reasons "$job")"
+as_launcher_account prlimit --pid "$lpid" --nproc="$(ulimit -Hu):"
+wait_until 30 "[ \"\$(status_of $job)\" = completed ]"
+ok $? "... and with processes to spare it completes"
 
 stop_all_launchers
 q "UPDATE mixdnn.gpu_nodes SET status = 'up' WHERE node IN ('n2', 'n3')" >/dev/null

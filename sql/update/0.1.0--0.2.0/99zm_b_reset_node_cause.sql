@@ -1,0 +1,1 @@
+../../install/60_reset_node.sql
