@@ -36,7 +36,7 @@ typedef enum sim_job_state
 typedef struct sim_job
 {
 	/* from the trace */
-	char		name[MX_NAME_LEN];
+	char	   *name;			/* 1..200 characters, as mixdnn.jobs.name (malloc'd) */
 	char		model[MX_NAME_LEN];
 	int			line;			/* trace line, for messages */
 	double		submit;			/* seconds from trace start */
