@@ -413,6 +413,44 @@ printf '%s\n%s,0,,hard,fast,1,10\nm,0,,soft,fast,1,10,4,,\n' "$AT" "$n200" >"$T/
 is "$?:$(field "$T/ok24.out" "$n200" status):$(field "$T/ok24.out" m min_gpus)-$(field "$T/ok24.out" m max_gpus)" "0:completed:4-4" \
 	"a 200-character job name and min_gpus 4 > gpus 1 without max_gpus are taken, as the database takes them"
 
+# ---------------------------------------------------------------- 7b. an overrun under static and backfill
+# These policies assume a job past its estimate ends overrun_s (60 s) from
+# now, so the job behind it is planned 60 s ahead, again and again: j1,
+# estimated at 1 s, running 1e12 s, made 1.7e10 rounds (a hang). Rounds in
+# which nothing can change are skipped (src/sim/simrun.c skip_idle_rounds);
+# j2's plan reaches past 9999-12-31 meanwhile and it is rejected.
+printf '%s,estimate_s\nj1,0,,hard,fast,4,1e12,1\nj2,5,,hard,fast,4,10,\n' "$H" >"$T/hang.csv"
+for p in static backfill; do
+	timeout 20 "$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/hang.csv" --policy $p --quiet \
+		--out "$T/hang.out" >/dev/null 2>&1
+	is "$?:$(field "$T/hang.out" j1 status) $(field "$T/hang.out" j1 finish_s):$(field "$T/hang.out" j2 status)" \
+		"0:completed 1000000000000.000:rejected" "$p: a 1e12 s overrun of a 1 s estimate ends within 20 s"
+done
+# The skipped rounds change no schedule: the starts and finishes of a trace
+# with two long overruns, another arrival during them and backfilling are
+# those of the simulator that ran every round (16676 rounds; before the skip).
+cat >"$T/overrun2.csv" <<'X'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s,estimate_s
+j1,0,,hard,fast,4,1000000,1
+j2,5,,hard,fast,4,10,
+j3,7,,hard,fast,2,500000,100
+j4,10,,hard,fast,2,30,
+j5,20,,hard,fast,1,20,
+j6,700000,,hard,fast,2,40,
+j7,800000.5,,hard,fast,1,50,45
+X
+printf 'node,gpu_type,gpus\nf1,fast,4\nf2,fast,2\n' >"$T/nodes42.csv"
+for p in static backfill; do
+	case $p in
+	static) want="j1 0.000-1000000.000; j2 1000000.000-1000010.000; j3 1000000.000-1500000.000; j4 1000010.000-1000040.000; j5 1000010.000-1000030.000; j6 1000030.000-1000070.000; j7 1000040.000-1000090.000" ;;
+	backfill) want="j1 0.000-1000000.000; j2 1000000.000-1000010.000; j3 7.000-500007.000; j4 500007.000-500037.000; j5 500037.000-500057.000; j6 700000.000-700040.000; j7 800000.500-800050.500" ;;
+	esac
+	timeout 20 "$SIM" --types "$T/types.csv" --nodes "$T/nodes42.csv" --trace "$T/overrun2.csv" --policy $p --quiet \
+		--out "$T/overrun2.out" >/dev/null 2>&1
+	is "$?:$(awk -F, 'NR > 1 { printf "%s%s %s-%s", sep, $1, $4, $5; sep = "; " } END { print "" }' "$T/overrun2.out")" \
+		"0:$want" "$p: skipping the rounds of an overrun changes no start or finish"
+done
+
 # ---------------------------------------------------------------- 8. generated traces: invariants and determinism
 DATA=${MIXDNN_DATA:-}
 for d in "$ROOT/../shared/data" "$ROOT/../../shared/data" /work/shared/data; do
