@@ -126,6 +126,7 @@ typedef struct sim_state
 				next_due;		/* the earliest planned start in the future */
 	double		last_progress;	/* wall ms of the last progress line */
 	int			idle_round;		/* the last round started and rejected nothing */
+	long long	idle_rounds;	/* such rounds in a row while every running job overran (skip_idle_rounds) */
 } sim_state;
 
 static int
@@ -602,6 +603,9 @@ idle_at(sim_state *st, double tau)
 	return idle;
 }
 
+/* Rounds run in a row before skip_idle_rounds skips any. */
+#define SIM_IDLE_ROUNDS_RUN 1000
+
 /*
  * Rounds while every running job has outlived its estimate (static and
  * backfill). These policies assume such a job ends overrun_s from now
@@ -615,11 +619,11 @@ idle_at(sim_state *st, double tau)
  * (mx_ends_in_calendar), so each round is the one before moved in time and
  * starts nothing. Only the calendar can change that, and once a round
  * rejects a job for it every later one does (its plan ends later still).
- * So the clock skips to the last such round before the next submission or
- * completion at which a trial round still starts and rejects nothing (a
- * bisection over the rounds, for the calendar), and that round is run
- * (docs/simulator.md, "Event semantics"). The schedule is the one every
- * round would have made.
+ * So, after SIM_IDLE_ROUNDS_RUN of them in a row, the clock skips to the
+ * last such round before the next submission or completion at which a
+ * trial round still starts and rejects nothing (a bisection over the
+ * rounds, for the calendar), and that round is run (docs/simulator.md,
+ * "Event semantics"). The schedule is the one every round would have made.
  */
 static void
 skip_idle_rounds(sim_state *st)
@@ -635,10 +639,23 @@ skip_idle_rounds(sim_state *st)
 	if (!st->idle_round || st->nwaiting == 0 || st->nrunning == 0 ||
 		(po->policy != MX_POLICY_STATIC && po->policy != MX_POLICY_BACKFILL) ||
 		!(step > SIM_EPS) || !isfinite(step))
+	{
+		st->idle_rounds = 0;
 		return;
+	}
 	for (k = 0; k < st->nrunning; k++)
 		if (st->o->epoch + st->w->jobs[st->running[k]].expected_finish > st->o->epoch + st->now)
+		{
+			st->idle_rounds = 0;
 			return;
+		}
+	/*
+	 * The first SIM_IDLE_ROUNDS_RUN are run, as the database runs them:
+	 * an overrun of minutes keeps its rounds in --rounds-out (the
+	 * differential test compares them); only a long one is cut short.
+	 */
+	if (++st->idle_rounds < SIM_IDLE_ROUNDS_RUN)
+		return;
 	/* the rounds now + i * step, i = 1 .. kmax, come before the next real event */
 	kmax = isfinite(real) ? floor((real - SIM_EPS - st->now) / step) : 1e15;
 	if (kmax > 1e15)

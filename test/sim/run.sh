@@ -417,7 +417,8 @@ is "$?:$(field "$T/ok24.out" "$n200" status):$(field "$T/ok24.out" m min_gpus)-$
 # These policies assume a job past its estimate ends overrun_s (60 s) from
 # now, so the job behind it is planned 60 s ahead, again and again: j1,
 # estimated at 1 s, running 1e12 s, made 1.7e10 rounds (a hang). Rounds in
-# which nothing can change are skipped (src/sim/simrun.c skip_idle_rounds);
+# which nothing can change are skipped after 1000 in a row (src/sim/simrun.c
+# skip_idle_rounds);
 # j2's plan reaches past 9999-12-31 meanwhile and it is rejected.
 printf '%s,estimate_s\nj1,0,,hard,fast,4,1e12,1\nj2,5,,hard,fast,4,10,\n' "$H" >"$T/hang.csv"
 for p in static backfill; do
