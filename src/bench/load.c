@@ -59,7 +59,7 @@ typedef struct type_row
 
 static const csv_column type_columns[] = {
 	{"gpu_type", 1, CSV_NAME, OFF(type_row, gpu_type)},
-	NUMBER("speed", 1, type_row, speed),
+	{"speed", 1, CSV_REAL, OFF(type_row, speed), 0, 1000, 1},	/* mixdnn.gpu_types' range */
 };
 
 static int
@@ -83,14 +83,14 @@ typedef struct node_row
 {
 	char		node[CSV_NAME_LEN];
 	char		gpu_type[CSV_NAME_LEN];
-	double		gpus;
+	int			gpus;
 	char		status[CSV_NAME_LEN];
 } node_row;
 
 static const csv_column node_columns[] = {
 	{"node", 1, CSV_NAME, OFF(node_row, node)},
 	{"gpu_type", 0, CSV_TEXT, OFF(node_row, gpu_type)},
-	NUMBER("gpus", 1, node_row, gpus),
+	{"gpus", 1, CSV_INT, OFF(node_row, gpus), 1, MX_MAX_NODE_GPUS},
 	{"status", 0, CSV_TEXT, OFF(node_row, status)},
 };
 
@@ -106,7 +106,7 @@ keep_node(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 		return -1;
 	memcpy(nd->name, nr->node, sizeof(nd->name));
 	nd->type = mx_type_index(s, nr->gpu_type);
-	nd->gpus = (int) nr->gpus;
+	nd->gpus = nr->gpus;
 	if (mx_node_status_parse(nr->status, &nd->status) < 0)
 		nd->status = MX_NODE_UP;
 	return 0;
@@ -118,14 +118,14 @@ typedef struct part_row
 {
 	double		job_id;
 	char		node[CSV_NAME_LEN];
-	double		gpus;
+	int			gpus;
 	double		end_s;
 } part_row;
 
 static const csv_column part_columns[] = {
-	NUMBER("job_id", 1, part_row, job_id),
+	{"job_id", 1, CSV_REAL, OFF(part_row, job_id), 1, 9007199254740992.0},
 	{"node", 0, CSV_TEXT, OFF(part_row, node)},
-	NUMBER("gpus", 1, part_row, gpus),
+	{"gpus", 1, CSV_INT, OFF(part_row, gpus), 1, MX_MAX_NODE_GPUS},
 	NUMBER("end_s", 1, part_row, end_s),
 };
 
@@ -162,7 +162,7 @@ keep_part(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 		return -1;
 	p->job_id = (int64_t) pr->job_id;
 	p->node = nd;
-	p->gpus = (int) pr->gpus;
+	p->gpus = pr->gpus;
 	p->expected_end = s->now + pr->end_s;
 	hold_lowest(&s->nodes[nd], p->gpus);
 	return 0;
@@ -175,31 +175,32 @@ typedef struct wait_row
 	double		job_id;
 	char		model_class[CSV_NAME_LEN];
 	char		gpu_type[CSV_NAME_LEN];
-	double		gpus,
+	int			gpus,
 				min_gpus,
 				max_gpus;
 	char		allowed_types[CSV_LIST_LEN];	/* "a|b"; empty: every type */
-	double		duration_s,
-				priority,
-				age_s;
+	double		duration_s;
+	int			priority;
+	double		age_s;
 	char		prev_type[CSV_NAME_LEN];	/* empty: not planned before */
-	double		prev_gpus,
-				prev_start_s;	/* read only with a prev_type */
+	int			prev_gpus;
+	double		prev_start_s;	/* read only with a prev_type */
 } wait_row;
 
 static const csv_column wait_columns[] = {
-	NUMBER("job_id", 1, wait_row, job_id),
+	{"job_id", 1, CSV_REAL, OFF(wait_row, job_id), 1, 9007199254740992.0},
 	{"model_class", 0, CSV_TEXT, OFF(wait_row, model_class)},
 	{"gpu_type", 0, CSV_TEXT, OFF(wait_row, gpu_type)},
-	NUMBER("gpus", 1, wait_row, gpus),
-	NUMBER("min_gpus", 1, wait_row, min_gpus),
-	NUMBER("max_gpus", 1, wait_row, max_gpus),
+	/* mixdnn.jobs' ranges, as the simulator's trace */
+	{"gpus", 1, CSV_INT, OFF(wait_row, gpus), 1, 4096},
+	{"min_gpus", 1, CSV_INT, OFF(wait_row, min_gpus), 1, 4096},
+	{"max_gpus", 1, CSV_INT, OFF(wait_row, max_gpus), 1, 4096},
 	{"allowed_types", 0, CSV_LIST, OFF(wait_row, allowed_types)},
-	NUMBER("duration_s", 1, wait_row, duration_s),
-	NUMBER("priority", 1, wait_row, priority),
+	{"duration_s", 1, CSV_REAL, OFF(wait_row, duration_s), 1e-6, 366 * 86400.0},
+	{"priority", 1, CSV_INT, OFF(wait_row, priority), -100, 100},
 	NUMBER("age_s", 1, wait_row, age_s),
 	{"prev_type", 0, CSV_TEXT, OFF(wait_row, prev_type)},
-	NUMBER("prev_gpus", 1, wait_row, prev_gpus),
+	{"prev_gpus", 1, CSV_INT, OFF(wait_row, prev_gpus), 0, 4096},
 	NUMBER("prev_start_s", 0, wait_row, prev_start_s),
 };
 
@@ -240,16 +241,22 @@ keep_job(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 	j->job_id = (int64_t) wr->job_id;
 	j->cls = strcmp(wr->model_class, "hard") == 0 ? MX_HARD : MX_SOFT;
 	j->ref_type = wr->gpu_type[0] ? mx_type_index(s, wr->gpu_type) : -1;
-	j->ref_gpus = (int) wr->gpus;
-	j->min_gpus = (int) wr->min_gpus;
-	j->max_gpus = (int) wr->max_gpus;
+	if (wr->min_gpus > wr->max_gpus)
+	{
+		snprintf(err, errlen, "%s:%d: min_gpus %d > max_gpus %d", r->path, r->line, wr->min_gpus, wr->max_gpus);
+		s->njobs--;
+		return -1;
+	}
+	j->ref_gpus = wr->gpus;
+	j->min_gpus = wr->min_gpus;
+	j->max_gpus = wr->max_gpus;
 	j->allowed = allowed_mask(s, j, wr->allowed_types);
 	j->duration = wr->duration_s;
-	j->priority = (int) wr->priority;
+	j->priority = wr->priority;
 	j->submitted = s->now - wr->age_s;
 	j->profile = -1;
 	j->prev_type = wr->prev_type[0] ? mx_type_index(s, wr->prev_type) : -1;
-	j->prev_gpus = (int) wr->prev_gpus;
+	j->prev_gpus = wr->prev_gpus;
 	j->prev_start = j->prev_type >= 0 ? s->now + wr->prev_start_s : 0;
 	return 0;
 }

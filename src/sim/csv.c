@@ -133,7 +133,15 @@ read_fields(csv_reader *r, int c)
 	st.starts[st.nf++] = 0;
 	for (; c != EOF; c = fgetc(r->f))
 	{
-		int			rc = st.inq ? quoted_char(r, &st, c) : plain_char(r, &st, c);
+		int			rc;
+
+		/* text in the database cannot hold it (\copy refuses it); here it cut the field short */
+		if (c == '\0')
+		{
+			snprintf(r->err, sizeof(r->err), "%s:%d: field %d holds a NUL byte", r->path, r->line, st.nf);
+			return -1;
+		}
+		rc = st.inq ? quoted_char(r, &st, c) : plain_char(r, &st, c);
 
 		if (rc < 0)
 			return -1;
@@ -336,6 +344,43 @@ csv_get(const csv_reader *r, int col)
 	return r->field[col];
 }
 
+/*
+ * The length of the decimal number at s ([+-]digits[.digits][e[+-]digits],
+ * digits on at least one side of the point), 0 when there is none: strtod
+ * also reads hexadecimal (0x10, 0x1p4), which the database's numbers
+ * (\copy into an int or float8 column, an interval of seconds) do not.
+ */
+static size_t
+decimal_len(const char *s)
+{
+	const char *p = s;
+	size_t		digits = 0;
+
+	if (*p == '+' || *p == '-')
+		p++;
+	for (; isdigit((unsigned char) *p); p++)
+		digits++;
+	if (*p == '.')
+		for (p++; isdigit((unsigned char) *p); p++)
+			digits++;
+	if (digits == 0)
+		return 0;
+	if (*p == 'e' || *p == 'E')
+	{
+		const char *e = p + 1;
+
+		if (*e == '+' || *e == '-')
+			e++;
+		if (isdigit((unsigned char) *e))
+		{
+			for (; isdigit((unsigned char) *e); e++)
+				;
+			p = e;
+		}
+	}
+	return (size_t) (p - s);
+}
+
 int
 csv_parse_double(const char *s, double *out)
 {
@@ -346,9 +391,11 @@ csv_parse_double(const char *s, double *out)
 		s++;
 	if (*s == '\0')
 		return -1;
+	if (decimal_len(s) == 0)
+		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno != 0 || end == s)
+	if (errno != 0 || end != s + decimal_len(s))
 		return -1;
 	while (isspace((unsigned char) *end))
 		end++;

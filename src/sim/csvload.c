@@ -10,8 +10,9 @@
 
 #include "csvload.h"
 
-int
-csv_copy_name(char *dst, const char *src)
+/* A trimmed copy of src into dst of size bytes; its length, or -1 when too long. */
+static long
+copy_trimmed(char *dst, size_t size, const char *src)
 {
 	size_t		l;
 
@@ -20,11 +21,43 @@ csv_copy_name(char *dst, const char *src)
 	l = strlen(src);
 	while (l > 0 && isspace((unsigned char) src[l - 1]))
 		l--;
-	if (l >= CSV_NAME_LEN)
+	if (l >= size)
 		return -1;
 	memcpy(dst, src, l);
 	dst[l] = '\0';
-	return 0;
+	return (long) l;
+}
+
+int
+csv_copy_name(char *dst, const char *src)
+{
+	return copy_trimmed(dst, CSV_NAME_LEN, src) < 0 ? -1 : 0;
+}
+
+int
+csv_ident_ok(const char *s)
+{
+	size_t		n = 0;
+
+	if (!isalnum((unsigned char) s[0]) || (unsigned char) s[0] >= 0x80)
+		return 0;
+	for (; s[n]; n++)
+		if ((unsigned char) s[n] >= 0x80 ||
+			!(isalnum((unsigned char) s[n]) || s[n] == '_' || s[n] == '.' || s[n] == '-'))
+			return 0;
+	return n <= 63;
+}
+
+/* The characters of UTF-8 text (csv.c has checked that it is). */
+static size_t
+utf8_chars(const char *s)
+{
+	size_t		n = 0;
+
+	for (; *s; s++)
+		if (((unsigned char) *s & 0xC0) != 0x80)
+			n++;
+	return n;
 }
 
 /* What a number of column c must be, for its error message. */
@@ -57,8 +90,33 @@ parse_field(const csv_column *c, const char *v, void *row, const csv_reader *r, 
 
 	if (c->kind == CSV_LIST)
 	{
-		snprintf(field, CSV_LIST_LEN, "%s", v);
-		return 0;
+		if (strlen(v) < CSV_LIST_LEN)
+		{
+			snprintf(field, CSV_LIST_LEN, "%s", v);
+			return 0;
+		}
+		snprintf(err, errlen, "%s:%d: %s longer than %d characters", r->path, r->line, c->name, CSV_LIST_LEN - 1);
+		return -1;
+	}
+	if (c->kind == CSV_IDENT)
+	{
+		/* as the database: no blanks around it either */
+		if (csv_ident_ok(v))
+		{
+			snprintf(field, CSV_NAME_LEN, "%s", v);
+			return 0;
+		}
+		snprintf(err, errlen, "%s:%d: %s \"%s\" must be 1 to 63 letters, digits, \"_\", \".\" or \"-\", "
+				 "starting with a letter or digit", r->path, r->line, c->name, v);
+		return -1;
+	}
+	if (c->kind == CSV_LONG_NAME)
+	{
+		if (copy_trimmed(field, CSV_LONG_NAME_LEN, v) > 0 && utf8_chars(field) <= CSV_LONG_NAME_CHARS)
+			return 0;
+		field[0] = '\0';
+		snprintf(err, errlen, "%s:%d: %s must be 1..%d characters", r->path, r->line, c->name, CSV_LONG_NAME_CHARS);
+		return -1;
 	}
 	if (c->kind == CSV_NAME || c->kind == CSV_TEXT)
 	{

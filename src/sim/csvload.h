@@ -14,7 +14,9 @@
 
 typedef enum csv_kind
 {
-	CSV_NAME,					/* 1 .. CSV_NAME_LEN - 1 characters, trimmed */
+	CSV_NAME,					/* 1 .. CSV_NAME_LEN - 1 bytes, trimmed */
+	CSV_IDENT,					/* a GPU type's or node's name, as the database's rule (csv_ident_ok) */
+	CSV_LONG_NAME,				/* 1 .. CSV_LONG_NAME_CHARS characters, trimmed (a job's name) */
 	CSV_TEXT,					/* as a name, but may be empty */
 	CSV_LIST,					/* raw text, cut at CSV_LIST_LEN - 1 characters */
 	CSV_INT,
@@ -23,14 +25,18 @@ typedef enum csv_kind
 
 /* Room of a CSV_NAME or CSV_TEXT field in a row (MX_NAME_LEN), of a CSV_LIST field. */
 #define CSV_NAME_LEN 64
-#define CSV_LIST_LEN 1024
+/* 64 type names of 63 characters and their separators */
+#define CSV_LIST_LEN 4160
+/* mixdnn.jobs.name: 1 to 200 characters (of up to 4 UTF-8 bytes) */
+#define CSV_LONG_NAME_CHARS 200
+#define CSV_LONG_NAME_LEN (4 * CSV_LONG_NAME_CHARS + 1)
 
 typedef struct csv_column
 {
 	const char *name;
 	int			required;		/* the header must have it; a number must not be empty */
 	csv_kind	kind;
-	size_t		offset;			/* of the field in the row: char[CSV_NAME_LEN], char[CSV_LIST_LEN], int or double */
+	size_t		offset;			/* of the field in the row: char[CSV_NAME_LEN] (CSV_NAME, CSV_IDENT, CSV_TEXT), char[CSV_LONG_NAME_LEN], char[CSV_LIST_LEN], int or double */
 	double		lo,
 				hi;				/* numbers: the range accepted */
 	int			lo_open;		/* 1: lo itself is not (a positive number) */
@@ -59,5 +65,12 @@ int			csv_reserve(void **arr, int *cap, int n, size_t elem, int first);
 
 /* A trimmed copy of src into dst (CSV_NAME_LEN); -1 when too long. */
 int			csv_copy_name(char *dst, const char *src);
+
+/*
+ * 1 if s is a name mixdnn.gpu_types and mixdnn.gpu_nodes take: 1 to 63
+ * letters, digits, '_', '.' or '-', starting with a letter or digit (their
+ * CHECK '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$').
+ */
+int			csv_ident_ok(const char *s);
 
 #endif

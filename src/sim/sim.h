@@ -36,7 +36,7 @@ typedef enum sim_job_state
 typedef struct sim_job
 {
 	/* from the trace */
-	char		name[MX_NAME_LEN];
+	char	   *name;			/* 1..200 characters, as mixdnn.jobs.name (malloc'd) */
 	char		model[MX_NAME_LEN];
 	int			line;			/* trace line, for messages */
 	double		submit;			/* seconds from trace start */
@@ -52,7 +52,7 @@ typedef struct sim_job
 	double		finish;
 	double		expected_finish;	/* start + run time under the estimate: what the planner is told */
 	double		first_planned_start;	/* first round's planned start (NAN if none) */
-	int			replans;		/* rounds in which it waited */
+	long long	replans;		/* rounds in which it waited */
 	int			nparts;
 	mx_part    *parts;			/* nparts, allocated at its start: a gang may span every node */
 	char		reason[MX_REASON_LEN];
@@ -102,8 +102,8 @@ typedef struct sim_result
 	int			rejected;
 	int			unfinished;
 	int			unfinished_running;	/* of those, running when the simulation stopped (--max-rounds) */
-	int			rounds;			/* rounds with at least one waiting job (mx_plan_round calls) */
-	int			events;			/* distinct event times */
+	long long	rounds;			/* rounds with at least one waiting job (mx_plan_round calls, and those skip_idle_rounds skipped) */
+	long long	events;			/* distinct event times */
 	double		avg_jct;
 	double		p50_jct;
 	double		p99_jct;

@@ -60,7 +60,7 @@ typedef struct type_row
 } type_row;
 
 static const csv_column type_columns[] = {
-	{"gpu_type", 1, CSV_NAME, OFF(type_row, gpu_type)},
+	{"gpu_type", 1, CSV_IDENT, OFF(type_row, gpu_type)},	/* mixdnn.gpu_types' name rule */
 	{"speed", 0, CSV_REAL, OFF(type_row, speed), 0, 1000, 1},	/* mixdnn.gpu_types' range */
 };
 
@@ -116,7 +116,7 @@ typedef struct node_row
 } node_row;
 
 static const csv_column node_columns[] = {
-	{"node", 1, CSV_NAME, OFF(node_row, node)},
+	{"node", 1, CSV_IDENT, OFF(node_row, node)},	/* mixdnn.gpu_nodes' name rule */
 	{"gpu_type", 1, CSV_TEXT, OFF(node_row, gpu_type)},
 	{"gpus", 1, CSV_INT, OFF(node_row, gpus), 1, MX_MAX_NODE_GPUS},
 	{"status", 0, CSV_TEXT, OFF(node_row, status)},
@@ -244,7 +244,7 @@ sim_load_profiles(sim_world *w, const char *path, char *err, size_t errlen)
 
 typedef struct trace_row
 {
-	char		name[CSV_NAME_LEN];
+	char		name[CSV_LONG_NAME_LEN];
 	double		submit_s;
 	char		model[CSV_NAME_LEN];	/* empty: the scaling model */
 	char		model_class[CSV_NAME_LEN];	/* empty: soft */
@@ -260,7 +260,7 @@ typedef struct trace_row
 } trace_row;
 
 static const csv_column trace_columns[] = {
-	{"name", 1, CSV_NAME, OFF(trace_row, name)},
+	{"name", 1, CSV_LONG_NAME, OFF(trace_row, name)},	/* mixdnn.jobs.name: 1..200 characters */
 	{"submit_s", 1, CSV_REAL, OFF(trace_row, submit_s), 0, INFINITY},
 	{"model", 1, CSV_TEXT, OFF(trace_row, model)},
 	{"model_class", 1, CSV_TEXT, OFF(trace_row, model_class)},
@@ -275,28 +275,37 @@ static const csv_column trace_columns[] = {
 	{"owner", 0, CSV_TEXT, OFF(trace_row, owner)},
 };
 
-/* allowed_types "a|b|c" as a type mask; 0, or -1 with err set. */
+/*
+ * allowed_types "a|b|c" as a type mask; 0, or -1 with err set. As the
+ * database's text[] (mixdnn._check_job_shape): every element names a known
+ * type, none is empty, none is named twice.
+ */
 static int
 parse_allowed(const mx_snapshot *s, const char *v, uint64_t *mask, const csv_reader *r, char *err, size_t errlen)
 {
-	char		buf[CSV_LIST_LEN],
-				tname[CSV_NAME_LEN];
-	char	   *tok,
-			   *save;
+	char		tname[CSV_NAME_LEN];
+	const char *p = v;
 
 	*mask = 0;
-	snprintf(buf, sizeof(buf), "%s", v);
-	for (tok = strtok_r(buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save))
+	for (;;)
 	{
+		size_t		l = strcspn(p, "|");
+		char		tok[CSV_LIST_LEN];
 		int			t;
 
+		memcpy(tok, p, l);
+		tok[l] = '\0';
+		if (csv_copy_name(tname, tok) == 0 && tname[0] == '\0')
+			return row_fail(r, err, errlen, "allowed_types \"%s\" has an empty type name", v);
 		if (csv_copy_name(tname, tok) < 0 || (t = mx_type_index(s, tname)) < 0)
 			return row_fail(r, err, errlen, "unknown type \"%s\" in allowed_types", tok);
+		if (*mask & ((uint64_t) 1 << t))
+			return row_fail(r, err, errlen, "allowed_types names \"%s\" more than once", tname);
 		*mask |= (uint64_t) 1 << t;
+		if (p[l] == '\0')
+			return 0;
+		p += l + 1;
 	}
-	if (*mask == 0)
-		return row_fail(r, err, errlen, "allowed_types \"%s\" names no type", v);
-	return 0;
 }
 
 /* Class, reference configuration and the soft model's range of a trace row. */
@@ -326,9 +335,14 @@ job_request(const mx_snapshot *s, const trace_row *tr, const csv_reader *r, mx_j
 		mj->allowed = (uint64_t) 1 << mj->ref_type;
 		return 0;
 	}
-	/* defaults shared with the extension: min = max(1, gpus / 2), max = gpus */
+	/*
+	 * the extension's defaults (mixdnn._check_job_shape): max = max(gpus,
+	 * min_gpus), min = min(max(1, gpus / 2), max_gpus)
+	 */
+	mj->max_gpus = tr->max_gpus ? tr->max_gpus : (tr->min_gpus > mj->ref_gpus ? tr->min_gpus : mj->ref_gpus);
 	mj->min_gpus = tr->min_gpus ? tr->min_gpus : (mj->ref_gpus / 2 > 1 ? mj->ref_gpus / 2 : 1);
-	mj->max_gpus = tr->max_gpus ? tr->max_gpus : mj->ref_gpus;
+	if (!tr->min_gpus && mj->min_gpus > mj->max_gpus)
+		mj->min_gpus = mj->max_gpus;
 	if (mj->min_gpus > mj->max_gpus)
 		return row_fail(r, err, errlen, "min_gpus %d > max_gpus %d", mj->min_gpus, mj->max_gpus);
 	if (tr->allowed_types[0] == '\0')
@@ -351,25 +365,35 @@ keep_job(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 	memset(&j, 0, sizeof(j));
 	j.line = r->line;
 	mj->job_id = w->njobs + 1;
-	memcpy(j.name, tr->name, sizeof(j.name));
 	memcpy(j.model, tr->model, sizeof(j.model));
 	j.submit = tr->submit_s;
 	/* an unknown model falls back to the scaling model (contract §7) */
 	mj->profile = j.model[0] ? mx_profile_index(&w->cluster, j.model) : -1;
 	if (job_request(&w->cluster, tr, r, mj, err, errlen) < 0)
 		return -1;
+	/*
+	 * Times of a job are microseconds in the database (mixdnn.jobs.duration
+	 * at least 1 µs), and instants closer than that are one here (SIM_EPS).
+	 */
+	if (tr->duration_s < MX_TIME_EPS)
+		return row_fail(r, err, errlen, "duration_s %g must be at least 1e-06 (1 microsecond)", tr->duration_s);
+	if (tr->estimate_s > 0 && tr->estimate_s < MX_TIME_EPS)
+		return row_fail(r, err, errlen, "estimate_s %g must be at least 1e-06 (1 microsecond), as mixdnn.jobs.duration",
+						tr->estimate_s);
 	/* every policy plans with the estimate; the job runs for duration_s */
 	j.true_duration = tr->duration_s;
 	mj->duration = tr->estimate_s > 0 ? tr->estimate_s : tr->duration_s;
 	mj->priority = tr->priority;
 	mj->prev_type = -1;
 	mj->owner = tr->owner[0] ? sim_owner_index(w, tr->owner) : -1;
-	if (tr->owner[0] && mj->owner < 0)
+	if ((tr->owner[0] && mj->owner < 0) || (j.name = strdup(tr->name)) == NULL ||
+		csv_reserve((void **) &w->jobs, &lc->cap, w->njobs, sizeof(*w->jobs), 256) < 0)
+	{
+		free(j.name);
 		return fail(err, errlen, "out of memory");
+	}
 	if (mj->cls == MX_SOFT)
 		w->nsoft++;
-	if (csv_reserve((void **) &w->jobs, &lc->cap, w->njobs, sizeof(*w->jobs), 256) < 0)
-		return fail(err, errlen, "out of memory");
 	w->jobs[w->njobs++] = j;
 	return 0;
 }
@@ -408,7 +432,10 @@ sim_world_free(sim_world *w)
 	int			i;
 
 	for (i = 0; i < w->njobs; i++)
+	{
 		free(w->jobs[i].parts);
+		free(w->jobs[i].name);
+	}
 	mx_snapshot_free(&w->cluster);
 	free(w->jobs);
 	free(w->owners);

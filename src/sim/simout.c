@@ -125,7 +125,7 @@ sim_write_jobs_csv(const sim_world *w, FILE *f)
 		csv_num(f, j->true_duration);
 		fputc(',', f);
 		csv_num(f, j->first_planned_start);
-		fprintf(f, ",%d,", j->replans);
+		fprintf(f, ",%lld,", j->replans);
 		if (ran && parts_field(f, w, j) < 0)
 			return -1;
 		fprintf(f, ",%s,", state_name(j->state));
@@ -204,7 +204,7 @@ sim_print_json(const sim_result *r, const sim_options *o, FILE *f)
 	sim_json_num(f, "solve_ms_p95", r->solve_ms_p95, 0);
 	sim_json_num(f, "solve_ms_max", r->solve_ms_max, 0);
 	sim_json_num(f, "solve_ms_total", r->solve_ms_total, 0);
-	fprintf(f, "\"rounds\": %d, \"events\": %d, \"milp_rounds\": %d, \"fallback_rounds\": %d, ",
+	fprintf(f, "\"rounds\": %lld, \"events\": %lld, \"milp_rounds\": %d, \"fallback_rounds\": %d, ",
 			r->rounds, r->events, r->milp_rounds, r->fallback_rounds);
 	fprintf(f, "\"soft_jobs\": %d, \"moved\": %d, ", r->soft_jobs, r->moved);
 	sim_json_num(f, "avg_utility", r->avg_utility, 0);
@@ -253,7 +253,7 @@ sim_print_summary(const sim_result *r, const sim_options *o, FILE *f)
 	if (isfinite(r->avg_utility))
 		fprintf(f, ", mean utility %.3f", r->avg_utility);
 	fputc('\n', f);
-	fprintf(f, "  %-22s %12d (%d events), solve p50 %.2f ms, p95 %.2f ms, max %.2f ms\n",
+	fprintf(f, "  %-22s %12lld (%lld events), solve p50 %.2f ms, p95 %.2f ms, max %.2f ms\n",
 			"rounds", r->rounds, r->events, r->solve_ms_p50, r->solve_ms_p95, r->solve_ms_max);
 	if (o->planner.policy == MX_POLICY_MIXDNN)
 		fprintf(f, "  %-22s %12d MILP rounds, %d fallbacks\n", "solver", r->milp_rounds, r->fallback_rounds);

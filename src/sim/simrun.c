@@ -125,6 +125,8 @@ typedef struct sim_state
 	double		now,
 				next_due;		/* the earliest planned start in the future */
 	double		last_progress;	/* wall ms of the last progress line */
+	int			idle_round;		/* the last round started and rejected nothing */
+	long long	idle_rounds;	/* such rounds in a row while every running job overran (skip_idle_rounds) */
 } sim_state;
 
 static int
@@ -222,9 +224,9 @@ write_headers(const sim_state *st)
 		fprintf(st->o->rounds_out, "t_s,waiting,running,launched,solve_ms,solver,milp_jobs,milp_vars,objective\n");
 }
 
-/* The next submission, completion or planned start; INFINITY when none. */
+/* The next submission or completion; INFINITY when none. */
 static double
-next_event(const sim_state *st)
+next_real_event(const sim_state *st)
 {
 	double		t = INFINITY;
 	int			k;
@@ -234,9 +236,16 @@ next_event(const sim_state *st)
 	for (k = 0; k < st->nrunning; k++)
 		if (st->w->jobs[st->running[k]].finish < t)
 			t = st->w->jobs[st->running[k]].finish;
-	if (st->next_due < t)
-		t = st->next_due;
 	return t;
+}
+
+/* The next submission, completion or planned start; INFINITY when none. */
+static double
+next_event(const sim_state *st)
+{
+	double		t = next_real_event(st);
+
+	return st->next_due < t ? st->next_due : t;
 }
 
 /* Step 1: running jobs whose finish has come free their GPUs. */
@@ -383,7 +392,7 @@ watch_job(const sim_state *st, const sim_job *j, const mx_assignment *a, int nj)
 	const sim_world *w = st->w;
 	double		epoch = st->o->epoch;
 
-	fprintf(stderr, "watch %s t=%.3f round %d: %s %s x%d start %.3f end %.3f utility %.3f (%d waiting) %s\n",
+	fprintf(stderr, "watch %s t=%.3f round %lld: %s %s x%d start %.3f end %.3f utility %.3f (%d waiting) %s\n",
 			j->name, st->now, st->r->rounds,
 			a->status == MX_PLANNED ? "planned" : a->status == MX_WAITING ? "waiting" : "unplannable",
 			a->type >= 0 ? w->cluster.types[a->type].name : "-", a->gpus,
@@ -537,6 +546,7 @@ run_round(sim_state *st, char *err, size_t errlen)
 	}
 	nl = apply_plan(st, &plan, s.njobs);
 	launched = launch_due(st, &plan, nl);
+	st->idle_round = nl == 0 && st->nwaiting == s.njobs;
 	if (launched < 0)
 	{
 		mx_plan_free(&plan);
@@ -559,10 +569,131 @@ show_progress(sim_state *st)
 	if (wnow - st->last_progress > 250)
 	{
 		st->last_progress = wnow;
-		fprintf(stderr, "\r%s: t=%.0fs  %d/%d done  %d waiting  %d running  %d rounds   ",
+		fprintf(stderr, "\r%s: t=%.0fs  %d/%d done  %d waiting  %d running  %lld rounds   ",
 				st->r->policy, st->now, st->done, st->w->njobs, st->nwaiting, st->nrunning, st->r->rounds);
 		fflush(stderr);
 	}
+}
+
+/*
+ * Whether a round at tau, on the state as it is now, would start or reject
+ * nothing (a trial: nothing is changed, nothing counted). 0 when out of
+ * memory.
+ */
+static int
+idle_at(sim_state *st, double tau)
+{
+	mx_snapshot s;
+	mx_plan		plan;
+	double		saved = st->now;
+	int			idle = 1,
+				i;
+
+	st->now = tau;
+	build_snapshot(st, &s);
+	memset(&plan, 0, sizeof(plan));
+	if (mx_tenancy_plan_round(&s, &st->o->planner, &plan) != 0)
+		idle = 0;
+	for (i = 0; idle && i < plan.n; i++)
+		if (plan.a[i].status == MX_UNPLANNABLE ||
+			(plan.a[i].status == MX_PLANNED && plan.a[i].start - st->o->epoch <= tau + SIM_EPS))
+			idle = 0;
+	mx_plan_free(&plan);
+	st->now = saved;
+	return idle;
+}
+
+/* Rounds run in a row before skip_idle_rounds skips any. */
+#define SIM_IDLE_ROUNDS_RUN 1000
+
+/*
+ * Rounds while every running job has outlived its estimate (static and
+ * backfill). These policies assume such a job ends overrun_s from now
+ * (mx_overrun_factor is 0 for them), so a job waiting behind it is planned
+ * overrun_s ahead, and that start comes due, is re-planned overrun_s ahead,
+ * and so on until the job really ends: a job estimated at 1 s that ran
+ * 1e12 s made 1.7e10 rounds. Nothing else changes between those rounds:
+ * the same jobs wait and run, every running job is assumed to end
+ * overrun_s after the round, and these policies read no time but relative
+ * ones (no aging, no previous plan) except the calendar's end
+ * (mx_ends_in_calendar), so each round is the one before moved in time and
+ * starts nothing. Only the calendar can change that, and once a round
+ * rejects a job for it every later one does (its plan ends later still).
+ * So, after SIM_IDLE_ROUNDS_RUN of them in a row, the clock skips to the
+ * last such round before the next submission or completion at which a
+ * trial round still starts and rejects nothing (a bisection over the
+ * rounds, for the calendar), and that round is run (docs/simulator.md,
+ * "Event semantics"). The schedule is the one every round would have made.
+ */
+static void
+skip_idle_rounds(sim_state *st)
+{
+	const mx_options *po = &st->o->planner;
+	double		step = st->next_due - st->now,
+				real = next_real_event(st),
+				kmax,
+				lo,
+				hi;
+	int			k;
+
+	if (!st->idle_round || st->nwaiting == 0 || st->nrunning == 0 ||
+		(po->policy != MX_POLICY_STATIC && po->policy != MX_POLICY_BACKFILL) ||
+		!(step > SIM_EPS) || !isfinite(step))
+	{
+		st->idle_rounds = 0;
+		return;
+	}
+	for (k = 0; k < st->nrunning; k++)
+		if (st->o->epoch + st->w->jobs[st->running[k]].expected_finish > st->o->epoch + st->now)
+		{
+			st->idle_rounds = 0;
+			return;
+		}
+	/*
+	 * The first SIM_IDLE_ROUNDS_RUN are run, as the database runs them:
+	 * an overrun of minutes keeps its rounds in --rounds-out (the
+	 * differential test compares them); only a long one is cut short.
+	 */
+	if (++st->idle_rounds < SIM_IDLE_ROUNDS_RUN)
+		return;
+	/* the rounds now + i * step, i = 1 .. kmax, come before the next real event */
+	kmax = isfinite(real) ? floor((real - SIM_EPS - st->now) / step) : 1e15;
+	if (kmax > 1e15)
+		kmax = 1e15;
+	/* --max-rounds: the round it stops after is one that is run */
+	if (st->o->max_rounds > 0 && kmax > st->o->max_rounds - st->r->rounds)
+		kmax = st->o->max_rounds - st->r->rounds;
+	if (kmax < 2)
+		return;
+	if (idle_at(st, st->now + kmax * step))
+		lo = kmax;
+	else
+	{
+		/* idle at 1 (the round just run, moved by one step), not at hi */
+		for (lo = 1, hi = kmax; hi - lo > 1;)
+		{
+			double		mid = floor((lo + hi) / 2);
+
+			if (idle_at(st, st->now + mid * step))
+				lo = mid;
+			else
+				hi = mid;
+		}
+	}
+	if (lo < 2)
+		return;
+	/*
+	 * The rounds now + step .. now + (lo - 1) * step are counted as held
+	 * (rounds, events, each waiting job's rounds_waited: every one of them
+	 * waited in each), as the database holds them; their solve times and
+	 * --rounds-out, --util-out and --watch lines are not written.
+	 */
+	st->next_due = st->now + lo * step;
+	st->r->rounds += (long long) (lo - 1);
+	st->r->events += (long long) (lo - 1);
+	for (k = 0; k < st->w->njobs; k++)
+		if (st->w->jobs[k].state == SJ_WAITING)
+			st->w->jobs[k].replans += (long long) (lo - 1);
 }
 
 /* The event loop. 0, or -1 with err set. */
@@ -584,8 +715,10 @@ run_events(sim_state *st, char *err, size_t errlen)
 		complete_jobs(st);
 		admit_arrivals(st);
 		st->next_due = INFINITY;
+		st->idle_round = 0;
 		if (st->nwaiting > 0 && run_round(st, err, errlen) < 0)
 			return -1;
+		skip_idle_rounds(st);
 		if (o->util_out)
 			write_util(st->w, st->nodes, st->now, o->util_out);
 		if (o->progress)
