@@ -33,6 +33,10 @@
 /* How long, at the part's end, the keeper waits for the log to take the part's last lines. */
 #define RELAY_DRAIN_S 1.0
 
+/* The back-off of the command's fork: as the launcher's of keepers (proc.c). */
+#define FORK_RETRY_FIRST_S 0.25
+#define FORK_RETRY_MAX_S 8.0
+
 typedef struct keeper
 {
 	const lx_keeper_args *args;
@@ -55,6 +59,10 @@ typedef struct keeper
 	double		lease_until;	/* kill the part then unless renewed; 0: no lease known */
 	bool		lease_lost;		/* killed for want of a launcher or lease, or the command could not
 								 * be forked: the node's failure, not the job's result */
+	double		fork_at;		/* the command's fork failed: tried again then; 0: not waiting */
+	double		fork_until;		/* ... at the latest then, and given up if it fails */
+	double		fork_gap;		/* the last wait between two tries */
+	int			fork_errno;		/* why the last try failed */
 	char		renewal[32];	/* digits of an "R<deadline>\n" being read */
 	int			renewal_len;	/* -1: not reading one */
 } keeper;
@@ -180,13 +188,66 @@ cannot_start(keeper *k, const char *what)
 	snprintf(k->why, sizeof(k->why), "cannot %s: %s", what, strerror(errno));
 }
 
+/*
+ * The command's fork failed (errno e): whether it is tried again later,
+ * after a back-off from FORK_RETRY_FIRST_S doubling to FORK_RETRY_MAX_S,
+ * for at most fork_retry_s from the first failure: the node short of
+ * processes or memory for a moment (the keeper's own fork took the last
+ * one) costs the part that wait, not an attempt of its job.
+ */
+static bool
+fork_later(keeper *k, int e)
+{
+	const lx_job *job = k->args->job;
+	double		now = lx_now();
+
+	if (k->fork_until == 0)
+		k->fork_until = now + k->args->fork_retry_s;
+	if (now >= k->fork_until)
+		return false;
+	k->fork_gap = k->fork_gap > 0 ? 2 * k->fork_gap : FORK_RETRY_FIRST_S;
+	if (k->fork_gap > FORK_RETRY_MAX_S)
+		k->fork_gap = FORK_RETRY_MAX_S;
+	/* the last try at the deadline: never a wait past --fork-retry */
+	k->fork_at = now + k->fork_gap < k->fork_until ? now + k->fork_gap : k->fork_until;
+	k->fork_errno = e;
+	lx_log("job %lld attempt %d: its keeper cannot fork the command: %s; it waits, the next try in %.2f s "
+		   "(for at most %.0f s in all)", job->job_id, job->attempt, strerror(e), k->fork_at - now,
+		   k->args->fork_retry_s);
+	return true;
+}
+
+/*
+ * A part waiting to fork its command that is stopped, killed or given up
+ * meanwhile (its lease, its launcher): it ends as a fork that failed at
+ * once does, given up to be re-queued, and no command is forked.
+ */
+static void
+end_fork_wait(keeper *k)
+{
+	k->fork_at = 0;
+	if (!k->lease_lost)
+	{
+		errno = k->fork_errno;
+		cannot_start(k, "fork the command");
+		k->lease_lost = true;
+	}
+	else
+	{
+		/* the reason is give_up_part's; 126: no command ran */
+		k->cmd_done = true;
+		k->code = 126;
+	}
+}
+
 /* Forks the command; its setup errors come back through a pipe. */
 static void
 start_command(keeper *k)
 {
 	const lx_keeper_args *a = k->args;
 	lx_command	c = {a->job, a->owner, a->rules, NULL, &k->tree, a->output, -1, -1, false};
-	int			p[2];
+	int			p[2],
+				e;
 
 	if (a->output == NULL && (c.relay_fd = open_relay(k)) < 0)
 	{
@@ -203,6 +264,7 @@ start_command(keeper *k)
 	}
 	c.error_fd = p[1];
 	k->cmd = lx_tree_fork(&k->tree, &c.in_cgroup);
+	e = errno;
 	if (k->cmd == 0)
 	{
 		close(p[0]);
@@ -214,16 +276,26 @@ start_command(keeper *k)
 		close(c.relay_fd);
 	if (k->cmd < 0)
 	{
+		close(p[0]);
 		/*
 		 * For want of processes or memory (EAGAIN, ENOMEM): the node's
-		 * failure, not the job's. Given up ('L' before 'X'), the launcher
-		 * has the job re-queued instead of failed with 126.
+		 * failure, not the job's. Tried again for --fork-retry; then given
+		 * up ('L' before 'X'), and the launcher has the job re-queued
+		 * instead of failed with 126.
 		 */
+		if (fork_later(k, e))
+		{
+			/* the next try opens another */
+			lx_relay_close(&k->relay);
+			return;
+		}
+		k->fork_at = 0;
+		errno = e;
 		cannot_start(k, "fork the command");
 		k->lease_lost = true;
-		close(p[0]);
 		return;
 	}
+	k->fork_at = 0;
 	/*
 	 * Read in the loop, not here: until it execs, the command may block as
 	 * root (an output file, a home on a hung file system), and the keeper
@@ -410,6 +482,12 @@ check_part(keeper *k)
 
 	check_lease(k, now);
 
+	/* Waiting to fork the command: stopped or given up meanwhile, it is not forked. */
+	if (k->fork_at > 0 && (k->term_at > 0 || k->killing))
+		end_fork_wait(k);
+	else if (k->fork_at > 0 && now >= k->fork_at)
+		start_command(k);
+
 	if (k->term_at > 0 && !k->killing && now >= k->term_at + k->args->grace_s)
 		kill_part(k);
 	/* No launcher came back: end the part (if it still runs) and leave. */
@@ -441,8 +519,27 @@ check_part(keeper *k)
 		finish(k);
 }
 
+static int	part_timeout(const keeper *k);
+
 static int
 poll_timeout(const keeper *k)
+{
+	int			ms = part_timeout(k);
+
+	/* woken for the next try of the command's fork */
+	if (k->fork_at > 0)
+	{
+		double		left = k->fork_at - lx_now();
+		int			w = left > 0 ? (int) (left * 1000) + 1 : 0;
+
+		if (w < ms)
+			ms = w;
+	}
+	return ms;
+}
+
+static int
+part_timeout(const keeper *k)
 {
 	double		left = k->lease_until - lx_now();
 

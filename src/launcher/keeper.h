@@ -47,6 +47,7 @@ typedef struct lx_keeper_args
 	const char *output;			/* NULL: through the relay into the log (relay.h) */
 	double		grace_s;
 	double		adopt_s;
+	double		fork_retry_s;	/* how long the command's fork is tried again when it fails */
 	double		lease_until;	/* CLOCK_BOOTTIME deadline of the lease; 0: none known */
 	int			listen_fd;
 } lx_keeper_args;

@@ -313,6 +313,7 @@ become_keeper(const lx_job *job, const lx_spawn_ctx *ctx, const char *sock, int 
 	a.output = ctx->output_dir ? out : NULL;
 	a.grace_s = ctx->grace_s;
 	a.adopt_s = ctx->adopt_s;
+	a.fork_retry_s = ctx->fork_retry_s;
 	a.lease_until = ctx->lease_until;
 	a.listen_fd = listen_fd;
 	lx_keeper_main(&a);

@@ -442,6 +442,23 @@ walk_one(pid_t keeper, pid_t pid, pid_t parent, int sig, walk_list *l)
 	return alive;
 }
 
+void		(*lx_tree_walk_hook) (pid_t keeper) = NULL;
+
+/* Rounds of a walk (below) before it stops and counts the part as not empty. */
+#define WALK_ROUNDS 32
+
+/* Whether the walk has pid already. */
+static bool
+walked(const walk_list *l, int n, pid_t pid)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (l->at[i].pid == pid)
+			return true;
+	return false;
+}
+
 /*
  * Signals every live descendant of the keeper, walking down from it by the
  * children files, each process signalled the moment it is found; returns
@@ -449,22 +466,70 @@ walk_one(pid_t keeper, pid_t pid, pid_t parent, int sig, walk_list *l)
  * walk reads only the part's processes, so the time between finding a
  * process and signalling it is microseconds: a process that forks and
  * exits every millisecond outran a scan of all of /proc, but not this.
+ *
+ * The keeper's children are read again after the walk, until they hold no
+ * process it has not had. A process whose parent exits goes to the keeper
+ * (its subreaper) at the instant its parent becomes a zombie: if that is
+ * after the keeper's children were read, and the parent is then found a
+ * zombie (a zombie has no children to read), the walk passed it by. So
+ * the daemon of a part whose middle process was just ending, SIGTERM on
+ * its way, was once missed and the part taken for empty. Read again, the
+ * keeper's children then list it. A walk that finds nothing alive, and
+ * after which the keeper has no child it has not seen dead, proves the
+ * part empty: a live process of the part has a live chain of parents up
+ * to a child of the keeper.
  */
 static int
 signal_walked(pid_t keeper, int sig)
 {
-	walk_list	l = {NULL, 0, 0};
-	int			i,
+	walk_list	l = {NULL, 0, 0},
+				again = {NULL, 0, 0};
+	int			i = 0,
+				k,
+				round,
 				alive = 0;
+	bool		more = true;
 
 	if (!read_children(keeper, &l))
 	{
 		free(l.at);
 		return -1;
 	}
-	for (i = 0; i < l.n; i++)
-		alive += walk_one(keeper, l.at[i].pid, l.at[i].parent, sig, &l);
+	if (lx_tree_walk_hook != NULL)
+		lx_tree_walk_hook(keeper);
+	for (round = 0; more && round < WALK_ROUNDS; round++)
+	{
+		int			had;
+
+		for (; i < l.n; i++)
+			alive += walk_one(keeper, l.at[i].pid, l.at[i].parent, sig, &l);
+		again.n = 0;
+		(void) read_children(keeper, &again);
+		had = l.n;
+		more = false;
+		for (k = 0; k < again.n; k++)
+		{
+			if (walked(&l, had, again.at[k].pid))
+				continue;
+			more = true;
+			if (l.n == l.cap)
+			{
+				int			c = l.cap ? l.cap * 2 : 64;
+				void	   *a = realloc(l.at, c * sizeof(*l.at));
+
+				if (a == NULL)
+					break;
+				l.at = a;
+				l.cap = c;
+			}
+			l.at[l.n++] = again.at[k];
+		}
+	}
+	/* still coming after WALK_ROUNDS rounds: not empty, whatever the count says */
+	if (more && alive == 0)
+		alive = 1;
 	free(l.at);
+	free(again.at);
 	return alive;
 }
 

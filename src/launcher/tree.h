@@ -45,6 +45,12 @@ void		lx_tree_signal(const lx_tree *t, int sig);
 /* True once no process of the part is alive. */
 bool		lx_tree_empty(const lx_tree *t);
 
+/*
+ * Tests only: called when a walk of the keeper's descendants has read the
+ * keeper's children, before it walks them; NULL (the default): nothing.
+ */
+extern void (*lx_tree_walk_hook) (pid_t keeper);
+
 /* Removes the (empty) cgroup. */
 void		lx_tree_remove(const lx_tree *t);
 

@@ -93,6 +93,45 @@ wait_until 30 "[ \"\$(status_of $j1)/\$(status_of $j2)\" = completed/completed ]
 ok $? "... and both run and complete"
 stop_launcher n1
 
+# The keeper's fork of the command is tried again too (RLIMIT_NPROC 2: the
+# launcher and its keeper), with the same back-off, for --fork-retry: a
+# shortage that passes costs the part the wait, not an attempt (before,
+# the part was handed back at once and the job re-queued). The limit is
+# the keeper's own, inherited: lifted in the keeper too.
+cmd_tries() {	# cmd_tries JOB: the keeper's failed forks of the command that it will try again
+	grep -c "job $1 attempt [0-9]*: its keeper cannot fork the command: .*; it waits, the next try in" "$T/launcher-n1.log"
+}
+keeper_of_account() {
+	pgrep -u "$U" -x mixdnn-keeper
+}
+start_limited 2
+lpid=$(launcher_pid n1)
+job=$(submit cmd-waits hard a100 1 "$(job_cmd 0.5)")
+wait_until 30 "[ \"\$(cmd_tries $job)\" -ge 2 ]"
+ok $? "the keeper cannot fork the command (RLIMIT_NPROC 2): it waits and tries again" ||
+	diag "$(tail -5 "$T/launcher-n1.log")"
+is "$(requeued "$job")/$(status_of "$job")" "0/running" "... the part still the node's, not handed back"
+kpid=$(keeper_of_account)
+as_launcher_account prlimit --pid "$kpid" --nproc="$(ulimit -Hu):"
+as_launcher_account prlimit --pid "$lpid" --nproc="$(ulimit -Hu):"
+wait_until 30 "[ \"\$(status_of $job)\" = completed ]"
+ok $? "with processes to spare again, the command runs and the job completes"
+is "$(q "SELECT attempt FROM mixdnn.jobs WHERE job_id = $job")" 1 "... in its first attempt"
+stop_launcher n1
+
+# Cancelled while its keeper waits to fork the command: no command runs,
+# and the keeper ends the part and leaves (no part left waiting for ever).
+start_limited 2
+job=$(submit cmd-cancelled hard a100 1 "$(job_cmd 30)")
+wait_until 30 "[ \"\$(cmd_tries $job)\" -ge 1 ]"
+ok $? "(setup) the keeper waits to fork the command" || diag "$(tail -5 "$T/launcher-n1.log")"
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $job" >/dev/null
+wait_until 15 "[ -z \"\$(keeper_of_account)\" ]"
+ok $? "cancelled while it waits, the part ends and its keeper leaves" ||
+	diag "$(tail -5 "$T/launcher-n1.log")"
+is "$(status_of "$job")/$(ls "$T/out/$job-"* 2>/dev/null | wc -l)" "cancelled/0" "... the job cancelled, its command never run"
+stop_launcher n1
+
 # A shortage that lasts (--fork-retry 0: at once) gives the part back.
 start_limited 1 --fork-retry 0
 lpid=$(launcher_pid n1)
@@ -101,7 +140,7 @@ wait_until 20 "grep -q 'given up, not reported as an exit: cannot start the keep
 	[ \"\$(requeued $job)\" -ge 1 ]"
 ok $? "past --fork-retry, the part is given up and the job re-queued" ||
 	diag "$(q "SELECT old_status, new_status, reason FROM mixdnn.job_events WHERE job_id = $job ORDER BY at")"
-like "$(grep -m1 'given up, not reported' "$T/launcher-n1.log")" \
+like "$(grep -m1 "job $job attempt [0-9]*: given up, not reported" "$T/launcher-n1.log")" \
 	'job [0-9]+ attempt [0-9]+: given up, not reported as an exit: cannot start the keeper: Resource temporarily unavailable' \
 	"... the launcher's log says why"
 # the job's reason too (reset_node's cause): before, a guess ("node n1 no
