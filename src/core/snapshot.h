@@ -14,6 +14,12 @@
 #include <stdint.h>
 
 #define MX_NAME_LEN 64
+/*
+ * A model's name: mixdnn.profiles.model and mixdnn.jobs.model have at most
+ * 63 characters, of up to 4 UTF-8 bytes each.
+ */
+#define MX_MODEL_CHARS 63
+#define MX_MODEL_LEN (4 * MX_MODEL_CHARS + 1)
 /* Bitmasks keep type sets and per-node GPU sets cheap to copy and test. */
 #define MX_MAX_TYPES 64
 #define MX_MAX_NODE_GPUS 64
@@ -96,7 +102,7 @@ typedef struct mx_profile_point
 
 typedef struct mx_profile
 {
-	char		model[MX_NAME_LEN];
+	char		model[MX_MODEL_LEN];
 	int			npoints;
 	mx_profile_point *points;
 	int			sorted;			/* points by type, then gpus (mx_profile_sort): looked up in O(log n) */

@@ -45,10 +45,10 @@ append_profiles(mx_snapshot *s, Datum models)
 		int			type = mx_type_index(s, TextDatumGetCString(SPI_getbinval(t, d, 2, &isnull)));
 		mx_profile_point *pt;
 
-		if (p < 0 || strncmp(s->profiles[p].model, model, MX_NAME_LEN) != 0)
+		if (p < 0 || strncmp(s->profiles[p].model, model, MX_MODEL_LEN) != 0)
 		{
 			p = s->nprofiles++;
-			strlcpy(s->profiles[p].model, model, MX_NAME_LEN);
+			strlcpy(s->profiles[p].model, model, MX_MODEL_LEN);
 			s->profiles[p].points = palloc0(sizeof(mx_profile_point) * (SPI_processed - i));
 		}
 		/* A type deleted since the profile was measured is no configuration. */

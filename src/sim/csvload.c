@@ -118,6 +118,18 @@ parse_field(const csv_column *c, const char *v, void *row, const csv_reader *r, 
 		snprintf(err, errlen, "%s:%d: %s must be 1..%d characters", r->path, r->line, c->name, CSV_LONG_NAME_CHARS);
 		return -1;
 	}
+	if (c->kind == CSV_MODEL)
+	{
+		/* characters, as the database's length() counts them */
+		long		l = copy_trimmed(field, CSV_MODEL_LEN, v);
+
+		if (l >= 0 && utf8_chars(field) <= CSV_MODEL_CHARS && (l > 0 || c->lo < 1))
+			return 0;
+		field[0] = '\0';
+		snprintf(err, errlen, "%s:%d: %s must be %s%d characters", r->path, r->line, c->name,
+				 c->lo >= 1 ? "1.." : "at most ", CSV_MODEL_CHARS);
+		return -1;
+	}
 	if (c->kind == CSV_NAME || c->kind == CSV_TEXT)
 	{
 		if (csv_copy_name(field, v) == 0 && (c->kind == CSV_TEXT || field[0] != '\0'))

@@ -17,6 +17,7 @@ typedef enum csv_kind
 	CSV_NAME,					/* 1 .. CSV_NAME_LEN - 1 bytes, trimmed */
 	CSV_IDENT,					/* a GPU type's or node's name, as the database's rule (csv_ident_ok) */
 	CSV_LONG_NAME,				/* 1 .. CSV_LONG_NAME_CHARS characters, trimmed (a job's name) */
+	CSV_MODEL,					/* a model's name: at most CSV_MODEL_CHARS characters, trimmed; not empty when lo is 1 */
 	CSV_TEXT,					/* as a name, but may be empty */
 	CSV_LIST,					/* raw text, cut at CSV_LIST_LEN - 1 characters */
 	CSV_INT,
@@ -30,15 +31,18 @@ typedef enum csv_kind
 /* mixdnn.jobs.name: 1 to 200 characters (of up to 4 UTF-8 bytes) */
 #define CSV_LONG_NAME_CHARS 200
 #define CSV_LONG_NAME_LEN (4 * CSV_LONG_NAME_CHARS + 1)
+/* mixdnn.profiles.model and mixdnn.jobs.model: at most 63 characters (MX_MODEL_LEN bytes with the NUL) */
+#define CSV_MODEL_CHARS 63
+#define CSV_MODEL_LEN (4 * CSV_MODEL_CHARS + 1)
 
 typedef struct csv_column
 {
 	const char *name;
 	int			required;		/* the header must have it; a number must not be empty */
 	csv_kind	kind;
-	size_t		offset;			/* of the field in the row: char[CSV_NAME_LEN] (CSV_NAME, CSV_IDENT, CSV_TEXT), char[CSV_LONG_NAME_LEN], char[CSV_LIST_LEN], int or double */
+	size_t		offset;			/* of the field in the row: char[CSV_NAME_LEN] (CSV_NAME, CSV_IDENT, CSV_TEXT), char[CSV_LONG_NAME_LEN], char[CSV_MODEL_LEN], char[CSV_LIST_LEN], int or double */
 	double		lo,
-				hi;				/* numbers: the range accepted */
+				hi;				/* numbers: the range accepted; CSV_MODEL: lo = the fewest characters (0 or 1) */
 	int			lo_open;		/* 1: lo itself is not (a positive number) */
 } csv_column;
 

@@ -17,6 +17,7 @@
 
 #include "plannerflags.h"
 #include "sim.h"
+#include "utility.h"
 
 static void
 usage(FILE *f)
@@ -309,6 +310,92 @@ parse_args(int argc, char **argv, sim_cli *cli)
 	return -1;
 }
 
+/*
+ * Overrun rounds under mixdnn with --overrun-factor 0: a job past its
+ * expected end is assumed to end --overrun-s from each round, so a job
+ * waiting for its GPUs is planned that far ahead, and the round at that
+ * start plans it as far ahead again, until the job really ends: one round
+ * per --overrun-s of overrun. mixdnn's rounds read absolute time (aging,
+ * the starvation and critical-wait guards), so such a round is not the one
+ * before moved in time and cannot be skipped as skip_idle_rounds
+ * (simrun.c) skips those of static and backfill. A job that could overrun
+ * by more than SIM_MAX_OVERRUN_ROUNDS x --overrun-s, on the slowest of its
+ * configurations, is refused instead (unless --max-rounds bounds the run):
+ * the estimate 1 s, true duration 1e12 s of a job made a round every 60 s
+ * for 1.7e10 rounds. 0, or 2 after a message (docs/simulator.md).
+ */
+#define SIM_MAX_OVERRUN_ROUNDS 1e6
+
+static int
+check_overruns(const sim_cli *cli, const sim_world *w)
+{
+	const mx_options *po = &cli->o.planner;
+	double		alpha = po->scaling_alpha;
+	mx_config  *cf = NULL;
+	int			cap = 0;
+
+	if (po->policy != MX_POLICY_MIXDNN || mx_overrun_factor(po) > 0 || !(po->overrun_s > 0) ||
+		cli->o.max_rounds > 0)
+		return 0;
+	if (!(alpha >= 0) || !isfinite(alpha))
+		alpha = MX_FITTED_ALPHA;
+	for (int i = 0; i < w->njobs; i++)
+	{
+		const sim_job *sj = &w->jobs[i];
+		double		over = sj->true_duration - sj->job.duration,
+					umin = INFINITY;
+		int			n;
+
+		if (!(over > 0))
+			continue;
+		/* on a configuration of utility u it runs (duration_s - estimate_s) / u past its expected end */
+		if ((n = mx_job_configs_buf(&w->cluster, &sj->job, alpha, &cf, &cap)) < 0)
+		{
+			free(cf);
+			fprintf(stderr, "mixdnn-sim: out of memory\n");
+			return 2;
+		}
+		for (int c = 0; c < n; c++)
+			if (cf[c].utility > 0 && cf[c].utility < umin)
+				umin = cf[c].utility;
+		if (isfinite(umin))
+			over /= umin;
+		if (!(over > po->overrun_s * SIM_MAX_OVERRUN_ROUNDS))
+			continue;
+		free(cf);
+		fprintf(stderr, "mixdnn-sim: %s:%d: job \"%s\" can run %.6g s past its estimate (duration_s %.15g, estimate_s %.15g): "
+				"under --policy mixdnn with --overrun-factor 0 that is a round every --overrun-s (%g s), more than %.0f; "
+				"give --overrun-factor above 0, a larger --overrun-s, an estimate_s nearer duration_s, or --max-rounds\n",
+				cli->trace, sj->line, sj->name, over, sj->true_duration, sj->job.duration, po->overrun_s,
+				SIM_MAX_OVERRUN_ROUNDS);
+		return 2;
+	}
+	free(cf);
+	return 0;
+}
+
+/*
+ * The first instant PostgreSQL's timestamptz cannot hold, in epoch seconds
+ * (294277-01-01 00:00:00 UTC): to_timestamp() refuses it and later ones
+ * (22008), so a job submitted there has no submitted_at.
+ */
+#define SIM_PG_TIMESTAMP_END 9224318016000.0
+
+/* Every job's submission, epoch + submit_s, as a timestamptz; 0, or 2 after a message. */
+static int
+check_submissions(const sim_cli *cli, const sim_world *w)
+{
+	for (int i = 0; i < w->njobs; i++)
+		if (!(cli->o.epoch + w->jobs[i].submit < SIM_PG_TIMESTAMP_END))
+		{
+			fprintf(stderr, "mixdnn-sim: %s:%d: submit_s %.15g is after the last time mixdnn.jobs.submitted_at "
+					"can hold (294276-12-31, %.0f s after --epoch %.0f)\n", cli->trace, w->jobs[i].line,
+					w->jobs[i].submit, SIM_PG_TIMESTAMP_END - cli->o.epoch, cli->o.epoch);
+			return 2;
+		}
+	return 0;
+}
+
 /* The input files into *w; 0, or the exit status after a message. */
 static int
 load_world(const sim_cli *cli, sim_world *w)
@@ -327,6 +414,8 @@ load_world(const sim_cli *cli, sim_world *w)
 	}
 	if (cli->soft_share >= 0)
 		apply_soft_share(w, cli->soft_share, (uint64_t) cli->seed);
+	if (check_submissions(cli, w) != 0 || check_overruns(cli, w) != 0)
+		return 2;
 	if (cli->o.watch)
 	{
 		int			i;

@@ -37,7 +37,7 @@ typedef struct sim_job
 {
 	/* from the trace */
 	char	   *name;			/* 1..200 characters, as mixdnn.jobs.name (malloc'd) */
-	char		model[MX_NAME_LEN];
+	char		model[MX_MODEL_LEN];	/* 0..63 characters, as mixdnn.jobs.model */
 	int			line;			/* trace line, for messages */
 	double		submit;			/* seconds from trace start */
 	double		true_duration;	/* duration_s: how long it really runs on the reference configuration */

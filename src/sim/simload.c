@@ -16,6 +16,8 @@
 
 /* Largest GPU count a trace may request; larger is a malformed row. */
 #define SIM_MAX_JOB_GPUS 4096
+/* mixdnn.jobs.duration: at most 366 days (mixdnn._check_job_terms) */
+#define SIM_MAX_ESTIMATE_S (366.0 * 86400.0)
 
 static int	fail(char *err, size_t errlen, const char *fmt,...) __attribute__((format(printf, 3, 4)));
 
@@ -166,14 +168,14 @@ sim_load_nodes(sim_world *w, const char *path, char *err, size_t errlen)
 
 typedef struct profile_row
 {
-	char		model[CSV_NAME_LEN];
+	char		model[CSV_MODEL_LEN];
 	char		gpu_type[CSV_NAME_LEN];
 	int			gpus;
 	double		throughput;
 } profile_row;
 
 static const csv_column profile_columns[] = {
-	{"model", 1, CSV_NAME, OFF(profile_row, model)},
+	{"model", 1, CSV_MODEL, OFF(profile_row, model), 1},	/* mixdnn.profiles.model: 1..63 characters */
 	{"gpu_type", 1, CSV_TEXT, OFF(profile_row, gpu_type)},
 	{"gpus", 1, CSV_INT, OFF(profile_row, gpus), 1, SIM_MAX_JOB_GPUS},
 	{"throughput", 1, CSV_REAL, OFF(profile_row, throughput), 0, INFINITY},
@@ -192,7 +194,7 @@ profile_of(load_ctx *lc, const char *model)
 			return NULL;
 		pi = s->nprofiles++;
 		memset(&s->profiles[pi], 0, sizeof(mx_profile));
-		memcpy(s->profiles[pi].model, model, MX_NAME_LEN);
+		snprintf(s->profiles[pi].model, sizeof(s->profiles[pi].model), "%s", model);
 	}
 	return &s->profiles[pi];
 }
@@ -246,7 +248,7 @@ typedef struct trace_row
 {
 	char		name[CSV_LONG_NAME_LEN];
 	double		submit_s;
-	char		model[CSV_NAME_LEN];	/* empty: the scaling model */
+	char		model[CSV_MODEL_LEN];	/* empty: the scaling model */
 	char		model_class[CSV_NAME_LEN];	/* empty: soft */
 	char		gpu_type[CSV_NAME_LEN]; /* empty: none (soft jobs only) */
 	int			gpus;
@@ -262,7 +264,7 @@ typedef struct trace_row
 static const csv_column trace_columns[] = {
 	{"name", 1, CSV_LONG_NAME, OFF(trace_row, name)},	/* mixdnn.jobs.name: 1..200 characters */
 	{"submit_s", 1, CSV_REAL, OFF(trace_row, submit_s), 0, INFINITY},
-	{"model", 1, CSV_TEXT, OFF(trace_row, model)},
+	{"model", 1, CSV_MODEL, OFF(trace_row, model), 0},	/* mixdnn.jobs.model: at most 63 characters */
 	{"model_class", 1, CSV_TEXT, OFF(trace_row, model_class)},
 	{"gpu_type", 1, CSV_TEXT, OFF(trace_row, gpu_type)},
 	{"gpus", 1, CSV_INT, OFF(trace_row, gpus), 1, SIM_MAX_JOB_GPUS},
@@ -331,6 +333,15 @@ job_request(const mx_snapshot *s, const trace_row *tr, const csv_reader *r, mx_j
 	mj->ref_gpus = tr->gpus;
 	if (mj->cls == MX_HARD)
 	{
+		/*
+		 * as mixdnn._check_job_shape (22023): a hard job runs on exactly
+		 * (gpu_type, gpus); an empty field is no value (NULL in \copy)
+		 */
+		if (tr->allowed_types[0] != '\0')
+			return row_fail(r, err, errlen, "allowed_types is for soft-model jobs only (hard job \"%s\")", tr->name);
+		if ((tr->min_gpus && tr->min_gpus != tr->gpus) || (tr->max_gpus && tr->max_gpus != tr->gpus))
+			return row_fail(r, err, errlen, "hard job \"%s\" runs on exactly gpus = %d GPUs: leave min_gpus and max_gpus "
+							"empty (or equal to gpus), or make it soft", tr->name, tr->gpus);
 		mj->min_gpus = mj->max_gpus = mj->ref_gpus;
 		mj->allowed = (uint64_t) 1 << mj->ref_type;
 		return 0;
@@ -380,6 +391,17 @@ keep_job(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 	if (tr->estimate_s > 0 && tr->estimate_s < MX_TIME_EPS)
 		return row_fail(r, err, errlen, "estimate_s %g must be at least 1e-06 (1 microsecond), as mixdnn.jobs.duration",
 						tr->estimate_s);
+	/*
+	 * mixdnn.jobs.duration (the estimate: estimate_s, else duration_s) is at
+	 * most 366 days; the true run time (duration_s beside an estimate_s) is
+	 * not the database's to limit
+	 */
+	if (tr->estimate_s > SIM_MAX_ESTIMATE_S)
+		return row_fail(r, err, errlen, "estimate_s %.15g must be at most %.0f (366 days), as mixdnn.jobs.duration",
+						tr->estimate_s, SIM_MAX_ESTIMATE_S);
+	if (tr->estimate_s == 0 && tr->duration_s > SIM_MAX_ESTIMATE_S)
+		return row_fail(r, err, errlen, "duration_s %.15g must be at most %.0f (366 days) without an estimate_s: "
+						"it is the job's mixdnn.jobs.duration", tr->duration_s, SIM_MAX_ESTIMATE_S);
 	/* every policy plans with the estimate; the job runs for duration_s */
 	j.true_duration = tr->duration_s;
 	mj->duration = tr->estimate_s > 0 ? tr->estimate_s : tr->duration_s;

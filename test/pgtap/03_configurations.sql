@@ -11,7 +11,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(25);
+SELECT plan(26);
 
 -- k80 is slow, v100 is the reference, a100 is fast (scaling model: speed x n^alpha).
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('k80', 0.5), ('v100', 1.0), ('a100', 2.0);
@@ -169,6 +169,22 @@ SELECT results_eq($$SELECT planned_gpu_type, planned_gpus FROM mixdnn.jobs WHERE
 	$$VALUES ('a100', 2)$$, 'a typeless soft job is planned on an allowed type');
 SELECT ok((SELECT planned_end - planned_start < interval '2 hours' FROM mixdnn.jobs WHERE name = 'typeless'),
 	'... and runs faster than its speed-1.0 duration on the speed-2.0 a100');
+
+-- A model's name has up to 63 characters of up to 4 bytes (mixdnn.profiles.model):
+-- one of 63 two-byte characters (126 bytes) finds its profile in a round too
+-- (the core kept 63 bytes of it, and the round's lookup of the whole name
+-- failed: the scaling model planned the job on a100 for 5 hours).
+UPDATE mixdnn.jobs SET status = 'cancelled' WHERE status IN ('pending', 'planned');
+:commit
+INSERT INTO mixdnn.profiles (model, gpu_type, gpus, throughput)
+	SELECT repeat(U&'\0436', 63), gpu_type, gpus, throughput FROM mixdnn.profiles WHERE model = 'm';
+INSERT INTO mixdnn.jobs (name, model, model_class, gpu_type, gpus, min_gpus, max_gpus, duration)
+VALUES ('profiled-utf8', repeat(U&'\0436', 63), 'soft', 'v100', 2, 2, 2, '10 hours');
+:commit
+SELECT results_eq($$SELECT planned_gpu_type, planned_gpus, planned_end - planned_start
+					FROM mixdnn.jobs WHERE name = 'profiled-utf8'$$,
+	$$VALUES ('k80', 2, interval '1 hour')$$,
+	'a model of 63 two-byte characters: its measured throughput plans it on k80 for duration x 10/100');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -171,18 +171,32 @@ rc=$?
 is "$rc:$(grep -c 'estimate_s "-3" must be a positive number' "$T/t7.err")" "2:1" "estimate_s <= 0 is refused"
 
 # 8. The limits of every plan (docs/reference.md, "Absurd jobs"): a run of
-# more than 3650 days (a: 4000 days on its requested configuration) or one
-# ending after 9999-12-31 (c: submitted 1e12 s after the 2024 epoch) is
-# rejected by every policy, and holds no GPU: b starts at once. sjf and
-# k8s-any, hgreedy, hsjf ran c; sjf, k8s-any and the baselines ran a, b after it.
+# more than 3650 days or one ending after 9999-12-31 (c: submitted 1e12 s
+# after the 2024 epoch) is rejected by every policy, and holds no GPU: b
+# starts at once. a asks for 366 days (the most mixdnn.jobs.duration takes)
+# on 4 GPUs of speed 1.0 but may only run on crawl (speed 0.05): 366 / 0.05
+# = 7320 days on 4 crawl GPUs, longer on fewer, so every configuration of
+# it is beyond the limit (without it, it would run 0-632448000 on c1).
+# sjf and k8s-any, hgreedy, hsjf ran c; sjf, k8s-any and the baselines ran
+# a, b after it.
+cat >"$T/types8.csv" <<'X'
+gpu_type,speed
+fast,1.0
+crawl,0.05
+X
+cat >"$T/f4c4.csv" <<'X'
+node,gpu_type,gpus
+f1,fast,4
+c1,crawl,4
+X
 cat >"$T/t8.csv" <<'X'
-name,submit_s,model,model_class,gpu_type,gpus,duration_s
-a,0,,hard,fast,4,345600000
-b,0,,hard,fast,4,10
-c,1000000000000,,hard,fast,4,10
+name,submit_s,model,model_class,gpu_type,gpus,duration_s,allowed_types
+a,0,,soft,,4,31622400,crawl
+b,0,,hard,fast,4,10,
+c,1000000000000,,hard,fast,4,10,
 X
 for p in mixdnn k8s static backfill sjf hgreedy hsjf k8s-any; do
-	"$SIM" --types "$T/types.csv" --nodes "$T/f4.csv" --trace "$T/t8.csv" --policy "$p" --alpha 1 \
+	"$SIM" --types "$T/types8.csv" --nodes "$T/f4c4.csv" --trace "$T/t8.csv" --policy "$p" --alpha 1 \
 		--quiet --out "$T/t8.out" >/dev/null 2>&1
 	is "$(awk -F, 'NR > 1 { printf "%s%s %s %s-%s", sep, $1, $22, $4, $5; sep = "; " } END { print "" }' "$T/t8.out")" \
 		"a rejected -; b completed 0.000-10.000; c rejected -" "$p rejects a run beyond 3650 days and a plan beyond 9999-12-31"

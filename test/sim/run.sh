@@ -413,6 +413,46 @@ printf '%s\n%s,0,,hard,fast,1,10\nm,0,,soft,fast,1,10,4,,\n' "$AT" "$n200" >"$T/
 is "$?:$(field "$T/ok24.out" "$n200" status):$(field "$T/ok24.out" m min_gpus)-$(field "$T/ok24.out" m max_gpus)" "0:completed:4-4" \
 	"a 200-character job name and min_gpus 4 > gpus 1 without max_gpus are taken, as the database takes them"
 
+# A hard job runs on exactly (gpu_type, gpus): min_gpus or max_gpus other
+# than gpus, or any allowed_types (even blank), is refused as
+# mixdnn._check_job_shape refuses it (22023); empty fields (NULL in \copy)
+# and min_gpus = max_gpus = gpus are taken.
+printf '%s\nx,0,,hard,fast,2,10,1,,\n' "$AT" >"$T/b25.csv"
+bad_in "min_gpus on a hard job (other than gpus)" 'b25.csv:2: hard job "x" runs on exactly gpus = 2 GPUs' $A --trace "$T/b25.csv"
+printf '%s\nx,0,,hard,fast,2,10,,4,\n' "$AT" >"$T/b26.csv"
+bad_in "max_gpus on a hard job (other than gpus)" 'b26.csv:2: hard job "x" runs on exactly gpus = 2 GPUs' $A --trace "$T/b26.csv"
+printf '%s\nx,0,,hard,fast,2,10,,,fast\n' "$AT" >"$T/b27.csv"
+bad_in "allowed_types on a hard job" 'b27.csv:2: allowed_types is for soft-model jobs only' $A --trace "$T/b27.csv"
+printf '%s\nx,0,,hard,fast,2,10,,," "\n' "$AT" >"$T/b28.csv"
+bad_in "a blank allowed_types on a hard job (not NULL in \\copy)" 'b28.csv:2: allowed_types is for soft-model jobs only' $A --trace "$T/b28.csv"
+# mixdnn.jobs.duration (the estimate: estimate_s, else duration_s) is at
+# most 366 days = 31622400 s; a true duration_s beside an estimate is not.
+printf '%s,estimate_s\nx,0,,hard,fast,1,10,31622400.5\n' "$H" >"$T/b29.csv"
+bad_in "an estimate_s above 366 days (mixdnn.jobs.duration)" 'b29.csv:2: estimate_s 31622400.5 must be at most 31622400 (366 days)' $A --trace "$T/b29.csv"
+printf '%s\nx,0,,hard,fast,1,31622401\n' "$H" >"$T/b30.csv"
+bad_in "a duration_s above 366 days without estimate_s" 'b30.csv:2: duration_s 31622401 must be at most 31622400 (366 days) without an estimate_s' $A --trace "$T/b30.csv"
+# submitted_at = to_timestamp(epoch + submit_s) must be a timestamptz: the
+# first instant past 294276-12-31 (here 9222613948800 s after the 2024 epoch)
+# is refused (22008 there).
+printf '%s\nx,9222613948800,,hard,fast,1,10\n' "$H" >"$T/b33.csv"
+bad_in "a submit_s past the last timestamptz" 'b33.csv:2: submit_s 9222613948800 is after the last time mixdnn.jobs.submitted_at can hold' $A --trace "$T/b33.csv"
+# A model has at most 63 characters (mixdnn.jobs.model, mixdnn.profiles.model),
+# counted as the database counts them: 64 "zh" (2 bytes each) are refused,
+# 63 (126 bytes) taken, and its profile found.
+m63=$(awk 'BEGIN { for (i = 0; i < 63; i++) printf "\320\266" }')
+printf '%s\nx,0,%s\320\266,hard,fast,1,10\n' "$H" "$m63" >"$T/b31.csv"
+bad_in "a model of 64 characters in the trace" 'b31.csv:2: model must be at most 63 characters' $A --trace "$T/b31.csv"
+printf 'model,gpu_type,gpus,throughput\n%s\320\266,fast,1,1\n' "$m63" >"$T/b32.csv"
+bad_in "a model of 64 characters in the profiles" 'b32.csv:2: model must be 1..63 characters' $A --profiles "$T/b32.csv" --trace "$T/t1.csv"
+printf '%s\ny,0,,hard,fast,2,10,2,2,\nlong,0,,hard,fast,1,40000000,,,,31622400\nz,0,%s,soft,fast,2,10,,4,fast\n' \
+	"$AT,estimate_s" "$m63" >"$T/ok25.csv"
+printf 'model,gpu_type,gpus,throughput\n%s,fast,2,1\n%s,fast,4,4\n' "$m63" "$m63" >"$T/ok25p.csv"
+"$SIM" $A --profiles "$T/ok25p.csv" --trace "$T/ok25.csv" --policy k8s --quiet --out "$T/ok25.out" \
+	--configs-out "$T/ok25.cfg" >/dev/null 2>&1
+is "$?:$(field "$T/ok25.out" y status):$(field "$T/ok25.out" long status) $(field "$T/ok25.out" long estimate_s):$(awk -F, '$1 == "z" && $4 == "fast" && $5 == 4 { print $6 }' "$T/ok25.cfg")" \
+	"0:completed:completed 31622400.000:2.500" \
+	"taken as the database takes them: min_gpus = max_gpus = gpus on a hard job, a 366-day estimate, a 63-character model of 126 bytes with its profile (z on 4 GPUs: 10 x 1 / 4)"
+
 # ---------------------------------------------------------------- 7b. an overrun under static and backfill
 # These policies assume a job past its estimate ends overrun_s (60 s) from
 # now, so the job behind it is planned 60 s ahead, again and again: j1,
@@ -451,6 +491,25 @@ for p in static backfill; do
 	is "$?:$(awk -F, 'NR > 1 { printf "%s%s %s-%s", sep, $1, $4, $5; sep = "; " } END { print "" }' "$T/overrun2.out")" \
 		"0:$want" "$p: skipping the rounds of an overrun changes no start or finish"
 done
+
+# ---------------------------------------------------------------- 7c. an overrun under mixdnn with --overrun-factor 0
+# mixdnn then assumes an overdue job ends --overrun-s (60 s) from each round:
+# a round per 60 s of overrun (1.7e10 for hang.csv's j1, which ran for
+# ever), and its rounds read absolute time (aging), so none is skipped. A
+# job that can overrun by more than 1e6 x --overrun-s is refused up front
+# (docs/simulator.md); --max-rounds bounds the run instead, and the default
+# --overrun-factor 1 runs it (a geometric number of rounds).
+rm -f "$T/hang0.out"
+timeout 20 "$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/hang.csv" --policy mixdnn \
+	--overrun-factor 0 --quiet --out "$T/hang0.out" >/dev/null 2>"$T/hang0.err"
+is "$?:$(grep -c 'hang.csv:2: job "j1" can run 1e+12 s past its estimate' "$T/hang0.err"):$([ -e "$T/hang0.out" ] && echo out)" "2:1:" \
+	"mixdnn --overrun-factor 0: a 1e12 s overrun of a 1 s estimate is refused at once (exit 2, FILE:LINE, no output)"
+timeout 20 "$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/hang.csv" --policy mixdnn \
+	--overrun-factor 0 --max-rounds 50 --quiet --out "$T/hang0.out" >/dev/null 2>&1
+is "$?:$(field "$T/hang0.out" j2 status)" "1:unfinished" "mixdnn --overrun-factor 0 with --max-rounds: run, stopped after 50 rounds"
+timeout 20 "$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/hang.csv" --policy mixdnn \
+	--quiet --out "$T/hang0.out" >/dev/null 2>&1
+is "$?:$(field "$T/hang0.out" j1 status)" "0:completed" "mixdnn with the default --overrun-factor: the same trace runs within 20 s"
 
 # ---------------------------------------------------------------- 8. generated traces: invariants and determinism
 DATA=${MIXDNN_DATA:-}
