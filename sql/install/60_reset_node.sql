@@ -8,7 +8,7 @@
 -- the part's keeper failed, the keeper killed the part on its lease, ...):
 -- the reason is then "node N handed it back: CAUSE". The cause is the
 -- launcher role's text, read by users in the job's reason: at most 200
--- characters (22001), not empty, no control characters (22023); refused,
+-- characters (22001), not blank, printable ASCII (22023); refused,
 -- nothing changed. Without a cause the reason guesses, as before it took
 -- one (launchers before it call reset_node(node, job)).
 CREATE FUNCTION mixdnn.reset_node(node text, job_id bigint DEFAULT NULL, cause text DEFAULT NULL) RETURNS int
@@ -25,8 +25,13 @@ BEGIN
 		RAISE EXCEPTION 'cause must be at most 200 characters, not %', pg_catalog.length(reset_node.cause)
 			USING ERRCODE = 'string_data_right_truncation';
 	END IF;
-	IF reset_node.cause OPERATOR(pg_catalog.~) E'[\\x01-\\x1f\\x7f-\\x9f]' THEN
-		RAISE EXCEPTION 'cause must not contain control characters (such as a newline)'
+	-- Printable ASCII, which is all the launcher sends (it writes '?' for
+	-- any other byte): no control character (a newline, an escape
+	-- sequence), and no Unicode space, line separator or bidirectional
+	-- override that would make the reason look blank or other than it is;
+	-- byte for byte the same in every server encoding.
+	IF reset_node.cause OPERATOR(pg_catalog.!~) '^[ -~]*$' THEN
+		RAISE EXCEPTION 'cause must be printable ASCII (no control character such as a newline)'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	IF pg_catalog.btrim(reset_node.cause) OPERATOR(pg_catalog.=) '' THEN
