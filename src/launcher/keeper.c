@@ -33,7 +33,7 @@
 /* How long, at the part's end, the keeper waits for the log to take the part's last lines. */
 #define RELAY_DRAIN_S 1.0
 
-/* The back-off of the command's fork: as the launcher's of keepers (proc.c). */
+/* lx_fork_backoff's first and longest wait (s). */
 #define FORK_RETRY_FIRST_S 0.25
 #define FORK_RETRY_MAX_S 8.0
 
@@ -188,9 +188,17 @@ cannot_start(keeper *k, const char *what)
 	snprintf(k->why, sizeof(k->why), "cannot %s: %s", what, strerror(errno));
 }
 
+double
+lx_fork_backoff(double gap)
+{
+	double		next = gap > 0 ? 2 * gap : FORK_RETRY_FIRST_S;
+
+	return next < FORK_RETRY_MAX_S ? next : FORK_RETRY_MAX_S;
+}
+
 /*
  * The command's fork failed (errno e): whether it is tried again later,
- * after a back-off from FORK_RETRY_FIRST_S doubling to FORK_RETRY_MAX_S,
+ * after lx_fork_backoff's wait,
  * for at most fork_retry_s from the first failure: the node short of
  * processes or memory for a moment (the keeper's own fork took the last
  * one) costs the part that wait, not an attempt of its job.
@@ -205,9 +213,7 @@ fork_later(keeper *k, int e)
 		k->fork_until = now + k->args->fork_retry_s;
 	if (now >= k->fork_until)
 		return false;
-	k->fork_gap = k->fork_gap > 0 ? 2 * k->fork_gap : FORK_RETRY_FIRST_S;
-	if (k->fork_gap > FORK_RETRY_MAX_S)
-		k->fork_gap = FORK_RETRY_MAX_S;
+	k->fork_gap = lx_fork_backoff(k->fork_gap);
 	/* the last try at the deadline: never a wait past --fork-retry */
 	k->fork_at = now + k->fork_gap < k->fork_until ? now + k->fork_gap : k->fork_until;
 	k->fork_errno = e;

@@ -54,4 +54,11 @@ typedef struct lx_keeper_args
 
 void		lx_keeper_main(const lx_keeper_args *a) __attribute__((noreturn));
 
+/*
+ * The back-off of a fork that failed for want of the node's processes or
+ * memory (a keeper's, by the launcher; the command's, by its keeper): the
+ * wait after one of gap s (0: the first failure), 0.25 s doubling to 8 s.
+ */
+double		lx_fork_backoff(double gap);
+
 #endif

@@ -82,12 +82,10 @@ exited_now(lx_child *c, int code, const char *why)
 #define START_MIN_LEASE_S 0.5
 
 /*
- * The back-off of keepers' forks, shared by the node's parts: a fork
- * fails for want of the node's processes or memory, which every part's
- * next fork would meet too. Doubles from the first to the last gap.
+ * The back-off of keepers' forks (lx_fork_backoff), shared by the node's
+ * parts: a fork fails for want of the node's processes or memory, which
+ * every part's next fork would meet too.
  */
-#define FORK_RETRY_FIRST_S 0.25
-#define FORK_RETRY_MAX_S 8.0
 static double fork_retry_gap;	/* 0: the last fork of a keeper worked */
 static double fork_next_try;	/* no keeper is forked before then */
 
@@ -465,9 +463,7 @@ fork_wait(lx_child *c, const lx_job *job, const lx_spawn_ctx *ctx, const char *w
 {
 	double		now = lx_now();
 
-	fork_retry_gap = fork_retry_gap > 0 ? 2 * fork_retry_gap : FORK_RETRY_FIRST_S;
-	if (fork_retry_gap > FORK_RETRY_MAX_S)
-		fork_retry_gap = FORK_RETRY_MAX_S;
+	fork_retry_gap = lx_fork_backoff(fork_retry_gap);
 	fork_next_try = now + fork_retry_gap;
 	if (c->fork_failing_since == 0)
 		c->fork_failing_since = now;
