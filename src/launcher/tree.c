@@ -339,6 +339,25 @@ typedef struct walk_list
 	int			cap;
 } walk_list;
 
+/* Appends pid, listed by parent; false when out of memory. */
+static bool
+walk_add(walk_list *l, pid_t pid, pid_t parent)
+{
+	if (l->n == l->cap)
+	{
+		int			c = l->cap ? l->cap * 2 : 64;
+		void	   *a = realloc(l->at, c * sizeof(*l->at));
+
+		if (a == NULL)
+			return false;
+		l->at = a;
+		l->cap = c;
+	}
+	l->at[l->n].pid = pid;
+	l->at[l->n++].parent = parent;
+	return true;
+}
+
 /* Appends the pids of /proc/PID/task/TID/children for every thread of pid; false if none can be read. */
 static bool
 read_children(pid_t pid, walk_list *l)
@@ -363,21 +382,8 @@ read_children(pid_t pid, walk_list *l)
 		if ((f = fopen(file, "re")) == NULL)
 			continue;
 		any = true;
-		while (fscanf(f, "%d", &child) == 1)
-		{
-			if (l->n == l->cap)
-			{
-				int			c = l->cap ? l->cap * 2 : 64;
-				void	   *a = realloc(l->at, c * sizeof(*l->at));
-
-				if (a == NULL)
-					break;
-				l->at = a;
-				l->cap = c;
-			}
-			l->at[l->n].pid = (pid_t) child;
-			l->at[l->n++].parent = pid;
-		}
+		while (fscanf(f, "%d", &child) == 1 && walk_add(l, (pid_t) child, pid))
+			;
 		fclose(f);
 	}
 	closedir(d);
@@ -512,17 +518,8 @@ signal_walked(pid_t keeper, int sig)
 			if (walked(&l, had, again.at[k].pid))
 				continue;
 			more = true;
-			if (l.n == l.cap)
-			{
-				int			c = l.cap ? l.cap * 2 : 64;
-				void	   *a = realloc(l.at, c * sizeof(*l.at));
-
-				if (a == NULL)
-					break;
-				l.at = a;
-				l.cap = c;
-			}
-			l.at[l.n++] = again.at[k];
+			if (!walk_add(&l, again.at[k].pid, again.at[k].parent))
+				break;
 		}
 	}
 	/* still coming after WALK_ROUNDS rounds: not empty, whatever the count says */
