@@ -16,6 +16,7 @@
 #include "csvload.h"
 #include "load.h"
 #include "placement.h"
+#include "tolerance.h"
 
 #define OFF(type, field) offsetof(type, field)
 #define lengthof(a) ((int) (sizeof(a) / sizeof((a)[0])))
@@ -191,16 +192,15 @@ static const csv_column wait_columns[] = {
 	{"job_id", 1, CSV_REAL, OFF(wait_row, job_id), 1, 9007199254740992.0},
 	{"model_class", 0, CSV_TEXT, OFF(wait_row, model_class)},
 	{"gpu_type", 0, CSV_TEXT, OFF(wait_row, gpu_type)},
-	/* mixdnn.jobs' ranges, as the simulator's trace */
-	{"gpus", 1, CSV_INT, OFF(wait_row, gpus), 1, 4096},
-	{"min_gpus", 1, CSV_INT, OFF(wait_row, min_gpus), 1, 4096},
-	{"max_gpus", 1, CSV_INT, OFF(wait_row, max_gpus), 1, 4096},
+	{"gpus", 1, CSV_INT, OFF(wait_row, gpus), 1, CSV_JOB_MAX_GPUS},
+	{"min_gpus", 1, CSV_INT, OFF(wait_row, min_gpus), 1, CSV_JOB_MAX_GPUS},
+	{"max_gpus", 1, CSV_INT, OFF(wait_row, max_gpus), 1, CSV_JOB_MAX_GPUS},
 	{"allowed_types", 0, CSV_LIST, OFF(wait_row, allowed_types)},
-	{"duration_s", 1, CSV_REAL, OFF(wait_row, duration_s), 1e-6, 366 * 86400.0},
-	{"priority", 1, CSV_INT, OFF(wait_row, priority), -100, 100},
+	{"duration_s", 1, CSV_REAL, OFF(wait_row, duration_s), MX_TIME_EPS, CSV_JOB_MAX_DURATION_S},
+	{"priority", 1, CSV_INT, OFF(wait_row, priority), CSV_JOB_PRIORITY_MIN, CSV_JOB_PRIORITY_MAX},
 	NUMBER("age_s", 1, wait_row, age_s),
 	{"prev_type", 0, CSV_TEXT, OFF(wait_row, prev_type)},
-	{"prev_gpus", 1, CSV_INT, OFF(wait_row, prev_gpus), 0, 4096},
+	{"prev_gpus", 1, CSV_INT, OFF(wait_row, prev_gpus), 0, CSV_JOB_MAX_GPUS},
 	NUMBER("prev_start_s", 0, wait_row, prev_start_s),
 };
 

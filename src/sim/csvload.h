@@ -35,6 +35,16 @@ typedef enum csv_kind
 #define CSV_MODEL_CHARS 63
 #define CSV_MODEL_LEN (4 * CSV_MODEL_CHARS + 1)
 
+/*
+ * mixdnn.jobs' ranges, which the simulator's trace and mixdnn-bench --load
+ * check as the database does: GPUs per job, the duration (the estimate;
+ * mixdnn._check_job_terms), the priority.
+ */
+#define CSV_JOB_MAX_GPUS 4096
+#define CSV_JOB_MAX_DURATION_S (366.0 * 86400.0)
+#define CSV_JOB_PRIORITY_MIN (-100)
+#define CSV_JOB_PRIORITY_MAX 100
+
 typedef struct csv_column
 {
 	const char *name;

@@ -14,11 +14,6 @@
 #include "profile.h"
 #include "sim.h"
 
-/* Largest GPU count a trace may request; larger is a malformed row. */
-#define SIM_MAX_JOB_GPUS 4096
-/* mixdnn.jobs.duration: at most 366 days (mixdnn._check_job_terms) */
-#define SIM_MAX_ESTIMATE_S (366.0 * 86400.0)
-
 static int	fail(char *err, size_t errlen, const char *fmt,...) __attribute__((format(printf, 3, 4)));
 
 static int
@@ -177,7 +172,7 @@ typedef struct profile_row
 static const csv_column profile_columns[] = {
 	{"model", 1, CSV_MODEL, OFF(profile_row, model), 1},	/* mixdnn.profiles.model: 1..63 characters */
 	{"gpu_type", 1, CSV_TEXT, OFF(profile_row, gpu_type)},
-	{"gpus", 1, CSV_INT, OFF(profile_row, gpus), 1, SIM_MAX_JOB_GPUS},
+	{"gpus", 1, CSV_INT, OFF(profile_row, gpus), 1, CSV_JOB_MAX_GPUS},
 	{"throughput", 1, CSV_REAL, OFF(profile_row, throughput), 0, INFINITY},
 };
 
@@ -267,13 +262,13 @@ static const csv_column trace_columns[] = {
 	{"model", 1, CSV_MODEL, OFF(trace_row, model), 0},	/* mixdnn.jobs.model: at most 63 characters */
 	{"model_class", 1, CSV_TEXT, OFF(trace_row, model_class)},
 	{"gpu_type", 1, CSV_TEXT, OFF(trace_row, gpu_type)},
-	{"gpus", 1, CSV_INT, OFF(trace_row, gpus), 1, SIM_MAX_JOB_GPUS},
+	{"gpus", 1, CSV_INT, OFF(trace_row, gpus), 1, CSV_JOB_MAX_GPUS},
 	{"duration_s", 1, CSV_REAL, OFF(trace_row, duration_s), 0, INFINITY, 1},
 	{"estimate_s", 0, CSV_REAL, OFF(trace_row, estimate_s), 0, INFINITY, 1},
-	{"min_gpus", 0, CSV_INT, OFF(trace_row, min_gpus), 1, SIM_MAX_JOB_GPUS},
-	{"max_gpus", 0, CSV_INT, OFF(trace_row, max_gpus), 1, SIM_MAX_JOB_GPUS},
+	{"min_gpus", 0, CSV_INT, OFF(trace_row, min_gpus), 1, CSV_JOB_MAX_GPUS},
+	{"max_gpus", 0, CSV_INT, OFF(trace_row, max_gpus), 1, CSV_JOB_MAX_GPUS},
 	{"allowed_types", 0, CSV_LIST, OFF(trace_row, allowed_types)},
-	{"priority", 0, CSV_INT, OFF(trace_row, priority), -100, 100},	/* mixdnn.jobs.priority's range */
+	{"priority", 0, CSV_INT, OFF(trace_row, priority), CSV_JOB_PRIORITY_MIN, CSV_JOB_PRIORITY_MAX},	/* mixdnn.jobs.priority's range */
 	{"owner", 0, CSV_TEXT, OFF(trace_row, owner)},
 };
 
@@ -396,12 +391,12 @@ keep_job(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 	 * most 366 days; the true run time (duration_s beside an estimate_s) is
 	 * not the database's to limit
 	 */
-	if (tr->estimate_s > SIM_MAX_ESTIMATE_S)
+	if (tr->estimate_s > CSV_JOB_MAX_DURATION_S)
 		return row_fail(r, err, errlen, "estimate_s %.15g must be at most %.0f (366 days), as mixdnn.jobs.duration",
-						tr->estimate_s, SIM_MAX_ESTIMATE_S);
-	if (tr->estimate_s == 0 && tr->duration_s > SIM_MAX_ESTIMATE_S)
+						tr->estimate_s, CSV_JOB_MAX_DURATION_S);
+	if (tr->estimate_s == 0 && tr->duration_s > CSV_JOB_MAX_DURATION_S)
 		return row_fail(r, err, errlen, "duration_s %.15g must be at most %.0f (366 days) without an estimate_s: "
-						"it is the job's mixdnn.jobs.duration", tr->duration_s, SIM_MAX_ESTIMATE_S);
+						"it is the job's mixdnn.jobs.duration", tr->duration_s, CSV_JOB_MAX_DURATION_S);
 	/* every policy plans with the estimate; the job runs for duration_s */
 	j.true_duration = tr->duration_s;
 	mj->duration = tr->estimate_s > 0 ? tr->estimate_s : tr->duration_s;
