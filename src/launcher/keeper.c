@@ -444,9 +444,12 @@ read_launcher(keeper *k)
 		 * gone the keeper still answers: a launcher that connects meanwhile
 		 * holds its GPUs until it hears the part ended, then gives it up
 		 * (refused, it could only guess how long a process slow to die,
-		 * say in the GPU driver's teardown, still holds them).
+		 * say in the GPU driver's teardown, still holds them). A part still
+		 * waiting to fork its command (fork_later) ran none: its cause
+		 * says so.
 		 */
-		give_up_part(k, "its launcher died while it ran");
+		give_up_part(k, k->fork_at > 0 ? "its launcher died while it waited to fork the command"
+					 : "its launcher died while it ran");
 		k->leaving = true;
 	}
 	return false;

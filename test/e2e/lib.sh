@@ -362,3 +362,42 @@ gpu_overlaps() {
 		  if (key != last_key || $4 > last_end) { last_end = $4; last_job = $5 }
 		  last_key = key }'
 }
+
+# ---------- a launcher short of processes (RLIMIT_NPROC) ----------
+
+# A launcher under RLIMIT_NPROC, which root is exempt from: it runs as
+# NPROC_USER, an account of its own that runs no other process
+# (--allow-same-user). Only the soft limit is set, by the account itself:
+# root here may lack CAP_SYS_RESOURCE, which changing another account's
+# limits needs. Skips the file where that cannot be.
+NPROC_USER=mxe2e_nproc
+nproc_account() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root to create an OS user and run a launcher as it"
+	command -v prlimit >/dev/null && command -v setpriv >/dev/null || skip_all "needs prlimit and setpriv (util-linux)"
+	id -u "$NPROC_USER" >/dev/null 2>&1 || useradd -M -s /bin/sh "$NPROC_USER"
+	[ -z "$(pgrep -u "$NPROC_USER")" ] ||
+		skip_all "the account $NPROC_USER already runs processes, which count against its limit"
+}
+
+# A clean cluster where only n1 is up (a re-queued job comes back to it)
+# and a job is retried often.
+nproc_cluster() {
+	reset_cluster
+	set_setting mixdnn.max_retries 100
+	q "UPDATE mixdnn.gpu_nodes SET status = 'down' WHERE node IN ('n2', 'n3')" >/dev/null
+}
+
+# start_limited NPROC [OPTION]...: n1's launcher as NPROC_USER, limited to NPROC processes
+start_limited() {
+	local n=$1
+	shift
+	# setpriv and prlimit exec: $! is the launcher itself (no function: that would be a subshell)
+	PGUSER=$E2E_LAUNCHER_ROLE setpriv --reuid="$NPROC_USER" --regid="$NPROC_USER" --init-groups prlimit --nproc="$n": -- \
+		"$MIXDNN_LAUNCHER" --node n1 --poll-interval 2 --kill-grace 2 --state-dir "$T/state-n1" --allow-same-user \
+		"$@" >>"$T/launcher-n1.log" 2>&1 &
+	echo $! >"$T/launcher-n1.pid"
+}
+
+cmd_tries() {	# cmd_tries JOB: n1's keeper's failed forks of JOB's command that it will try again
+	grep -c "job $1 attempt [0-9]*: its keeper cannot fork the command: .*; it waits, the next try in" "$T/launcher-n1.log"
+}

@@ -19,30 +19,13 @@
 # CAP_SYS_RESOURCE, which changing another account's limits needs.
 . "$(dirname "$0")/../lib.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "needs root to create an OS user and run a launcher as it"
-command -v prlimit >/dev/null && command -v setpriv >/dev/null || skip_all "needs prlimit and setpriv (util-linux)"
-U=mxe2e_nproc
-id -u "$U" >/dev/null 2>&1 || useradd -M -s /bin/sh "$U"
-[ -z "$(pgrep -u "$U")" ] || skip_all "the account $U already runs processes, which count against its limit"
+nproc_account
+U=$NPROC_USER
 
-reset_cluster
-set_setting mixdnn.max_retries 100
-# only n1: the re-queued job comes back to the limited launcher
-q "UPDATE mixdnn.gpu_nodes SET status = 'down' WHERE node IN ('n2', 'n3')" >/dev/null
+nproc_cluster
 
 as_launcher_account() {
 	setpriv --reuid="$U" --regid="$U" --init-groups "$@"
-}
-
-# start_limited NPROC [OPTION]...: n1's launcher as that account, limited to NPROC processes
-start_limited() {
-	local n=$1
-	shift
-	# setpriv and prlimit exec: $! is the launcher itself (no function: that would be a subshell)
-	PGUSER=$E2E_LAUNCHER_ROLE setpriv --reuid="$U" --regid="$U" --init-groups prlimit --nproc="$n": -- \
-		"$MIXDNN_LAUNCHER" --node n1 --poll-interval 2 --kill-grace 2 --state-dir "$T/state-n1" --allow-same-user \
-		"$@" >>"$T/launcher-n1.log" 2>&1 &
-	echo $! >"$T/launcher-n1.pid"
 }
 
 requeued() {	# requeued JOB: how many times the part was given up and the job re-queued
@@ -98,9 +81,6 @@ stop_launcher n1
 # shortage that passes costs the part the wait, not an attempt (before,
 # the part was handed back at once and the job re-queued). The limit is
 # the keeper's own, inherited: lifted in the keeper too.
-cmd_tries() {	# cmd_tries JOB: the keeper's failed forks of the command that it will try again
-	grep -c "job $1 attempt [0-9]*: its keeper cannot fork the command: .*; it waits, the next try in" "$T/launcher-n1.log"
-}
 keeper_of_account() {
 	pgrep -u "$U" -x mixdnn-keeper
 }
