@@ -242,6 +242,31 @@ typedef struct proc_list
 
 static bool zombie_runs(pid_t pid);
 
+/* Appends a process to l; false when out of memory. */
+static bool
+proc_list_add(proc_list *l, pid_t pid, const lx_pid_stat *st)
+{
+	if (l->n == l->cap)
+	{
+		int			cap = l->cap ? l->cap * 2 : 256;
+		pid_t	   *a = realloc(l->pid, cap * sizeof(pid_t));
+		lx_pid_stat *b = a ? realloc(l->st, cap * sizeof(lx_pid_stat)) : NULL;
+
+		if (a)
+			l->pid = a;
+		if (b == NULL)
+			return false;
+		l->st = b;
+		l->cap = cap;
+	}
+	l->pid[l->n] = pid;
+	l->st[l->n++] = *st;
+	return true;
+}
+
+bool		lx_tree_scan_only = false;
+void		(*lx_tree_scan_hook) (pid_t listed) = NULL;
+
 /* Every live process; one whose main thread exited while another runs on is live (zombie_runs). */
 static void
 list_processes(proc_list *l)
@@ -260,70 +285,121 @@ list_processes(proc_list *l)
 		if (!isdigit((unsigned char) e->d_name[0]))
 			continue;
 		pid = (pid_t) atoi(e->d_name);
-		if (!lx_pid_stat_of(pid, &st) || st.state == 'X' || (st.state == 'Z' && !zombie_runs(pid)))
+		if (!lx_pid_stat_of(pid, &st))
 			continue;
-		if (l->n == l->cap)
-		{
-			int			cap = l->cap ? l->cap * 2 : 256;
-			pid_t	   *a = realloc(l->pid, cap * sizeof(pid_t));
-			lx_pid_stat *b = a ? realloc(l->st, cap * sizeof(lx_pid_stat)) : NULL;
-
-			if (a)
-				l->pid = a;
-			if (b == NULL)
-				break;
-			l->st = b;
-			l->cap = cap;
-		}
-		l->pid[l->n] = pid;
-		l->st[l->n++] = st;
+		if (lx_tree_scan_hook != NULL)
+			lx_tree_scan_hook(pid);
+		if (st.state == 'X' || (st.state == 'Z' && !zombie_runs(pid)))
+			continue;
+		if (!proc_list_add(l, pid, &st))
+			break;
 	}
 	closedir(d);
 }
 
-/*
- * Signals every live descendant of the keeper by a scan of all of /proc;
- * returns how many. For kernels without the children files (below).
- */
-static int
-signal_scanned(pid_t keeper, int sig)
+/* Marks every process of l whose chain of parents in l leads to the keeper. */
+static void
+mark_descendants(const proc_list *l, pid_t keeper, bool *mark)
 {
-	proc_list	l = {NULL, NULL, 0, 0};
-	bool	   *mark;
-	int			found = 0,
-				i;
 	bool		grew = true;
+	int			i,
+				k;
 
-	list_processes(&l);
-	mark = calloc(l.n ? l.n : 1, sizeof(bool));
-	while (mark && grew)
+	while (grew)
 	{
 		grew = false;
-		for (i = 0; i < l.n; i++)
+		for (i = 0; i < l->n; i++)
 		{
-			int			k;
-			bool		parent_marked = l.st[i].ppid == keeper;
+			bool		parent_marked = l->st[i].ppid == keeper;
 
-			for (k = 0; k < l.n && !parent_marked && !mark[i]; k++)
-				parent_marked = mark[k] && l.pid[k] == l.st[i].ppid;
+			for (k = 0; k < l->n && !parent_marked && !mark[i]; k++)
+				parent_marked = mark[k] && l->pid[k] == l->st[i].ppid;
 			if (!mark[i] && parent_marked)
 				mark[i] = grew = true;
 		}
 	}
-	for (i = 0; mark && i < l.n; i++)
-	{
-		/* the scan took milliseconds: each pid is signalled only if still the process it read */
-		lx_pid_want want = {l.st[i].start, NULL, 0, 0};
+}
 
-		if (!mark[i])
-			continue;
-		found++;
-		if (sig != 0)
-			(void) lx_pid_signal(l.pid[i], &want, sig);
+/* Whether had holds the process pid started at start (a pid reused is another process). */
+static bool
+scanned(const proc_list *had, pid_t pid, unsigned long long start)
+{
+	int			i;
+
+	for (i = 0; i < had->n; i++)
+		if (had->pid[i] == pid && had->st[i].start == start)
+			return true;
+	return false;
+}
+
+/* Rounds of a scan (below) or walk (signal_walked) before it stops and counts the part as not empty. */
+#define WALK_ROUNDS 32
+
+/*
+ * Signals every live descendant of the keeper by a scan of all of /proc;
+ * returns how many. For kernels without the children files (below).
+ *
+ * As a walk does (signal_walked), it scans again until the keeper has no
+ * child it has not had: the scan reads the processes in pid order, and a
+ * process read before its parent (a lower pid, the pids having wrapped
+ * around) whose parent then exits is the keeper's at once, while the
+ * scan, finding the parent a zombie (not listed), had no chain of
+ * parents from it to the keeper: it was passed by, and the part taken for
+ * empty (unit test_pidsig, test_reparented(true)). The next scan lists it
+ * as the keeper's child. A process is "had" by its pid and start time,
+ * which the scan reads anyway.
+ */
+static int
+signal_scanned(pid_t keeper, int sig)
+{
+	proc_list	l = {NULL, NULL, 0, 0},
+				had = {NULL, NULL, 0, 0};
+	bool	   *mark = NULL;
+	int			found = 0,
+				round,
+				i;
+	bool		more = true;
+
+	for (round = 0; more && round < WALK_ROUNDS; round++)
+	{
+		bool	   *m;
+
+		list_processes(&l);
+		if (round > 0)
+		{
+			/* only a child of the keeper not had before makes another round */
+			more = false;
+			for (i = 0; i < l.n && !more; i++)
+				more = l.st[i].ppid == keeper && !scanned(&had, l.pid[i], l.st[i].start);
+			if (!more)
+				break;
+		}
+		if ((m = realloc(mark, (l.n ? l.n : 1) * sizeof(bool))) == NULL)
+			break;
+		mark = m;
+		memset(mark, 0, (l.n ? l.n : 1) * sizeof(bool));
+		mark_descendants(&l, keeper, mark);
+		for (i = 0; i < l.n; i++)
+		{
+			/* the scan took milliseconds: each pid is signalled only if still the process it read */
+			lx_pid_want want = {l.st[i].start, NULL, 0, 0};
+
+			if (!mark[i] || scanned(&had, l.pid[i], l.st[i].start))
+				continue;
+			found++;
+			(void) proc_list_add(&had, l.pid[i], &l.st[i]);
+			if (sig != 0)
+				(void) lx_pid_signal(l.pid[i], &want, sig);
+		}
 	}
+	/* still coming after the last round: not empty, whatever the count says */
+	if (more && round == WALK_ROUNDS && found == 0)
+		found = 1;
 	free(mark);
 	free(l.pid);
 	free(l.st);
+	free(had.pid);
+	free(had.st);
 	return found;
 }
 
@@ -450,10 +526,17 @@ walk_one(pid_t keeper, pid_t pid, pid_t parent, int sig, walk_list *l)
 
 void		(*lx_tree_walk_hook) (pid_t keeper) = NULL;
 
-/* Rounds of a walk (below) before it stops and counts the part as not empty. */
-#define WALK_ROUNDS 32
-
-/* Whether the walk has pid already. */
+/*
+ * Whether the walk has pid already. By pid alone, not with its start
+ * time (which would mean reading each re-read child's /proc/PID/stat on
+ * every walk): a pid the walk had that names another process by the
+ * re-reading cannot come about. The keeper's children keep their pids
+ * until the keeper, walking, reaps them; a deeper process's pid is
+ * handed out again only after the kernel (which allocates pids
+ * cyclically) has gone around all of pid_max, within the walk. Were it
+ * to, that one walk would miss the process: the next, 50 ms later,
+ * starts afresh, and a part is empty only after three in a row.
+ */
 static bool
 walked(const walk_list *l, int n, pid_t pid)
 {
@@ -533,7 +616,7 @@ signal_walked(pid_t keeper, int sig)
 static int
 signal_descendants(pid_t keeper, int sig)
 {
-	int			n = signal_walked(keeper, sig);
+	int			n = lx_tree_scan_only ? -1 : signal_walked(keeper, sig);
 
 	return n >= 0 ? n : signal_scanned(keeper, sig);
 }

@@ -51,6 +51,15 @@ bool		lx_tree_empty(const lx_tree *t);
  */
 extern void (*lx_tree_walk_hook) (pid_t keeper);
 
+/*
+ * Tests only: a look for the keeper's descendants scans all of /proc, as
+ * on a kernel without the children files (false, the default: it walks
+ * them where it can); and, if not NULL, the scan calls lx_tree_scan_hook
+ * for each process once it has read its /proc/PID/stat.
+ */
+extern bool lx_tree_scan_only;
+extern void (*lx_tree_scan_hook) (pid_t listed);
+
 /* Removes the (empty) cgroup. */
 void		lx_tree_remove(const lx_tree *t);
 

@@ -301,50 +301,181 @@ fork_pair(pid_t *orphan)
 	return mid;
 }
 
+/* The process after whose /proc/PID/stat a scan kills walk_victim (kill_at_orphan). */
+static pid_t scan_orphan;
+
+static void
+kill_at_orphan(pid_t listed)
+{
+	if (listed == scan_orphan)
+		kill_during_walk(0);
+}
+
+/*
+ * fork_pair's pair, its child's pid below its own (as after the pids
+ * wrapped around): set as root with ns_last_pid. -1 if it cannot be.
+ */
+static pid_t
+fork_pair_low(pid_t *orphan)
+{
+	int			go[2],
+				back[2],
+				pid_max = 0;
+	pid_t		mid;
+	FILE	   *f = fopen("/proc/sys/kernel/pid_max", "r");
+
+	*orphan = -1;
+	/* the parent half way up the pids, its child a quarter of the way */
+	if (f == NULL || fscanf(f, "%d", &pid_max) != 1 || pid_max < 2000 || !next_pid(pid_max / 2))
+	{
+		if (f != NULL)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	if (pipe(go) != 0)
+		return -1;
+	if (pipe(back) != 0)
+	{
+		close(go[0]);
+		close(go[1]);
+		return -1;
+	}
+	mid = fork();
+	if (mid == 0)
+	{
+		char		c;
+		pid_t		o;
+
+		/* forks once the test has set the next pid */
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		o = fork();
+		if (o == 0)
+			for (;;)
+				pause();
+		(void) write(back[1], &o, sizeof(o));
+		for (;;)
+			pause();
+	}
+	if (mid > 0 && !next_pid(pid_max / 4))
+	{
+		kill(mid, SIGKILL);
+		(void) killed_by(mid);
+		mid = -1;
+	}
+	if (mid > 0 && (write(go[1], "g", 1) != 1 || read(back[0], orphan, sizeof(*orphan)) != (ssize_t) sizeof(*orphan)))
+		*orphan = -1;
+	close(go[0]);
+	close(go[1]);
+	close(back[0]);
+	close(back[1]);
+	return mid;
+}
+
+/*
+ * fork_pair's pair for a walk, fork_pair_low's for a scan (whose race
+ * needs the child's pid below its parent's); false, and nothing left
+ * running, if it cannot be had.
+ */
+static bool
+race_pair(bool scan, pid_t *mid, pid_t *orphan)
+{
+	*mid = scan ? fork_pair_low(orphan) : fork_pair(orphan);
+	if (*mid > 0 && *orphan > 0 && (!scan || *orphan < *mid))
+		return true;
+	if (*orphan > 0)
+		kill(*orphan, SIGKILL);
+	if (*mid > 0)
+	{
+		kill(*mid, SIGKILL);
+		(void) killed_by(*mid);
+	}
+	return false;
+}
+
+/* The next look kills mid once it has read the keeper's children (a walk) or orphan's stat (a scan). */
+static void
+arm(bool scan, pid_t mid, pid_t orphan)
+{
+	walk_victim = mid;
+	scan_orphan = orphan;
+	if (scan)
+		lx_tree_scan_hook = kill_at_orphan;
+	else
+		lx_tree_walk_hook = kill_during_walk;
+}
+
+static void
+disarm(void)
+{
+	lx_tree_walk_hook = NULL;
+	lx_tree_scan_hook = NULL;
+}
+
 /*
  * A process whose parent exits while a walk runs goes to the keeper: if
  * that is after the walk read the keeper's children, and the parent is a
  * zombie when the walk comes to it (its children already gone), the walk
  * has passed the process by. The walk reads the keeper's children again:
  * the part is not taken for empty, and one signal pass reaches it.
+ *
+ * The same race where the children files are missing (kernels without
+ * them; scan): a scan of all of /proc reads, in pid order, a process
+ * whose pid is below its parent's, then the parent, which has exited
+ * meanwhile (a zombie, not listed) and handed the process to the keeper:
+ * the process's chain of parents ends at a pid the scan did not list, and
+ * it was passed by; the part was taken for empty while it ran. The scan
+ * reads /proc again until the keeper has no child it has not had.
  */
 static void
-test_reparented(void)
+test_reparented(bool scan)
 {
+	const char *how = scan ? "scanning /proc" : "walking the children files";
 	lx_tree		t;
 	pid_t		mid,
 				orphan;
 	int			i;
 
 	lx_tree_init(&t, NULL, "unit");
-	mid = fork_pair(&orphan);
-	CHECK(mid > 0 && orphan > 0 && !lx_tree_empty(&t), "(setup) a child of the keeper and its child");
-	walk_victim = mid;
-	lx_tree_walk_hook = kill_during_walk;
+	lx_tree_scan_only = scan;
+	if (!race_pair(scan, &mid, &orphan))
+	{
+		SKIP("cannot give a child a pid below its parent's here (needs root for ns_last_pid)");
+		lx_tree_scan_only = false;
+		return;
+	}
+	CHECK(!lx_tree_empty(&t), "%s: (setup) a child of the keeper and its child", how);
+	arm(scan, mid, orphan);
 	CHECK(!lx_tree_empty(&t),
-		  "a part whose middle process became a zombie during the look, its child now the keeper's, is not empty");
-	lx_tree_walk_hook = NULL;
+		  "%s: a part whose middle process became a zombie during the look, its child now the keeper's, is not empty",
+		  how);
+	disarm();
 	(void) killed_by(mid);
-	CHECK(alive_child(orphan), "(setup) the orphan is the keeper's child");
+	CHECK(alive_child(orphan), "%s: (setup) the orphan is the keeper's child", how);
 	kill(orphan, SIGKILL);
 	(void) killed_by(orphan);
 
-	mid = fork_pair(&orphan);
-	CHECK(mid > 0 && orphan > 0, "(setup) another child of the keeper and its child");
-	walk_victim = mid;
-	lx_tree_walk_hook = kill_during_walk;
+	if (!race_pair(scan, &mid, &orphan))
+	{
+		SKIP("(setup) another child of the keeper and its child");
+		lx_tree_scan_only = false;
+		return;
+	}
+	arm(scan, mid, orphan);
 	lx_tree_signal(&t, SIGTERM);
-	lx_tree_walk_hook = NULL;
+	disarm();
 	(void) killed_by(mid);
 	for (i = 0; i < 200 && alive_child(orphan); i++)
 		sleep_ms(10);
 	CHECK(!alive_child(orphan) && killed_by(orphan) == SIGTERM,
-		  "one SIGTERM pass reaches a process that went to the keeper during it");
+		  "%s: one SIGTERM pass reaches a process that went to the keeper during it", how);
 	if (alive_child(orphan))
 	{
 		kill(orphan, SIGKILL);
 		(void) killed_by(orphan);
 	}
+	lx_tree_scan_only = false;
 }
 
 static void *
@@ -419,7 +550,8 @@ main(void)
 	test_checks("without pidfds (before Linux 5.3)");
 	test_reused();
 	test_tree();
-	test_reparented();
+	test_reparented(false);
+	test_reparented(true);
 	test_zombie_leader();
 	/* the orphans that came to this process (a subreaper), reaped: left, they would be init's zombies */
 	for (int i = 0; i < 200 && waitpid(-1, NULL, WNOHANG) >= 0; i++)
