@@ -642,14 +642,64 @@ begin_stop(void)
 		lx_stop(lx_child_at(i), "the launcher is stopping");
 }
 
+/*
+ * At SIGUSR2: the parts that have not started (waiting for their GPUs, or
+ * to fork their keepers) have no keeper to leave running. Each the
+ * database still lists as this launch is handed back now with
+ * reset_node, saying why; before, the next launcher found no keeper of
+ * it and gave it up with a vaguer cause, or its lease ran out. Returns
+ * how many parts wait, handed back or not.
+ */
+static int
+hand_back_waiting(void)
+{
+	lx_part    *parts;
+	int			nparts,
+				i,
+				k,
+				lost,
+				waiting = 0;
+	lx_rc		rc;
+
+	for (i = 0; i < lx_nchildren(); i++)
+		waiting += !lx_child_at(i)->exited && lx_child_at(i)->waiting != NULL;
+	if (waiting == 0 || st.conn == NULL)
+		return waiting;
+	rc = lx_db_node_parts(st.conn, cfg.node, &parts, &nparts);
+	if (!still_connected(rc) || rc != LX_OK)
+		return waiting;
+	for (i = 0; i < lx_nchildren() && st.conn; i++)
+	{
+		lx_child   *c = lx_child_at(i);
+		char		cause[128];
+
+		if (c->exited || c->waiting == NULL)
+			continue;
+		snprintf(cause, sizeof(cause), "its launcher left (SIGUSR2) while the part waited %s", lx_waits_for(c));
+		for (k = 0; k < nparts; k++)
+			if (parts[k].running && parts[k].job_id == c->job_id && parts[k].attempt == c->attempt &&
+				lx_is_launch(c, parts[k].token))
+				break;
+		if (k == nparts)
+			continue;
+		lx_log("job %lld attempt %d never started; handing it back: %s", c->job_id, c->attempt, cause);
+		(void) still_connected(lx_db_reset_node(st.conn, cfg.node, c->job_id, cause, &lost));
+	}
+	free(parts);
+	return waiting;
+}
+
 /* SIGUSR2: renew the leases once more, hand the parts to the next launcher, exit. */
 static void
 detach(void)
 {
+	int			waiting;
+
 	if (st.conn)
 		heartbeat();
+	waiting = hand_back_waiting();
 	lx_detach_all();
-	lx_log("leaving %d job parts running for the next launcher of node %s (SIGUSR2)", lx_nlive(), cfg.node);
+	lx_log("leaving %d job parts running for the next launcher of node %s (SIGUSR2)", lx_nlive() - waiting, cfg.node);
 	if (st.conn)
 		PQfinish(st.conn);
 	exit(0);

@@ -440,6 +440,14 @@ lx_start_waiting(const lx_spawn_ctx *ctx)
 	}
 }
 
+const char *
+lx_waits_for(const lx_child *c)
+{
+	if (gpu_holder(c->gpus, c) != NULL)
+		return "for its GPUs";
+	return c->fork_failing_since > 0 ? "to fork its keeper" : "to start";
+}
+
 double
 lx_fork_retry_at(void)
 {

@@ -80,6 +80,9 @@ lx_child   *lx_spawn(const lx_job *job, const lx_spawn_ctx *ctx);
 /* Starts the waiting parts whose GPUs are free now and whose leases have not run out. */
 void		lx_start_waiting(const lx_spawn_ctx *ctx);
 
+/* What a waiting part waits for, for a reason: "for its GPUs", "to fork its keeper", else "to start". */
+const char *lx_waits_for(const lx_child *c);
+
 /* When a waiting part's fork is next tried (CLOCK_BOOTTIME, lx_now()); a large value if none waits for one. */
 double		lx_fork_retry_at(void);
 

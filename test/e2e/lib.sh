@@ -367,15 +367,17 @@ gpu_overlaps() {
 
 # A launcher under RLIMIT_NPROC, which root is exempt from: it runs as
 # NPROC_USER, an account of its own that runs no other process
-# (--allow-same-user). Only the soft limit is set, by the account itself:
-# root here may lack CAP_SYS_RESOURCE, which changing another account's
-# limits needs. Skips the file where that cannot be.
-NPROC_USER=mxe2e_nproc
-nproc_account() {
+# (--allow-same-user), one per test file (files run at once in shards).
+# Only the soft limit is set, by the account itself: root here may lack
+# CAP_SYS_RESOURCE, which changing another account's limits needs. Skips
+# the file where that cannot be.
+nproc_account() {	# nproc_account USER: NPROC_USER, created if missing
+	NPROC_USER=$1
 	[ "$(id -u)" = 0 ] || skip_all "needs root to create an OS user and run a launcher as it"
 	command -v prlimit >/dev/null && command -v setpriv >/dev/null || skip_all "needs prlimit and setpriv (util-linux)"
 	id -u "$NPROC_USER" >/dev/null 2>&1 || useradd -M -s /bin/sh "$NPROC_USER"
-	[ -z "$(pgrep -u "$NPROC_USER")" ] ||
+	# a keeper of an earlier run of the file may still be leaving
+	wait_until 10 "[ -z \"\$(pgrep -u $NPROC_USER)\" ]" ||
 		skip_all "the account $NPROC_USER already runs processes, which count against its limit"
 }
 

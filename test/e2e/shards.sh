@@ -14,7 +14,9 @@
 # collide with another file's: 00_cli.sh a default state directory under
 # /tmp (of an account no other file runs a launcher as), 11_accounts.sh the
 # OS accounts only it creates, 10_process_tree.sh pgrep/pkill of "sleep
-# 3017".."sleep 3028" (markers no other file uses), 13_pytorch.sh TCP ports
+# 3017".."sleep 3028" (markers no other file uses), 70_fork_fails.sh and
+# 71_launcher_gone_while_waiting.sh an OS account each (mxe2e_nproc,
+# mxe2e_nproc71), 13_pytorch.sh TCP ports
 # from 29500, 14_foreign_keeper.sh processes of nobody, 81_gantt.sh
 # Chromium's default profile; parts' cgroups are named by installation.
 #

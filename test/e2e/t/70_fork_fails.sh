@@ -19,7 +19,7 @@
 # CAP_SYS_RESOURCE, which changing another account's limits needs.
 . "$(dirname "$0")/../lib.sh"
 
-nproc_account
+nproc_account mxe2e_nproc
 U=$NPROC_USER
 
 nproc_cluster
