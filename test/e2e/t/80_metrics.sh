@@ -9,7 +9,8 @@
 EXPORTER=$(command -v prometheus-postgres-exporter)
 [ -n "$EXPORTER" ] || skip_all "prometheus-postgres-exporter is not installed (tools/setup.sh installs it)"
 QUERIES=$E2E_DIR/../../tools/prometheus/mixdnn-queries.yaml
-PORT=${MIXDNN_EXPORTER_PORT:-$((PGPORT + 20000))}
+# 20000 above the cluster's port, or below it when that is past 65535
+PORT=${MIXDNN_EXPORTER_PORT:-$((PGPORT + 20000 <= 65535 ? PGPORT + 20000 : PGPORT - 20000))}
 MONITOR=mixdnn_e2e_monitor
 
 reset_cluster
