@@ -367,6 +367,7 @@ keep_job(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 	trace_row  *tr = row;
 	sim_job		j;
 	mx_job	   *mj = &j.job;
+	double		est_us;
 
 	memset(&j, 0, sizeof(j));
 	j.line = r->line;
@@ -378,28 +379,38 @@ keep_job(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 	if (job_request(&w->cluster, tr, r, mj, err, errlen) < 0)
 		return -1;
 	/*
-	 * Times of a job are microseconds in the database (mixdnn.jobs.duration
-	 * at least 1 µs), and instants closer than that are one here (SIM_EPS).
+	 * mixdnn.jobs.duration (the estimate: estimate_s, else duration_s) is an
+	 * interval of whole microseconds: duration = make_interval(secs =>
+	 * SECONDS) (docs/simulator.md, test/sim/diff/replay.py) keeps
+	 * rint(SECONDS x 1e6) of the double SECONDS, ties to even, and
+	 * mixdnn._check_job_terms then takes 1 us to 366 days of that. So the
+	 * estimate is checked and planned with as the database keeps it:
+	 * 31622400.0000004 s is 366 days there, 6e-07 s is 1 us and 5e-07 s
+	 * 0 us.
 	 */
-	if (tr->duration_s < MX_TIME_EPS)
-		return row_fail(r, err, errlen, "duration_s %g must be at least 1e-06 (1 microsecond)", tr->duration_s);
-	if (tr->estimate_s > 0 && tr->estimate_s < MX_TIME_EPS)
-		return row_fail(r, err, errlen, "estimate_s %g must be at least 1e-06 (1 microsecond), as mixdnn.jobs.duration",
-						tr->estimate_s);
+	est_us = rint((tr->estimate_s > 0 ? tr->estimate_s : tr->duration_s) * 1e6);
+	if (!(est_us >= 1))
+		return row_fail(r, err, errlen, "%s %g must be at least 1e-06 (1 microsecond) once rounded to whole "
+						"microseconds, as mixdnn.jobs.duration keeps it", tr->estimate_s > 0 ? "estimate_s" : "duration_s",
+						tr->estimate_s > 0 ? tr->estimate_s : tr->duration_s);
+	if (!(est_us <= CSV_JOB_MAX_DURATION_S * 1e6))
+	{
+		if (tr->estimate_s > 0)
+			return row_fail(r, err, errlen, "estimate_s %.15g must be at most %.0f (366 days) once rounded to whole "
+							"microseconds, as mixdnn.jobs.duration", tr->estimate_s, CSV_JOB_MAX_DURATION_S);
+		return row_fail(r, err, errlen, "duration_s %.15g must be at most %.0f (366 days) once rounded to whole "
+						"microseconds without an estimate_s: it is the job's mixdnn.jobs.duration",
+						tr->duration_s, CSV_JOB_MAX_DURATION_S);
+	}
 	/*
-	 * mixdnn.jobs.duration (the estimate: estimate_s, else duration_s) is at
-	 * most 366 days; the true run time (duration_s beside an estimate_s) is
-	 * not the database's to limit
+	 * The true run time beside an estimate_s is not the database's to limit;
+	 * instants closer than 1 us are one here (SIM_EPS)
 	 */
-	if (tr->estimate_s > CSV_JOB_MAX_DURATION_S)
-		return row_fail(r, err, errlen, "estimate_s %.15g must be at most %.0f (366 days), as mixdnn.jobs.duration",
-						tr->estimate_s, CSV_JOB_MAX_DURATION_S);
-	if (tr->estimate_s == 0 && tr->duration_s > CSV_JOB_MAX_DURATION_S)
-		return row_fail(r, err, errlen, "duration_s %.15g must be at most %.0f (366 days) without an estimate_s: "
-						"it is the job's mixdnn.jobs.duration", tr->duration_s, CSV_JOB_MAX_DURATION_S);
-	/* every policy plans with the estimate; the job runs for duration_s */
-	j.true_duration = tr->duration_s;
-	mj->duration = tr->estimate_s > 0 ? tr->estimate_s : tr->duration_s;
+	if (tr->estimate_s > 0 && tr->duration_s < MX_TIME_EPS)
+		return row_fail(r, err, errlen, "duration_s %g must be at least 1e-06 (1 microsecond)", tr->duration_s);
+	/* every policy plans with the estimate; the job runs for duration_s (the estimate without an estimate_s) */
+	mj->duration = est_us / 1e6;
+	j.true_duration = tr->estimate_s > 0 ? tr->duration_s : mj->duration;
 	mj->priority = tr->priority;
 	mj->prev_type = -1;
 	mj->owner = tr->owner[0] ? sim_owner_index(w, tr->owner) : -1;

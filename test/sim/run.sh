@@ -430,7 +430,25 @@ bad_in "a blank allowed_types on a hard job (not NULL in \\copy)" 'b28.csv:2: al
 printf '%s,estimate_s\nx,0,,hard,fast,1,10,31622400.5\n' "$H" >"$T/b29.csv"
 bad_in "an estimate_s above 366 days (mixdnn.jobs.duration)" 'b29.csv:2: estimate_s 31622400.5 must be at most 31622400 (366 days)' $A --trace "$T/b29.csv"
 printf '%s\nx,0,,hard,fast,1,31622401\n' "$H" >"$T/b30.csv"
-bad_in "a duration_s above 366 days without estimate_s" 'b30.csv:2: duration_s 31622401 must be at most 31622400 (366 days) without an estimate_s' $A --trace "$T/b30.csv"
+bad_in "a duration_s above 366 days without estimate_s" 'b30.csv:2: duration_s 31622401 must be at most 31622400 (366 days)' $A --trace "$T/b30.csv"
+# ... checked, and planned with, as the database keeps it: duration =
+# make_interval(secs => S) is rint(S x 1e6) whole microseconds (ties to
+# even), then 1 us .. 366 days. 31622400.0000004 s is 366 days exactly
+# there (taken, as estimate_s and as duration_s); 31622400.0000006 s is
+# 1 us more (refused); 6e-07 s is 1 us, 1.5e-06 s and 2.5e-06 s are 2 us
+# (max_jct_s of one job alone), 5e-07 s is 0 us (refused: b23).
+printf '%s,estimate_s\nx,0,,hard,fast,1,31622400.0000004,\ny,0,,hard,fast,1,10,31622400.0000004\n' "$H" >"$T/ok30.csv"
+"$SIM" $A --trace "$T/ok30.csv" --policy k8s --quiet --json --out "$T/ok30.out" >"$T/ok30.json" 2>"$T/ok30.err"
+is "$?:$(field "$T/ok30.out" x status):$(field "$T/ok30.out" y status):$(json_get "$T/ok30.json" max_jct_s)" "0:completed:completed:31622400" \
+	"31622400.0000004 s (duration_s, estimate_s) is 366 days in mixdnn.jobs.duration: taken, and run for 31622400 s"
+printf '%s,estimate_s\nx,0,,hard,fast,1,10,31622400.0000006\n' "$H" >"$T/b30b.csv"
+bad_in "an estimate_s of 366 days and 1 us once rounded" 'b30b.csv:2: estimate_s 31622400.0000006 must be at most 31622400 (366 days)' $A --trace "$T/b30b.csv"
+for dj in 0.0000006:1e-06 0.0000015:2e-06 0.0000025:2e-06; do
+	printf '%s\nx,0,,hard,fast,1,%s\n' "$H" "${dj%%:*}" >"$T/us.csv"
+	"$SIM" $A --trace "$T/us.csv" --policy k8s --quiet --json >"$T/us.json" 2>&1
+	is "$?:$(json_get "$T/us.json" max_jct_s)" "0:${dj##*:}" \
+		"duration_s ${dj%%:*} runs ${dj##*:} s: whole microseconds, as make_interval(secs => ${dj%%:*}) keeps it"
+done
 # submitted_at = to_timestamp(epoch + submit_s) must be a timestamptz: the
 # first instant past 294276-12-31 (here 9222613948800 s after the 2024 epoch)
 # is refused (22008 there).
