@@ -60,6 +60,41 @@ utf8_chars(const char *s)
 	return n;
 }
 
+/*
+ * A role's name into dst (CSV_NAME_LEN) as PostgreSQL's type name keeps it:
+ * trimmed (as every name here), and one of more than NAMEDATALEN - 1 = 63
+ * bytes cut, without a word, to its longest prefix of whole characters
+ * within 63 bytes (namein, pg_mbcliplen), so that two owners the database
+ * keeps as one are one here. Text is UTF-8 (csv.c has checked it).
+ */
+static void
+copy_role(char *dst, const char *src)
+{
+	size_t		l,
+				n = 0;
+
+	while (isspace((unsigned char) *src))
+		src++;
+	l = strlen(src);
+	while (l > 0 && isspace((unsigned char) src[l - 1]))
+		l--;
+	if (l >= CSV_NAME_LEN)
+	{
+		for (;;)
+		{
+			unsigned char b = (unsigned char) src[n];
+			size_t		c = (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 1;
+
+			if (n + c > CSV_NAME_LEN - 1)
+				break;
+			n += c;
+		}
+		l = n;
+	}
+	memcpy(dst, src, l);
+	dst[l] = '\0';
+}
+
 /* What a number of column c must be, for its error message. */
 static void
 number_rule(const csv_column *c, char *buf, size_t size)
@@ -128,6 +163,14 @@ parse_field(const csv_column *c, const char *v, void *row, const csv_reader *r, 
 		field[0] = '\0';
 		snprintf(err, errlen, "%s:%d: %s must be %s%d characters", r->path, r->line, c->name,
 				 c->lo >= 1 ? "1.." : "at most ", CSV_MODEL_CHARS);
+		return -1;
+	}
+	if (c->kind == CSV_ROLE)
+	{
+		copy_role(field, v);
+		if (field[0] != '\0' || c->lo < 1)
+			return 0;
+		snprintf(err, errlen, "%s:%d: %s must not be empty", r->path, r->line, c->name);
 		return -1;
 	}
 	if (c->kind == CSV_NAME || c->kind == CSV_TEXT)

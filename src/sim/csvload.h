@@ -19,6 +19,7 @@ typedef enum csv_kind
 	CSV_LONG_NAME,				/* 1 .. CSV_LONG_NAME_CHARS characters, trimmed (a job's name) */
 	CSV_MODEL,					/* a model's name: at most CSV_MODEL_CHARS characters, trimmed; not empty when lo is 1 */
 	CSV_TEXT,					/* as a name, but may be empty */
+	CSV_ROLE,					/* a role (PostgreSQL's type name): trimmed, cut to 63 bytes as namein cuts it; not empty when lo is 1 */
 	CSV_LIST,					/* raw text, cut at CSV_LIST_LEN - 1 characters */
 	CSV_INT,
 	CSV_REAL
@@ -50,9 +51,9 @@ typedef struct csv_column
 	const char *name;
 	int			required;		/* the header must have it; a number must not be empty */
 	csv_kind	kind;
-	size_t		offset;			/* of the field in the row: char[CSV_NAME_LEN] (CSV_NAME, CSV_IDENT, CSV_TEXT), char[CSV_LONG_NAME_LEN], char[CSV_MODEL_LEN], char[CSV_LIST_LEN], int or double */
+	size_t		offset;			/* of the field in the row: char[CSV_NAME_LEN] (CSV_NAME, CSV_IDENT, CSV_TEXT, CSV_ROLE), char[CSV_LONG_NAME_LEN], char[CSV_MODEL_LEN], char[CSV_LIST_LEN], int or double */
 	double		lo,
-				hi;				/* numbers: the range accepted; CSV_MODEL: lo = the fewest characters (0 or 1) */
+				hi;				/* numbers: the range accepted; CSV_MODEL, CSV_ROLE: lo = the fewest characters (0 or 1) */
 	int			lo_open;		/* 1: lo itself is not (a positive number) */
 } csv_column;
 

@@ -269,7 +269,7 @@ static const csv_column trace_columns[] = {
 	{"max_gpus", 0, CSV_INT, OFF(trace_row, max_gpus), 1, CSV_JOB_MAX_GPUS},
 	{"allowed_types", 0, CSV_LIST, OFF(trace_row, allowed_types)},
 	{"priority", 0, CSV_INT, OFF(trace_row, priority), CSV_JOB_PRIORITY_MIN, CSV_JOB_PRIORITY_MAX},	/* mixdnn.jobs.priority's range */
-	{"owner", 0, CSV_TEXT, OFF(trace_row, owner)},
+	{"owner", 0, CSV_ROLE, OFF(trace_row, owner)},	/* mixdnn.jobs.owner, of type name */
 };
 
 /*

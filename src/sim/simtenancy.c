@@ -81,7 +81,7 @@ typedef struct shares_row
 } shares_row;
 
 static const csv_column shares_columns[] = {
-	{"role", 1, CSV_NAME, OFF(shares_row, role)},
+	{"role", 1, CSV_ROLE, OFF(shares_row, role), 1},	/* mixdnn.shares.role, of type name */
 	{"shares", 1, CSV_REAL, OFF(shares_row, shares), 1, 1e6},
 };
 
@@ -121,7 +121,7 @@ typedef struct quota_row
 } quota_row;
 
 static const csv_column quota_columns[] = {
-	{"role", 1, CSV_NAME, OFF(quota_row, role)},
+	{"role", 1, CSV_ROLE, OFF(quota_row, role), 1},	/* mixdnn.quotas.role, of type name */
 	{"gpu_type", 1, CSV_TEXT, OFF(quota_row, gpu_type)},
 	{"max_gpus", 1, CSV_TEXT, OFF(quota_row, max_gpus)},
 	{"max_waiting_jobs", 1, CSV_TEXT, OFF(quota_row, max_waiting_jobs)},

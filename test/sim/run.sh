@@ -277,6 +277,23 @@ printf '%s,owner\nj\303\251,0,,hard,fast,1,10,\303\251lise\n' "$H" >"$T/utf8.csv
 "$SIM" $A --trace "$T/utf8.csv" --policy k8s --json 2>/dev/null | tail -n 1 |
 	python3 -c 'import json,sys; sys.exit(json.loads(sys.stdin.buffer.read().decode("utf-8"))["owners"][0]["owner"] != "\u00e9lise")'
 ok $? "a UTF-8 owner reaches the JSON's owners as it was written"
+# mixdnn.jobs.owner (and mixdnn.quotas.role, mixdnn.shares.role) is of type
+# name: the database cuts a longer one to 63 bytes at a character boundary
+# (namein's pg_mbcliplen), so 32 and 33 "e-acute" (64, 66 bytes) are one
+# owner, 31 of them (62 bytes); "a" and 21 euro signs (64 bytes) is "a" and
+# 20 (61 bytes). A quota of 1 GPU for that one owner makes o2 wait for o1.
+e32=$(awk 'BEGIN { for (i = 0; i < 32; i++) printf "\303\251" }')
+a21=$(awk 'BEGIN { printf "a"; for (i = 0; i < 21; i++) printf "\342\202\254" }')
+printf '%s,owner\no1,0,,hard,fast,1,100,%s\no2,0,,hard,fast,1,100,%s\303\251\np,0,,hard,fast,1,100,%s\n' \
+	"$H" "$e32" "$e32" "$a21" >"$T/own63.csv"
+printf 'role,gpu_type,max_gpus,max_waiting_jobs,borrow\n%s\303\251\303\251,,1,,false\n' "$e32" >"$T/own63q.csv"
+"$SIM" $A --trace "$T/own63.csv" --quotas "$T/own63q.csv" --policy k8s --quiet --json --out "$T/own63.out" \
+	>"$T/own63.json" 2>"$T/own63.err"
+is "$?:$(field "$T/own63.out" o1 start_s) $(field "$T/own63.out" o2 start_s) $(field "$T/own63.out" p start_s):$(python3 -c '
+import json, sys
+print(" ".join("%d/%d" % (len(o["owner"]), len(o["owner"].encode())) for o in json.loads(open(sys.argv[1], encoding="utf-8").read().splitlines()[-1])["owners"]))' "$T/own63.json")" \
+	"0:0.000 100.000 0.000:31/62 21/61" \
+	"owners over 63 bytes are cut at a character boundary as the database's type name cuts them: two such are one owner, under one quota"
 # The planner's options: one table (src/core/options.c) checked by the
 # simulator and the benchmark alike.
 BENCH=$(dirname "$SIM")/mixdnn-bench
