@@ -297,7 +297,7 @@ print(" ".join("%d/%d" % (len(o["owner"]), len(o["owner"].encode())) for o in js
 # The planner's options: one table (src/core/options.c) checked by the
 # simulator and the benchmark alike.
 BENCH=$(dirname "$SIM")/mixdnn-bench
-for o in "--mip-gap 2" "--window x" "--time-limit-ms 0" "--critical-margin -2"; do
+for o in "--mip-gap 2" "--window x" "--time-limit-ms 0" "--critical-margin -2" "--overrun-s 0"; do
 	# shellcheck disable=SC2086
 	bad "bad $o" $A --trace "$T/t1.csv" --policy mixdnn $o
 	if [ -x "$BENCH" ]; then
@@ -545,6 +545,22 @@ is "$?:$(field "$T/hang0.out" j2 status)" "1:unfinished" "mixdnn --overrun-facto
 timeout 20 "$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/hang.csv" --policy mixdnn \
 	--quiet --out "$T/hang0.out" >/dev/null 2>&1
 is "$?:$(field "$T/hang0.out" j1 status)" "0:completed" "mixdnn with the default --overrun-factor: the same trace runs within 20 s"
+# --overrun-s below 1 s is refused, as the database refuses mixdnn.overrun_grace
+# = 0 (22023, range 1 .. 86400 s): at 0 an overdue job was assumed to end
+# now, j2 was due at once, could not be placed, and was not planned again
+# until j1 ended (1e12 s later, past 9999-12-31: rejected; with
+# --overrun-factor 0 the check above did not even apply), where the
+# database plans it again every second. The benchmark takes the same table.
+for v in 0 0.5; do
+	rm -f "$T/hang0.out"
+	timeout 20 "$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/hang.csv" --policy mixdnn \
+		--overrun-s $v --overrun-factor 0 --quiet --out "$T/hang0.out" >/dev/null 2>"$T/hang0.err"
+	is "$?:$(grep -c -- "--overrun-s: \"$v\" is not a number in \[1, " "$T/hang0.err"):$([ -e "$T/hang0.out" ] && echo out)" "2:1:" \
+		"--overrun-s $v --overrun-factor 0 is refused (exit 2, no output), as mixdnn.overrun_grace = $v"
+done
+timeout 20 "$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/hang.csv" --policy backfill \
+	--overrun-s 1 --quiet --out "$T/hang0.out" >/dev/null 2>&1
+is "$?:$(field "$T/hang0.out" j1 status)" "0:completed" "--overrun-s 1, mixdnn.overrun_grace's least value, is taken"
 
 # ---------------------------------------------------------------- 8. generated traces: invariants and determinism
 DATA=${MIXDNN_DATA:-}
