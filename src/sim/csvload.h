@@ -14,12 +14,12 @@
 
 typedef enum csv_kind
 {
-	CSV_NAME,					/* 1 .. CSV_NAME_LEN - 1 bytes, trimmed */
+	CSV_NAME,					/* 1 .. CSV_NAME_LEN - 1 bytes, blanks kept (as every text here: the database keeps them) */
 	CSV_IDENT,					/* a GPU type's or node's name, as the database's rule (csv_ident_ok) */
-	CSV_LONG_NAME,				/* 1 .. CSV_LONG_NAME_CHARS characters, trimmed (a job's name) */
-	CSV_MODEL,					/* a model's name: at most CSV_MODEL_CHARS characters, trimmed; not empty when lo is 1 */
+	CSV_LONG_NAME,				/* 1 .. CSV_LONG_NAME_CHARS characters (a job's name) */
+	CSV_MODEL,					/* a model's name: at most CSV_MODEL_CHARS characters; not empty when lo is 1 */
 	CSV_TEXT,					/* as a name, but may be empty */
-	CSV_ROLE,					/* a role (PostgreSQL's type name): trimmed, cut to 63 bytes as namein cuts it; not empty when lo is 1 */
+	CSV_ROLE,					/* a role (PostgreSQL's type name): cut to 63 bytes as namein cuts it; not empty when lo is 1 */
 	CSV_LIST,					/* raw text, cut at CSV_LIST_LEN - 1 characters */
 	CSV_INT,
 	CSV_REAL
@@ -78,7 +78,7 @@ int			csv_load(const char *path, const csv_column *cols, int ncols, void *row, s
  */
 int			csv_reserve(void **arr, int *cap, int n, size_t elem, int first);
 
-/* A trimmed copy of src into dst (CSV_NAME_LEN); -1 when too long. */
+/* A copy of src into dst (CSV_NAME_LEN), blanks kept; -1 when too long. */
 int			csv_copy_name(char *dst, const char *src);
 
 /*

@@ -442,6 +442,22 @@ printf '%s\nx,0,,hard,fast,2,10,,,fast\n' "$AT" >"$T/b27.csv"
 bad_in "allowed_types on a hard job" 'b27.csv:2: allowed_types is for soft-model jobs only' $A --trace "$T/b27.csv"
 printf '%s\nx,0,,hard,fast,2,10,,," "\n' "$AT" >"$T/b28.csv"
 bad_in "a blank allowed_types on a hard job (not NULL in \\copy)" 'b28.csv:2: allowed_types is for soft-model jobs only' $A --trace "$T/b28.csv"
+# Blanks around text are data, as in the database's text columns (and in
+# \copy's CSV): " hard" is no model_class (23514 there), "fast " and
+# " slow" in allowed_types no GPU type (23503); a name " " is one
+# character, taken; owners " al" and "al" are two.
+printf '%s\nx,0,, hard,fast,1,10\n' "$H" >"$T/b34.csv"
+bad_in "a model_class with a blank before it" 'b34.csv:2: model_class " hard" must be hard or soft' $A --trace "$T/b34.csv"
+printf '%s\nx,0,,hard,fast ,1,10\n' "$H" >"$T/b35.csv"
+bad_in "a gpu_type with a blank after it" 'b35.csv:2: unknown gpu_type "fast " (not in the types file)' $A --trace "$T/b35.csv"
+printf '%s\nx,0,,soft,fast,2,10,,,fast| slow\n' "$AT" >"$T/b36.csv"
+bad_in "allowed_types with a blank in an element" 'b36.csv:2: unknown type " slow" in allowed_types' $A --trace "$T/b36.csv"
+printf '%s,owner\n ,0,,hard,fast,1,10,al\nb,0,,hard,fast,1,10, al\n' "$H" >"$T/ok36.csv"
+"$SIM" $A --trace "$T/ok36.csv" --policy k8s --quiet --json --out "$T/ok36.out" >"$T/ok36.json" 2>/dev/null
+is "$?:$(awk -F, 'NR == 2 { print "[" $1 "]" }' "$T/ok36.out"):$(python3 -c '
+import json, sys
+print("|".join(o["owner"] for o in json.loads(open(sys.argv[1]).read().splitlines()[-1])["owners"]))' "$T/ok36.json")" \
+	"0:[ ]:al| al" "a job named \" \" is taken, and owners \"al\" and \" al\" are two, as in mixdnn.jobs"
 # mixdnn.jobs.duration (the estimate: estimate_s, else duration_s) is at
 # most 366 days = 31622400 s; a true duration_s beside an estimate is not.
 printf '%s,estimate_s\nx,0,,hard,fast,1,10,31622400.5\n' "$H" >"$T/b29.csv"
