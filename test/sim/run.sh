@@ -675,6 +675,36 @@ for p in mixdnn k8s; do
 done
 
 # ---------------------------------------------------------------- owners: quotas and fair share
+# --shares and --quotas take what \copy into mixdnn.shares and mixdnn.quotas
+# takes: shares an integer 1..1000000 (1.5: 22P02 there), max_gpus
+# 0..1000000 and max_waiting_jobs 0..10000000 (23514), one row per role and
+# per (role, gpu_type) (23505), borrow as PostgreSQL's boolean reads it
+# (" yes ", "on", "TRUE", "of" taken; "o", "2" and an empty one, NULL
+# there, refused: 22P02, 23502).
+printf '%s,owner
+a1,0,,hard,fast,2,100,al
+a2,0,,hard,fast,2,100,al
+' "$H" >"$T/tq.csv"
+for bad in "shares:role,shares:al,1.5" "shares:role,shares:al,2|al,3" \
+	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,1000001,,true" \
+	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,,10000001,true" \
+	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,fast,1,,true|al,fast,2,,true" \
+	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,2,," \
+	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,2,,o"; do
+	kind=${bad%%:*}; rest=${bad#*:}
+	printf '%s\n%s\n' "${rest%%:*}" "$(printf '%s' "${rest#*:}" | tr '|' '\n')" >"$T/tf.csv"
+	rm -f "$T/tf.out"
+	"$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/tq.csv" --policy k8s --quiet --"$kind" "$T/tf.csv" \
+		--out "$T/tf.out" >/dev/null 2>"$T/tf.err"
+	is "$?:$(grep -c 'tf.csv:[23]: ' "$T/tf.err"):$([ -e "$T/tf.out" ] && echo out)" "2:1:" \
+		"--$kind refused as mixdnn.$kind refuses it: $(printf '%s' "${rest#*:}" | tr '|' ';')"
+done
+for b in " yes :0.000" "on:0.000" "TRUE:0.000" "of:100.000" "nO:100.000"; do
+	printf 'role,gpu_type,max_gpus,max_waiting_jobs,borrow\nal,,2,,%s\n' "${b%:*}" >"$T/tf.csv"
+	"$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/tq.csv" --policy k8s --quiet --quotas "$T/tf.csv" \
+		--out "$T/tf.out" >/dev/null 2>&1
+	is "$?:$(field "$T/tf.out" a2 start_s)" "0:${b##*:}" "borrow \"${b%:*}\" is read as PostgreSQL's boolean reads it"
+done
 sh "$ROOT/test/sim/tenancy.sh" "$SIM"
 ok $? "owners, quotas and fair share (test/sim/tenancy.sh)"
 
