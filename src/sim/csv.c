@@ -347,8 +347,9 @@ csv_get(const csv_reader *r, int col)
 /*
  * The length of the decimal number at s ([+-]digits[.digits][e[+-]digits],
  * digits on at least one side of the point), 0 when there is none: strtod
- * also reads hexadecimal (0x10, 0x1p4), which the database's numbers
- * (\copy into an int or float8 column, an interval of seconds) do not.
+ * also reads hexadecimal (0x10, 0x1p4), which the database's numeric (a
+ * trace's times, make_interval(secs => ...), docs/simulator.md) and int
+ * do not; its float8 does (csv_parse_float8).
  */
 static size_t
 decimal_len(const char *s)
@@ -395,7 +396,30 @@ csv_parse_double(const char *s, double *out)
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno != 0 || end != s + decimal_len(s))
+	/* a subnormal result (ERANGE, not 0) is a number to the database too (float8in) */
+	if ((errno != 0 && !(errno == ERANGE && v != 0 && isfinite(v))) || end != s + decimal_len(s))
+		return -1;
+	while (isspace((unsigned char) *end))
+		end++;
+	if (*end != '\0' || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int
+csv_parse_float8(const char *s, double *out)
+{
+	char	   *end;
+	double		v;
+
+	while (isspace((unsigned char) *s))
+		s++;
+	if (*s == '\0')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || (errno != 0 && !(errno == ERANGE && v != 0 && isfinite(v))))
 		return -1;
 	while (isspace((unsigned char) *end))
 		end++;

@@ -187,6 +187,8 @@ parse_field(const csv_column *c, const char *v, void *row, const csv_reader *r, 
 		bad = csv_parse_int(v, &i) < 0;
 		d = i;
 	}
+	else if (c->kind == CSV_FLOAT8)
+		bad = csv_parse_float8(v, &d) < 0;
 	else
 		bad = csv_parse_double(v, &d) < 0;
 	if (bad || d < c->lo || d > c->hi || (c->lo_open && d == c->lo))

@@ -22,7 +22,8 @@ typedef enum csv_kind
 	CSV_ROLE,					/* a role (PostgreSQL's type name): cut to 63 bytes as namein cuts it; not empty when lo is 1 */
 	CSV_LIST,					/* raw text, cut at CSV_LIST_LEN - 1 characters */
 	CSV_INT,
-	CSV_REAL
+	CSV_REAL,					/* a decimal number (numeric's syntax) */
+	CSV_FLOAT8					/* a number of a double precision column: float8in's syntax, hexadecimal too */
 } csv_kind;
 
 /* Room of a CSV_NAME or CSV_TEXT field in a row (MX_NAME_LEN), of a CSV_LIST field. */

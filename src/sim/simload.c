@@ -58,7 +58,7 @@ typedef struct type_row
 
 static const csv_column type_columns[] = {
 	{"gpu_type", 1, CSV_IDENT, OFF(type_row, gpu_type)},	/* mixdnn.gpu_types' name rule */
-	{"speed", 0, CSV_REAL, OFF(type_row, speed), 0, 1000, 1},	/* mixdnn.gpu_types' range */
+	{"speed", 0, CSV_FLOAT8, OFF(type_row, speed), 0, 1000, 1},	/* mixdnn.gpu_types' range */
 };
 
 typedef struct load_ctx
@@ -75,6 +75,13 @@ keep_type(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 	mx_snapshot *s = &lc->w->cluster;
 	mx_gpu_type t;
 
+	/*
+	 * an empty speed is NULL in \copy, which mixdnn.gpu_types.speed (NOT
+	 * NULL) refuses (23502): the default 1.0 is for a file without the column
+	 */
+	if (tr->speed == 0 && csv_col(r, "speed") >= 0)
+		return row_fail(r, err, errlen, "speed must not be empty (NULL in \\copy, which mixdnn.gpu_types.speed refuses); "
+						"leave the column out for speed 1.0");
 	memset(&t, 0, sizeof(t));
 	memcpy(t.name, tr->gpu_type, sizeof(t.name));
 	t.speed = tr->speed > 0 ? tr->speed : 1.0;
@@ -173,7 +180,7 @@ static const csv_column profile_columns[] = {
 	{"model", 1, CSV_MODEL, OFF(profile_row, model), 1},	/* mixdnn.profiles.model: 1..63 characters */
 	{"gpu_type", 1, CSV_TEXT, OFF(profile_row, gpu_type)},
 	{"gpus", 1, CSV_INT, OFF(profile_row, gpus), 1, CSV_JOB_MAX_GPUS},
-	{"throughput", 1, CSV_REAL, OFF(profile_row, throughput), 0, INFINITY},
+	{"throughput", 1, CSV_FLOAT8, OFF(profile_row, throughput), 0, INFINITY},
 };
 
 /* The model's profile, added when new; NULL when out of memory. */

@@ -414,8 +414,21 @@ printf 'node,gpu_type,gpus\nf 1,fast,4\n' >"$T/b19.csv"
 bad_in "a node name with a blank (mixdnn.gpu_nodes: letters, digits, _ . -)" 'b19.csv:2: node "f 1" must be 1 to 63 letters' --types "$T/types.csv" --nodes "$T/b19.csv" --trace "$T/t1.csv"
 printf '%s\nx,0x10,,hard,fast,1,10\n' "$H" >"$T/b20.csv"
 bad_in "submit_s written in hexadecimal" 'b20.csv:2: submit_s "0x10" must be a number >= 0' $A --trace "$T/b20.csv"
-printf 'gpu_type,speed\nfast,0x1p0\nslow,0.5\n' >"$T/b21.csv"
-bad_in "a speed written as a hexadecimal float" 'b21.csv:2: speed "0x1p0" must be a number' --types "$T/b21.csv" --nodes "$T/nodes2.csv" --trace "$T/t1.csv"
+# ... but speed and throughput are double precision columns, which read
+# what strtod reads (float8in), hexadecimal too: 0x1p-1 is 0.5 there, and
+# a job stated for speed-1.0 GPUs runs 10 s / 0.5 on it; a subnormal 1e-310
+# is a number there (and a submit_s of 1e-310 through numeric); an empty
+# speed is NULL in \copy, which mixdnn.gpu_types.speed refuses (23502).
+printf 'gpu_type,speed\nfast,0x1p0\nslow,0x1p-1\n' >"$T/ok21.csv"
+printf 'node,gpu_type,gpus\ns1,slow,4\n' >"$T/ok21n.csv"
+printf 'model,gpu_type,gpus,throughput\nm,slow,1,0x10\nm,fast,1,1e-310\n' >"$T/ok21p.csv"
+printf '%s\nx,1e-310,,soft,,1,10\n' "$H" >"$T/ok21t.csv"
+"$SIM" --types "$T/ok21.csv" --nodes "$T/ok21n.csv" --profiles "$T/ok21p.csv" --trace "$T/ok21t.csv" --policy k8s-any --quiet \
+	--out "$T/ok21.out" >/dev/null 2>"$T/ok21.err"
+is "$?:$(field "$T/ok21.out" x gpu_type) $(field "$T/ok21.out" x runtime_s)" "0:slow 20.000" \
+	"speed 0x1p-1 and throughput 0x10 (float8 columns: hexadecimal read as the database reads it), 1e-310 taken"
+printf 'gpu_type,speed\nfast,\nslow,0.5\n' >"$T/b21.csv"
+bad_in "an empty speed (NULL in \\copy)" 'b21.csv:2: speed must not be empty' --types "$T/b21.csv" --nodes "$T/nodes2.csv" --trace "$T/t1.csv"
 printf '%s\nx,0,,hard,fast,1,1e-7\n' "$H" >"$T/b22.csv"
 bad_in "duration_s below 1 microsecond" 'b22.csv:2: duration_s 1e-07 must be at least 1e-06' $A --trace "$T/b22.csv"
 printf '%s,estimate_s\nx,0,,hard,fast,1,10,5e-7\n' "$H" >"$T/b23.csv"
