@@ -141,6 +141,13 @@ keep_node(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 		return row_fail(r, err, errlen, "unknown gpu_type \"%s\" (not in the types file)", nr->gpu_type);
 	n.gpus = nr->gpus;
 	n.status = MX_NODE_UP;
+	/*
+	 * an empty status is NULL in \copy, which mixdnn.gpu_nodes.status (NOT
+	 * NULL) refuses (23502): up is for a file without the column
+	 */
+	if (nr->status[0] == '\0' && csv_col(r, "status") >= 0)
+		return row_fail(r, err, errlen, "status must not be empty (NULL in \\copy, which mixdnn.gpu_nodes.status "
+						"refuses); leave the column out for up");
 	if (nr->status[0] != '\0' && mx_node_status_parse(nr->status, &n.status) < 0)
 		return row_fail(r, err, errlen, "status \"%s\" must be up, draining or down", nr->status);
 	for (i = 0; i < s->nnodes; i++)

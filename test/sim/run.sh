@@ -427,6 +427,8 @@ printf '%s\nx,1e-310,,soft,,1,10\n' "$H" >"$T/ok21t.csv"
 	--out "$T/ok21.out" >/dev/null 2>"$T/ok21.err"
 is "$?:$(field "$T/ok21.out" x gpu_type) $(field "$T/ok21.out" x runtime_s)" "0:slow 20.000" \
 	"speed 0x1p-1 and throughput 0x10 (float8 columns: hexadecimal read as the database reads it), 1e-310 taken"
+printf 'node,gpu_type,gpus,status\nf1,fast,4,\n' >"$T/b21n.csv"
+bad_in "an empty node status (NULL in \\copy)" 'b21n.csv:2: status must not be empty' --types "$T/types.csv" --nodes "$T/b21n.csv" --trace "$T/t1.csv"
 printf 'gpu_type,speed\nfast,\nslow,0.5\n' >"$T/b21.csv"
 bad_in "an empty speed (NULL in \\copy)" 'b21.csv:2: speed must not be empty' --types "$T/b21.csv" --nodes "$T/nodes2.csv" --trace "$T/t1.csv"
 printf '%s\nx,0,,hard,fast,1,1e-7\n' "$H" >"$T/b22.csv"
