@@ -382,22 +382,25 @@ decimal_len(const char *s)
 	return (size_t) (p - s);
 }
 
-int
-csv_parse_double(const char *s, double *out)
+/*
+ * A whole field as a finite number: decimal only (numeric's syntax), or
+ * whatever strtod reads (float8in's). A subnormal result (ERANGE, not 0)
+ * is a number to the database too.
+ */
+static int
+parse_number(const char *s, int decimal_only, double *out)
 {
 	char	   *end;
 	double		v;
 
 	while (isspace((unsigned char) *s))
 		s++;
-	if (*s == '\0')
-		return -1;
-	if (decimal_len(s) == 0)
+	if (*s == '\0' || (decimal_only && decimal_len(s) == 0))
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	/* a subnormal result (ERANGE, not 0) is a number to the database too (float8in) */
-	if ((errno != 0 && !(errno == ERANGE && v != 0 && isfinite(v))) || end != s + decimal_len(s))
+	if (end == s || (errno != 0 && !(errno == ERANGE && v != 0 && isfinite(v))) ||
+		(decimal_only && end != s + decimal_len(s)))
 		return -1;
 	while (isspace((unsigned char) *end))
 		end++;
@@ -408,25 +411,15 @@ csv_parse_double(const char *s, double *out)
 }
 
 int
+csv_parse_double(const char *s, double *out)
+{
+	return parse_number(s, 1, out);
+}
+
+int
 csv_parse_float8(const char *s, double *out)
 {
-	char	   *end;
-	double		v;
-
-	while (isspace((unsigned char) *s))
-		s++;
-	if (*s == '\0')
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || (errno != 0 && !(errno == ERANGE && v != 0 && isfinite(v))))
-		return -1;
-	while (isspace((unsigned char) *end))
-		end++;
-	if (*end != '\0' || !isfinite(v))
-		return -1;
-	*out = v;
-	return 0;
+	return parse_number(s, 0, out);
 }
 
 int
