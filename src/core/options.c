@@ -110,7 +110,14 @@ const mx_option_spec mx_option_specs[] = {
 	"mixdnn: weigh each job by its owner's fair-share factor (docs/model.md)"},
 	{"fair-share-half-life-s", MX_OPT_REAL, OFF(fair_share_half_life_s), 60, 1e9, "S",
 	"half-life of the owners' usage history (default 86400)"},
-	{"overrun-s", MX_OPT_REAL, OFF(overrun_s), 0, 1e12, "S", "least assumed extra time of a job past its expected end (default 60)"},
+	/*
+	 * at least 1 s, as mixdnn.overrun_grace (1..86400 s): at 0 a job past
+	 * its expected end was assumed to end now, the job waiting for its GPUs
+	 * was due at once, could not be placed and was not planned again until
+	 * the next event, where the database plans it again a second later
+	 */
+	{"overrun-s", MX_OPT_REAL, OFF(overrun_s), 1, 1e12, "S",
+	"least assumed extra time of a job past its expected end, at least 1 s as mixdnn.overrun_grace (default 60)"},
 	{"overrun-factor", MX_OPT_REAL, OFF(overrun_factor), 0, 100, "F",
 	"a job d seconds past its expected end is assumed to need at least F x d more (default 1; 0: the least time alone)"},
 };

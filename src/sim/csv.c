@@ -347,8 +347,9 @@ csv_get(const csv_reader *r, int col)
 /*
  * The length of the decimal number at s ([+-]digits[.digits][e[+-]digits],
  * digits on at least one side of the point), 0 when there is none: strtod
- * also reads hexadecimal (0x10, 0x1p4), which the database's numbers
- * (\copy into an int or float8 column, an interval of seconds) do not.
+ * also reads hexadecimal (0x10, 0x1p4), which the database's numeric (a
+ * trace's times, make_interval(secs => ...), docs/simulator.md) and int
+ * do not; its float8 does (csv_parse_float8).
  */
 static size_t
 decimal_len(const char *s)
@@ -381,21 +382,25 @@ decimal_len(const char *s)
 	return (size_t) (p - s);
 }
 
-int
-csv_parse_double(const char *s, double *out)
+/*
+ * A whole field as a finite number: decimal only (numeric's syntax), or
+ * whatever strtod reads (float8in's). A subnormal result (ERANGE, not 0)
+ * is a number to the database too.
+ */
+static int
+parse_number(const char *s, int decimal_only, double *out)
 {
 	char	   *end;
 	double		v;
 
 	while (isspace((unsigned char) *s))
 		s++;
-	if (*s == '\0')
-		return -1;
-	if (decimal_len(s) == 0)
+	if (*s == '\0' || (decimal_only && decimal_len(s) == 0))
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno != 0 || end != s + decimal_len(s))
+	if (end == s || (errno != 0 && !(errno == ERANGE && v != 0 && isfinite(v))) ||
+		(decimal_only && end != s + decimal_len(s)))
 		return -1;
 	while (isspace((unsigned char) *end))
 		end++;
@@ -403,6 +408,18 @@ csv_parse_double(const char *s, double *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int
+csv_parse_double(const char *s, double *out)
+{
+	return parse_number(s, 1, out);
+}
+
+int
+csv_parse_float8(const char *s, double *out)
+{
+	return parse_number(s, 0, out);
 }
 
 int

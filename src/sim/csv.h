@@ -39,8 +39,14 @@ int			csv_col(const csv_reader *r, const char *name);
 /* Field col of the current record ("" when col < 0 or beyond the record). */
 const char *csv_get(const csv_reader *r, int col);
 
-/* Strict number parsing of a whole field (surrounding blanks allowed). 0 or -1. */
+/*
+ * Strict number parsing of a whole field (surrounding blanks allowed), finite
+ * only. 0 or -1. csv_parse_double: decimal, as the database's numeric reads
+ * it; csv_parse_float8: as its double precision reads it (float8in: strtod,
+ * so hexadecimal 0x1p4 too).
+ */
 int			csv_parse_double(const char *s, double *out);
+int			csv_parse_float8(const char *s, double *out);
 int			csv_parse_int(const char *s, int *out);
 
 #endif

@@ -10,17 +10,17 @@
 
 #include "csvload.h"
 
-/* A trimmed copy of src into dst of size bytes; its length, or -1 when too long. */
+/*
+ * A copy of src into dst of size bytes; its length, or -1 when too long.
+ * Blanks around it are kept: text columns of the database keep them (a
+ * CSV field's spaces are data in \copy too), so " hard" is no model_class
+ * there and " v100" no GPU type, and a name " a" is not "a".
+ */
 static long
-copy_trimmed(char *dst, size_t size, const char *src)
+copy_text(char *dst, size_t size, const char *src)
 {
-	size_t		l;
+	size_t		l = strlen(src);
 
-	while (isspace((unsigned char) *src))
-		src++;
-	l = strlen(src);
-	while (l > 0 && isspace((unsigned char) src[l - 1]))
-		l--;
 	if (l >= size)
 		return -1;
 	memcpy(dst, src, l);
@@ -31,7 +31,7 @@ copy_trimmed(char *dst, size_t size, const char *src)
 int
 csv_copy_name(char *dst, const char *src)
 {
-	return copy_trimmed(dst, CSV_NAME_LEN, src) < 0 ? -1 : 0;
+	return copy_text(dst, CSV_NAME_LEN, src) < 0 ? -1 : 0;
 }
 
 int
@@ -58,6 +58,36 @@ utf8_chars(const char *s)
 		if (((unsigned char) *s & 0xC0) != 0x80)
 			n++;
 	return n;
+}
+
+/*
+ * A role's name into dst (CSV_NAME_LEN) as PostgreSQL's type name keeps it:
+ * one of more than NAMEDATALEN - 1 = 63 bytes is cut, without a word, to
+ * its longest prefix of whole characters within 63 bytes (namein,
+ * pg_mbcliplen), so that two owners the database keeps as one are one
+ * here. Text is UTF-8 (csv.c has checked it).
+ */
+static void
+copy_role(char *dst, const char *src)
+{
+	size_t		l = strlen(src),
+				n = 0;
+
+	if (l >= CSV_NAME_LEN)
+	{
+		for (;;)
+		{
+			unsigned char b = (unsigned char) src[n];
+			size_t		c = (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 1;
+
+			if (n + c > CSV_NAME_LEN - 1)
+				break;
+			n += c;
+		}
+		l = n;
+	}
+	memcpy(dst, src, l);
+	dst[l] = '\0';
 }
 
 /* What a number of column c must be, for its error message. */
@@ -112,7 +142,7 @@ parse_field(const csv_column *c, const char *v, void *row, const csv_reader *r, 
 	}
 	if (c->kind == CSV_LONG_NAME)
 	{
-		if (copy_trimmed(field, CSV_LONG_NAME_LEN, v) > 0 && utf8_chars(field) <= CSV_LONG_NAME_CHARS)
+		if (copy_text(field, CSV_LONG_NAME_LEN, v) > 0 && utf8_chars(field) <= CSV_LONG_NAME_CHARS)
 			return 0;
 		field[0] = '\0';
 		snprintf(err, errlen, "%s:%d: %s must be 1..%d characters", r->path, r->line, c->name, CSV_LONG_NAME_CHARS);
@@ -121,13 +151,21 @@ parse_field(const csv_column *c, const char *v, void *row, const csv_reader *r, 
 	if (c->kind == CSV_MODEL)
 	{
 		/* characters, as the database's length() counts them */
-		long		l = copy_trimmed(field, CSV_MODEL_LEN, v);
+		long		l = copy_text(field, CSV_MODEL_LEN, v);
 
 		if (l >= 0 && utf8_chars(field) <= CSV_MODEL_CHARS && (l > 0 || c->lo < 1))
 			return 0;
 		field[0] = '\0';
 		snprintf(err, errlen, "%s:%d: %s must be %s%d characters", r->path, r->line, c->name,
 				 c->lo >= 1 ? "1.." : "at most ", CSV_MODEL_CHARS);
+		return -1;
+	}
+	if (c->kind == CSV_ROLE)
+	{
+		copy_role(field, v);
+		if (field[0] != '\0' || c->lo < 1)
+			return 0;
+		snprintf(err, errlen, "%s:%d: %s must not be empty", r->path, r->line, c->name);
 		return -1;
 	}
 	if (c->kind == CSV_NAME || c->kind == CSV_TEXT)
@@ -149,6 +187,8 @@ parse_field(const csv_column *c, const char *v, void *row, const csv_reader *r, 
 		bad = csv_parse_int(v, &i) < 0;
 		d = i;
 	}
+	else if (c->kind == CSV_FLOAT8)
+		bad = csv_parse_float8(v, &d) < 0;
 	else
 		bad = csv_parse_double(v, &d) < 0;
 	if (bad || d < c->lo || d > c->hi || (c->lo_open && d == c->lo))

@@ -14,14 +14,16 @@
 
 typedef enum csv_kind
 {
-	CSV_NAME,					/* 1 .. CSV_NAME_LEN - 1 bytes, trimmed */
+	CSV_NAME,					/* 1 .. CSV_NAME_LEN - 1 bytes, blanks kept (as every text here: the database keeps them) */
 	CSV_IDENT,					/* a GPU type's or node's name, as the database's rule (csv_ident_ok) */
-	CSV_LONG_NAME,				/* 1 .. CSV_LONG_NAME_CHARS characters, trimmed (a job's name) */
-	CSV_MODEL,					/* a model's name: at most CSV_MODEL_CHARS characters, trimmed; not empty when lo is 1 */
+	CSV_LONG_NAME,				/* 1 .. CSV_LONG_NAME_CHARS characters (a job's name) */
+	CSV_MODEL,					/* a model's name: at most CSV_MODEL_CHARS characters; not empty when lo is 1 */
 	CSV_TEXT,					/* as a name, but may be empty */
+	CSV_ROLE,					/* a role (PostgreSQL's type name): cut to 63 bytes as namein cuts it; not empty when lo is 1 */
 	CSV_LIST,					/* raw text, cut at CSV_LIST_LEN - 1 characters */
 	CSV_INT,
-	CSV_REAL
+	CSV_REAL,					/* a decimal number (numeric's syntax) */
+	CSV_FLOAT8					/* a number of a double precision column: float8in's syntax, hexadecimal too */
 } csv_kind;
 
 /* Room of a CSV_NAME or CSV_TEXT field in a row (MX_NAME_LEN), of a CSV_LIST field. */
@@ -50,9 +52,9 @@ typedef struct csv_column
 	const char *name;
 	int			required;		/* the header must have it; a number must not be empty */
 	csv_kind	kind;
-	size_t		offset;			/* of the field in the row: char[CSV_NAME_LEN] (CSV_NAME, CSV_IDENT, CSV_TEXT), char[CSV_LONG_NAME_LEN], char[CSV_MODEL_LEN], char[CSV_LIST_LEN], int or double */
+	size_t		offset;			/* of the field in the row: char[CSV_NAME_LEN] (CSV_NAME, CSV_IDENT, CSV_TEXT, CSV_ROLE), char[CSV_LONG_NAME_LEN], char[CSV_MODEL_LEN], char[CSV_LIST_LEN], int or double */
 	double		lo,
-				hi;				/* numbers: the range accepted; CSV_MODEL: lo = the fewest characters (0 or 1) */
+				hi;				/* numbers: the range accepted; CSV_MODEL, CSV_ROLE: lo = the fewest characters (0 or 1) */
 	int			lo_open;		/* 1: lo itself is not (a positive number) */
 } csv_column;
 
@@ -77,7 +79,7 @@ int			csv_load(const char *path, const csv_column *cols, int ncols, void *row, s
  */
 int			csv_reserve(void **arr, int *cap, int n, size_t elem, int first);
 
-/* A trimmed copy of src into dst (CSV_NAME_LEN); -1 when too long. */
+/* A copy of src into dst (CSV_NAME_LEN), blanks kept; -1 when too long. */
 int			csv_copy_name(char *dst, const char *src);
 
 /*

@@ -58,7 +58,7 @@ typedef struct type_row
 
 static const csv_column type_columns[] = {
 	{"gpu_type", 1, CSV_IDENT, OFF(type_row, gpu_type)},	/* mixdnn.gpu_types' name rule */
-	{"speed", 0, CSV_REAL, OFF(type_row, speed), 0, 1000, 1},	/* mixdnn.gpu_types' range */
+	{"speed", 0, CSV_FLOAT8, OFF(type_row, speed), 0, 1000, 1},	/* mixdnn.gpu_types' range */
 };
 
 typedef struct load_ctx
@@ -75,6 +75,13 @@ keep_type(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 	mx_snapshot *s = &lc->w->cluster;
 	mx_gpu_type t;
 
+	/*
+	 * an empty speed is NULL in \copy, which mixdnn.gpu_types.speed (NOT
+	 * NULL) refuses (23502): the default 1.0 is for a file without the column
+	 */
+	if (tr->speed == 0 && csv_col(r, "speed") >= 0)
+		return row_fail(r, err, errlen, "speed must not be empty (NULL in \\copy, which mixdnn.gpu_types.speed refuses); "
+						"leave the column out for speed 1.0");
 	memset(&t, 0, sizeof(t));
 	memcpy(t.name, tr->gpu_type, sizeof(t.name));
 	t.speed = tr->speed > 0 ? tr->speed : 1.0;
@@ -134,6 +141,13 @@ keep_node(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 		return row_fail(r, err, errlen, "unknown gpu_type \"%s\" (not in the types file)", nr->gpu_type);
 	n.gpus = nr->gpus;
 	n.status = MX_NODE_UP;
+	/*
+	 * an empty status is NULL in \copy, which mixdnn.gpu_nodes.status (NOT
+	 * NULL) refuses (23502): up is for a file without the column
+	 */
+	if (nr->status[0] == '\0' && csv_col(r, "status") >= 0)
+		return row_fail(r, err, errlen, "status must not be empty (NULL in \\copy, which mixdnn.gpu_nodes.status "
+						"refuses); leave the column out for up");
 	if (nr->status[0] != '\0' && mx_node_status_parse(nr->status, &n.status) < 0)
 		return row_fail(r, err, errlen, "status \"%s\" must be up, draining or down", nr->status);
 	for (i = 0; i < s->nnodes; i++)
@@ -173,7 +187,7 @@ static const csv_column profile_columns[] = {
 	{"model", 1, CSV_MODEL, OFF(profile_row, model), 1},	/* mixdnn.profiles.model: 1..63 characters */
 	{"gpu_type", 1, CSV_TEXT, OFF(profile_row, gpu_type)},
 	{"gpus", 1, CSV_INT, OFF(profile_row, gpus), 1, CSV_JOB_MAX_GPUS},
-	{"throughput", 1, CSV_REAL, OFF(profile_row, throughput), 0, INFINITY},
+	{"throughput", 1, CSV_FLOAT8, OFF(profile_row, throughput), 0, INFINITY},
 };
 
 /* The model's profile, added when new; NULL when out of memory. */
@@ -269,7 +283,7 @@ static const csv_column trace_columns[] = {
 	{"max_gpus", 0, CSV_INT, OFF(trace_row, max_gpus), 1, CSV_JOB_MAX_GPUS},
 	{"allowed_types", 0, CSV_LIST, OFF(trace_row, allowed_types)},
 	{"priority", 0, CSV_INT, OFF(trace_row, priority), CSV_JOB_PRIORITY_MIN, CSV_JOB_PRIORITY_MAX},	/* mixdnn.jobs.priority's range */
-	{"owner", 0, CSV_TEXT, OFF(trace_row, owner)},
+	{"owner", 0, CSV_ROLE, OFF(trace_row, owner)},	/* mixdnn.jobs.owner, of type name */
 };
 
 /*
@@ -367,6 +381,7 @@ keep_job(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 	trace_row  *tr = row;
 	sim_job		j;
 	mx_job	   *mj = &j.job;
+	double		est_us;
 
 	memset(&j, 0, sizeof(j));
 	j.line = r->line;
@@ -378,28 +393,38 @@ keep_job(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 	if (job_request(&w->cluster, tr, r, mj, err, errlen) < 0)
 		return -1;
 	/*
-	 * Times of a job are microseconds in the database (mixdnn.jobs.duration
-	 * at least 1 µs), and instants closer than that are one here (SIM_EPS).
+	 * mixdnn.jobs.duration (the estimate: estimate_s, else duration_s) is an
+	 * interval of whole microseconds: duration = make_interval(secs =>
+	 * SECONDS) (docs/simulator.md, test/sim/diff/replay.py) keeps
+	 * rint(SECONDS x 1e6) of the double SECONDS, ties to even, and
+	 * mixdnn._check_job_terms then takes 1 us to 366 days of that. So the
+	 * estimate is checked and planned with as the database keeps it:
+	 * 31622400.0000004 s is 366 days there, 6e-07 s is 1 us and 5e-07 s
+	 * 0 us.
 	 */
-	if (tr->duration_s < MX_TIME_EPS)
-		return row_fail(r, err, errlen, "duration_s %g must be at least 1e-06 (1 microsecond)", tr->duration_s);
-	if (tr->estimate_s > 0 && tr->estimate_s < MX_TIME_EPS)
-		return row_fail(r, err, errlen, "estimate_s %g must be at least 1e-06 (1 microsecond), as mixdnn.jobs.duration",
-						tr->estimate_s);
+	est_us = rint((tr->estimate_s > 0 ? tr->estimate_s : tr->duration_s) * 1e6);
+	if (!(est_us >= 1))
+		return row_fail(r, err, errlen, "%s %g must be at least 1e-06 (1 microsecond) once rounded to whole "
+						"microseconds, as mixdnn.jobs.duration keeps it", tr->estimate_s > 0 ? "estimate_s" : "duration_s",
+						tr->estimate_s > 0 ? tr->estimate_s : tr->duration_s);
+	if (!(est_us <= CSV_JOB_MAX_DURATION_S * 1e6))
+	{
+		if (tr->estimate_s > 0)
+			return row_fail(r, err, errlen, "estimate_s %.15g must be at most %.0f (366 days) once rounded to whole "
+							"microseconds, as mixdnn.jobs.duration", tr->estimate_s, CSV_JOB_MAX_DURATION_S);
+		return row_fail(r, err, errlen, "duration_s %.15g must be at most %.0f (366 days) once rounded to whole "
+						"microseconds without an estimate_s: it is the job's mixdnn.jobs.duration",
+						tr->duration_s, CSV_JOB_MAX_DURATION_S);
+	}
 	/*
-	 * mixdnn.jobs.duration (the estimate: estimate_s, else duration_s) is at
-	 * most 366 days; the true run time (duration_s beside an estimate_s) is
-	 * not the database's to limit
+	 * The true run time beside an estimate_s is not the database's to limit;
+	 * instants closer than 1 us are one here (SIM_EPS)
 	 */
-	if (tr->estimate_s > CSV_JOB_MAX_DURATION_S)
-		return row_fail(r, err, errlen, "estimate_s %.15g must be at most %.0f (366 days), as mixdnn.jobs.duration",
-						tr->estimate_s, CSV_JOB_MAX_DURATION_S);
-	if (tr->estimate_s == 0 && tr->duration_s > CSV_JOB_MAX_DURATION_S)
-		return row_fail(r, err, errlen, "duration_s %.15g must be at most %.0f (366 days) without an estimate_s: "
-						"it is the job's mixdnn.jobs.duration", tr->duration_s, CSV_JOB_MAX_DURATION_S);
-	/* every policy plans with the estimate; the job runs for duration_s */
-	j.true_duration = tr->duration_s;
-	mj->duration = tr->estimate_s > 0 ? tr->estimate_s : tr->duration_s;
+	if (tr->estimate_s > 0 && tr->duration_s < MX_TIME_EPS)
+		return row_fail(r, err, errlen, "duration_s %g must be at least 1e-06 (1 microsecond)", tr->duration_s);
+	/* every policy plans with the estimate; the job runs for duration_s (the estimate without an estimate_s) */
+	mj->duration = est_us / 1e6;
+	j.true_duration = tr->estimate_s > 0 ? tr->duration_s : mj->duration;
 	mj->priority = tr->priority;
 	mj->prev_type = -1;
 	mj->owner = tr->owner[0] ? sim_owner_index(w, tr->owner) : -1;

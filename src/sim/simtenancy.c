@@ -6,10 +6,12 @@
  *
  * The simulator has no group roles: a quota row binds the owner it names.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "csvload.h"
 #include "sim.h"
@@ -59,16 +61,45 @@ sim_owner_index(sim_world *w, const char *name)
 	return w->nowners++;
 }
 
-/* An optional limit field: "" = none, else an integer >= 0. */
+/*
+ * An optional limit field: "" (NULL in \copy) = none, else an integer
+ * 0 .. hi (mixdnn.quotas' CHECK).
+ */
 static int
-parse_limit(const char *v, int *out)
+parse_limit(const char *v, int hi, int *out)
 {
 	if (*v == '\0')
 	{
 		*out = -1;
 		return 0;
 	}
-	return (csv_parse_int(v, out) < 0 || *out < 0) ? -1 : 0;
+	return (csv_parse_int(v, out) < 0 || *out < 0 || *out > hi) ? -1 : 0;
+}
+
+/*
+ * The keys a file has named so far: mixdnn.shares' role and mixdnn.quotas'
+ * (role, gpu_type) are unique, so a second row for one is refused there
+ * (23505), not read as a stricter or a later one.
+ */
+typedef struct tenancy_ctx
+{
+	sim_world  *w;
+	int		   *keys;
+	int			nkeys,
+				cap;
+} tenancy_ctx;
+
+/* 1 if key was named before, 0 after noting it, -1 when out of memory. */
+static int
+key_seen(tenancy_ctx *tc, int key)
+{
+	for (int i = 0; i < tc->nkeys; i++)
+		if (tc->keys[i] == key)
+			return 1;
+	if (csv_reserve((void **) &tc->keys, &tc->cap, tc->nkeys, sizeof(int), 16) < 0)
+		return -1;
+	tc->keys[tc->nkeys++] = key;
+	return 0;
 }
 
 #define OFF(type, field) offsetof(type, field)
@@ -77,24 +108,28 @@ parse_limit(const char *v, int *out)
 typedef struct shares_row
 {
 	char		role[CSV_NAME_LEN];
-	double		shares;
+	int			shares;
 } shares_row;
 
 static const csv_column shares_columns[] = {
-	{"role", 1, CSV_NAME, OFF(shares_row, role)},
-	{"shares", 1, CSV_REAL, OFF(shares_row, shares), 1, 1e6},
+	{"role", 1, CSV_ROLE, OFF(shares_row, role), 1},	/* mixdnn.shares.role, of type name */
+	{"shares", 1, CSV_INT, OFF(shares_row, shares), 1, 1000000},	/* mixdnn.shares.shares: int 1..1000000 */
 };
 
 static int
 keep_shares(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 {
-	sim_world  *w = ctx;
+	tenancy_ctx *tc = ctx;
 	shares_row *sr = row;
-	int			ow = sim_owner_index(w, sr->role);
+	int			ow = sim_owner_index(tc->w, sr->role),
+				seen = ow < 0 ? -1 : key_seen(tc, ow);
 
-	if (ow < 0)
+	if (seen < 0)
 		return fail(err, errlen, "out of memory");
-	w->owners[ow].shares = sr->shares;
+	if (seen)
+		return fail(err, errlen, "%s:%d: role \"%s\" has shares on an earlier line (mixdnn.shares.role is its key)",
+					r->path, r->line, sr->role);
+	tc->w->owners[ow].shares = sr->shares;
 	return 0;
 }
 
@@ -102,9 +137,12 @@ int
 sim_load_shares(sim_world *w, const char *path, char *err, size_t errlen)
 {
 	shares_row	row;
+	tenancy_ctx tc = {w, NULL, 0, 0};
+	int			rc = csv_load(path, shares_columns, lengthof(shares_columns), &row, sizeof(row), keep_shares, &tc,
+							  err, errlen);
 
-	return csv_load(path, shares_columns, lengthof(shares_columns), &row, sizeof(row), keep_shares, w,
-					err, errlen);
+	free(tc.keys);
+	return rc;
 }
 
 /*
@@ -121,21 +159,52 @@ typedef struct quota_row
 } quota_row;
 
 static const csv_column quota_columns[] = {
-	{"role", 1, CSV_NAME, OFF(quota_row, role)},
+	{"role", 1, CSV_ROLE, OFF(quota_row, role), 1},	/* mixdnn.quotas.role, of type name */
 	{"gpu_type", 1, CSV_TEXT, OFF(quota_row, gpu_type)},
 	{"max_gpus", 1, CSV_TEXT, OFF(quota_row, max_gpus)},
 	{"max_waiting_jobs", 1, CSV_TEXT, OFF(quota_row, max_waiting_jobs)},
 	{"borrow", 1, CSV_TEXT, OFF(quota_row, borrow)},
 };
 
-/* borrow as 1 or 0; -1 for anything but true/t/1, false/f/0 or empty. */
+/*
+ * borrow as 1 or 0, as PostgreSQL's boolean reads it (parse_bool: blanks
+ * around it ignored, any case, a prefix of true, false, yes, no, at least
+ * two letters of on or off, 1 or 0); -1 for anything else, and for an
+ * empty one: NULL in \copy, which mixdnn.quotas refuses (23502).
+ */
 static int
 parse_borrow(const char *b)
 {
-	if (strcmp(b, "true") == 0 || strcmp(b, "t") == 0 || strcmp(b, "1") == 0)
-		return 1;
-	if (b[0] == '\0' || strcmp(b, "false") == 0 || strcmp(b, "f") == 0 || strcmp(b, "0") == 0)
-		return 0;
+	size_t		l;
+
+	while (isspace((unsigned char) *b))
+		b++;
+	l = strlen(b);
+	while (l > 0 && isspace((unsigned char) b[l - 1]))
+		l--;
+	if (l == 0)
+		return -1;
+	switch (tolower((unsigned char) b[0]))
+	{
+		case 't':
+			return strncasecmp(b, "true", l) == 0 && l <= 4 ? 1 : -1;
+		case 'f':
+			return strncasecmp(b, "false", l) == 0 && l <= 5 ? 0 : -1;
+		case 'y':
+			return strncasecmp(b, "yes", l) == 0 && l <= 3 ? 1 : -1;
+		case 'n':
+			return strncasecmp(b, "no", l) == 0 && l <= 2 ? 0 : -1;
+		case 'o':
+			if (l == 2 && strncasecmp(b, "on", 2) == 0)
+				return 1;
+			if (l >= 2 && l <= 3 && strncasecmp(b, "off", l) == 0)
+				return 0;
+			return -1;
+		case '1':
+			return l == 1 ? 1 : -1;
+		case '0':
+			return l == 1 ? 0 : -1;
+	}
 	return -1;
 }
 
@@ -160,24 +229,33 @@ bind_quota(mx_owner *o, int t, int max, int borrow)
 static int
 keep_quota(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 {
-	sim_world  *w = ctx;
+	tenancy_ctx *tc = ctx;
+	sim_world  *w = tc->w;
 	quota_row  *qr = row;
 	int			ow = sim_owner_index(w, qr->role);
 	int			t = qr->gpu_type[0] ? mx_type_index(&w->cluster, qr->gpu_type) : -1;
 	int			borrow = parse_borrow(qr->borrow);
 	int			max,
-				wait;
+				wait,
+				seen;
 
 	if (ow < 0)
 		return fail(err, errlen, "out of memory");
 	if (qr->gpu_type[0] && t < 0)
 		return fail(err, errlen, "%s:%d: gpu_type \"%s\" is not in the types file (empty = all types)",
 					r->path, r->line, qr->gpu_type);
-	if (parse_limit(qr->max_gpus, &max) < 0 || parse_limit(qr->max_waiting_jobs, &wait) < 0)
+	if (parse_limit(qr->max_gpus, 1000000, &max) < 0 || parse_limit(qr->max_waiting_jobs, 10000000, &wait) < 0)
 		return fail(err, errlen, "%s:%d: %s", r->path, r->line,
-					"max_gpus and max_waiting_jobs must be integers >= 0 or empty (no limit)");
+					"max_gpus must be an integer 0..1000000 and max_waiting_jobs 0..10000000, or empty (no limit)");
 	if (borrow < 0)
-		return fail(err, errlen, "%s:%d: borrow \"%s\" must be true or false", r->path, r->line, qr->borrow);
+		return fail(err, errlen, "%s:%d: borrow \"%s\" must be true or false%s", r->path, r->line, qr->borrow,
+					qr->borrow[0] ? "" : " (empty is NULL in \\copy, which mixdnn.quotas.borrow refuses)");
+	if ((seen = key_seen(tc, ow * (MX_MAX_TYPES + 1) + t + 1)) < 0)
+		return fail(err, errlen, "out of memory");
+	if (seen)
+		return fail(err, errlen, "%s:%d: role \"%s\" has a quota for %s%s on an earlier line ((role, gpu_type) is "
+					"mixdnn.quotas' key)", r->path, r->line, qr->role, t < 0 ? "all GPU types" : "gpu_type ",
+					t < 0 ? "" : qr->gpu_type);
 	if (wait >= 0 && (w->max_waiting[ow] < 0 || wait < w->max_waiting[ow]))
 		w->max_waiting[ow] = wait;
 	if (max >= 0)
@@ -189,9 +267,12 @@ int
 sim_load_quotas(sim_world *w, const char *path, char *err, size_t errlen)
 {
 	quota_row	row;
+	tenancy_ctx tc = {w, NULL, 0, 0};
+	int			rc = csv_load(path, quota_columns, lengthof(quota_columns), &row, sizeof(row), keep_quota, &tc,
+							  err, errlen);
 
-	return csv_load(path, quota_columns, lengthof(quota_columns), &row, sizeof(row), keep_quota, w,
-					err, errlen);
+	free(tc.keys);
+	return rc;
 }
 
 int

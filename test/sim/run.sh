@@ -277,10 +277,27 @@ printf '%s,owner\nj\303\251,0,,hard,fast,1,10,\303\251lise\n' "$H" >"$T/utf8.csv
 "$SIM" $A --trace "$T/utf8.csv" --policy k8s --json 2>/dev/null | tail -n 1 |
 	python3 -c 'import json,sys; sys.exit(json.loads(sys.stdin.buffer.read().decode("utf-8"))["owners"][0]["owner"] != "\u00e9lise")'
 ok $? "a UTF-8 owner reaches the JSON's owners as it was written"
+# mixdnn.jobs.owner (and mixdnn.quotas.role, mixdnn.shares.role) is of type
+# name: the database cuts a longer one to 63 bytes at a character boundary
+# (namein's pg_mbcliplen), so 32 and 33 "e-acute" (64, 66 bytes) are one
+# owner, 31 of them (62 bytes); "a" and 21 euro signs (64 bytes) is "a" and
+# 20 (61 bytes). A quota of 1 GPU for that one owner makes o2 wait for o1.
+e32=$(awk 'BEGIN { for (i = 0; i < 32; i++) printf "\303\251" }')
+a21=$(awk 'BEGIN { printf "a"; for (i = 0; i < 21; i++) printf "\342\202\254" }')
+printf '%s,owner\no1,0,,hard,fast,1,100,%s\no2,0,,hard,fast,1,100,%s\303\251\np,0,,hard,fast,1,100,%s\n' \
+	"$H" "$e32" "$e32" "$a21" >"$T/own63.csv"
+printf 'role,gpu_type,max_gpus,max_waiting_jobs,borrow\n%s\303\251\303\251,,1,,false\n' "$e32" >"$T/own63q.csv"
+"$SIM" $A --trace "$T/own63.csv" --quotas "$T/own63q.csv" --policy k8s --quiet --json --out "$T/own63.out" \
+	>"$T/own63.json" 2>"$T/own63.err"
+is "$?:$(field "$T/own63.out" o1 start_s) $(field "$T/own63.out" o2 start_s) $(field "$T/own63.out" p start_s):$(python3 -c '
+import json, sys
+print(" ".join("%d/%d" % (len(o["owner"]), len(o["owner"].encode())) for o in json.loads(open(sys.argv[1], encoding="utf-8").read().splitlines()[-1])["owners"]))' "$T/own63.json")" \
+	"0:0.000 100.000 0.000:31/62 21/61" \
+	"owners over 63 bytes are cut at a character boundary as the database's type name cuts them: two such are one owner, under one quota"
 # The planner's options: one table (src/core/options.c) checked by the
 # simulator and the benchmark alike.
 BENCH=$(dirname "$SIM")/mixdnn-bench
-for o in "--mip-gap 2" "--window x" "--time-limit-ms 0" "--critical-margin -2"; do
+for o in "--mip-gap 2" "--window x" "--time-limit-ms 0" "--critical-margin -2" "--overrun-s 0"; do
 	# shellcheck disable=SC2086
 	bad "bad $o" $A --trace "$T/t1.csv" --policy mixdnn $o
 	if [ -x "$BENCH" ]; then
@@ -397,8 +414,23 @@ printf 'node,gpu_type,gpus\nf 1,fast,4\n' >"$T/b19.csv"
 bad_in "a node name with a blank (mixdnn.gpu_nodes: letters, digits, _ . -)" 'b19.csv:2: node "f 1" must be 1 to 63 letters' --types "$T/types.csv" --nodes "$T/b19.csv" --trace "$T/t1.csv"
 printf '%s\nx,0x10,,hard,fast,1,10\n' "$H" >"$T/b20.csv"
 bad_in "submit_s written in hexadecimal" 'b20.csv:2: submit_s "0x10" must be a number >= 0' $A --trace "$T/b20.csv"
-printf 'gpu_type,speed\nfast,0x1p0\nslow,0.5\n' >"$T/b21.csv"
-bad_in "a speed written as a hexadecimal float" 'b21.csv:2: speed "0x1p0" must be a number' --types "$T/b21.csv" --nodes "$T/nodes2.csv" --trace "$T/t1.csv"
+# ... but speed and throughput are double precision columns, which read
+# what strtod reads (float8in), hexadecimal too: 0x1p-1 is 0.5 there, and
+# a job stated for speed-1.0 GPUs runs 10 s / 0.5 on it; a subnormal 1e-310
+# is a number there (and a submit_s of 1e-310 through numeric); an empty
+# speed is NULL in \copy, which mixdnn.gpu_types.speed refuses (23502).
+printf 'gpu_type,speed\nfast,0x1p0\nslow,0x1p-1\n' >"$T/ok21.csv"
+printf 'node,gpu_type,gpus\ns1,slow,4\n' >"$T/ok21n.csv"
+printf 'model,gpu_type,gpus,throughput\nm,slow,1,0x10\nm,fast,1,1e-310\n' >"$T/ok21p.csv"
+printf '%s\nx,1e-310,,soft,,1,10\n' "$H" >"$T/ok21t.csv"
+"$SIM" --types "$T/ok21.csv" --nodes "$T/ok21n.csv" --profiles "$T/ok21p.csv" --trace "$T/ok21t.csv" --policy k8s-any --quiet \
+	--out "$T/ok21.out" >/dev/null 2>"$T/ok21.err"
+is "$?:$(field "$T/ok21.out" x gpu_type) $(field "$T/ok21.out" x runtime_s)" "0:slow 20.000" \
+	"speed 0x1p-1 and throughput 0x10 (float8 columns: hexadecimal read as the database reads it), 1e-310 taken"
+printf 'node,gpu_type,gpus,status\nf1,fast,4,\n' >"$T/b21n.csv"
+bad_in "an empty node status (NULL in \\copy)" 'b21n.csv:2: status must not be empty' --types "$T/types.csv" --nodes "$T/b21n.csv" --trace "$T/t1.csv"
+printf 'gpu_type,speed\nfast,\nslow,0.5\n' >"$T/b21.csv"
+bad_in "an empty speed (NULL in \\copy)" 'b21.csv:2: speed must not be empty' --types "$T/b21.csv" --nodes "$T/nodes2.csv" --trace "$T/t1.csv"
 printf '%s\nx,0,,hard,fast,1,1e-7\n' "$H" >"$T/b22.csv"
 bad_in "duration_s below 1 microsecond" 'b22.csv:2: duration_s 1e-07 must be at least 1e-06' $A --trace "$T/b22.csv"
 printf '%s,estimate_s\nx,0,,hard,fast,1,10,5e-7\n' "$H" >"$T/b23.csv"
@@ -425,12 +457,46 @@ printf '%s\nx,0,,hard,fast,2,10,,,fast\n' "$AT" >"$T/b27.csv"
 bad_in "allowed_types on a hard job" 'b27.csv:2: allowed_types is for soft-model jobs only' $A --trace "$T/b27.csv"
 printf '%s\nx,0,,hard,fast,2,10,,," "\n' "$AT" >"$T/b28.csv"
 bad_in "a blank allowed_types on a hard job (not NULL in \\copy)" 'b28.csv:2: allowed_types is for soft-model jobs only' $A --trace "$T/b28.csv"
+# Blanks around text are data, as in the database's text columns (and in
+# \copy's CSV): " hard" is no model_class (23514 there), "fast " and
+# " slow" in allowed_types no GPU type (23503); a name " " is one
+# character, taken; owners " al" and "al" are two.
+printf '%s\nx,0,, hard,fast,1,10\n' "$H" >"$T/b34.csv"
+bad_in "a model_class with a blank before it" 'b34.csv:2: model_class " hard" must be hard or soft' $A --trace "$T/b34.csv"
+printf '%s\nx,0,,hard,fast ,1,10\n' "$H" >"$T/b35.csv"
+bad_in "a gpu_type with a blank after it" 'b35.csv:2: unknown gpu_type "fast " (not in the types file)' $A --trace "$T/b35.csv"
+printf '%s\nx,0,,soft,fast,2,10,,,fast| slow\n' "$AT" >"$T/b36.csv"
+bad_in "allowed_types with a blank in an element" 'b36.csv:2: unknown type " slow" in allowed_types' $A --trace "$T/b36.csv"
+printf '%s,owner\n ,0,,hard,fast,1,10,al\nb,0,,hard,fast,1,10, al\n' "$H" >"$T/ok36.csv"
+"$SIM" $A --trace "$T/ok36.csv" --policy k8s --quiet --json --out "$T/ok36.out" >"$T/ok36.json" 2>/dev/null
+is "$?:$(awk -F, 'NR == 2 { print "[" $1 "]" }' "$T/ok36.out"):$(python3 -c '
+import json, sys
+print("|".join(o["owner"] for o in json.loads(open(sys.argv[1]).read().splitlines()[-1])["owners"]))' "$T/ok36.json")" \
+	"0:[ ]:al| al" "a job named \" \" is taken, and owners \"al\" and \" al\" are two, as in mixdnn.jobs"
 # mixdnn.jobs.duration (the estimate: estimate_s, else duration_s) is at
 # most 366 days = 31622400 s; a true duration_s beside an estimate is not.
 printf '%s,estimate_s\nx,0,,hard,fast,1,10,31622400.5\n' "$H" >"$T/b29.csv"
 bad_in "an estimate_s above 366 days (mixdnn.jobs.duration)" 'b29.csv:2: estimate_s 31622400.5 must be at most 31622400 (366 days)' $A --trace "$T/b29.csv"
 printf '%s\nx,0,,hard,fast,1,31622401\n' "$H" >"$T/b30.csv"
-bad_in "a duration_s above 366 days without estimate_s" 'b30.csv:2: duration_s 31622401 must be at most 31622400 (366 days) without an estimate_s' $A --trace "$T/b30.csv"
+bad_in "a duration_s above 366 days without estimate_s" 'b30.csv:2: duration_s 31622401 must be at most 31622400 (366 days)' $A --trace "$T/b30.csv"
+# ... checked, and planned with, as the database keeps it: duration =
+# make_interval(secs => S) is rint(S x 1e6) whole microseconds (ties to
+# even), then 1 us .. 366 days. 31622400.0000004 s is 366 days exactly
+# there (taken, as estimate_s and as duration_s); 31622400.0000006 s is
+# 1 us more (refused); 6e-07 s is 1 us, 1.5e-06 s and 2.5e-06 s are 2 us
+# (max_jct_s of one job alone), 5e-07 s is 0 us (refused: b23).
+printf '%s,estimate_s\nx,0,,hard,fast,1,31622400.0000004,\ny,0,,hard,fast,1,10,31622400.0000004\n' "$H" >"$T/ok30.csv"
+"$SIM" $A --trace "$T/ok30.csv" --policy k8s --quiet --json --out "$T/ok30.out" >"$T/ok30.json" 2>"$T/ok30.err"
+is "$?:$(field "$T/ok30.out" x status):$(field "$T/ok30.out" y status):$(json_get "$T/ok30.json" max_jct_s)" "0:completed:completed:31622400" \
+	"31622400.0000004 s (duration_s, estimate_s) is 366 days in mixdnn.jobs.duration: taken, and run for 31622400 s"
+printf '%s,estimate_s\nx,0,,hard,fast,1,10,31622400.0000006\n' "$H" >"$T/b30b.csv"
+bad_in "an estimate_s of 366 days and 1 us once rounded" 'b30b.csv:2: estimate_s 31622400.0000006 must be at most 31622400 (366 days)' $A --trace "$T/b30b.csv"
+for dj in 0.0000006:1e-06 0.0000015:2e-06 0.0000025:2e-06; do
+	printf '%s\nx,0,,hard,fast,1,%s\n' "$H" "${dj%%:*}" >"$T/us.csv"
+	"$SIM" $A --trace "$T/us.csv" --policy k8s --quiet --json >"$T/us.json" 2>&1
+	is "$?:$(json_get "$T/us.json" max_jct_s)" "0:${dj##*:}" \
+		"duration_s ${dj%%:*} runs ${dj##*:} s: whole microseconds, as make_interval(secs => ${dj%%:*}) keeps it"
+done
 # submitted_at = to_timestamp(epoch + submit_s) must be a timestamptz: the
 # first instant past 294276-12-31 (here 9222613948800 s after the 2024 epoch)
 # is refused (22008 there).
@@ -510,6 +576,22 @@ is "$?:$(field "$T/hang0.out" j2 status)" "1:unfinished" "mixdnn --overrun-facto
 timeout 20 "$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/hang.csv" --policy mixdnn \
 	--quiet --out "$T/hang0.out" >/dev/null 2>&1
 is "$?:$(field "$T/hang0.out" j1 status)" "0:completed" "mixdnn with the default --overrun-factor: the same trace runs within 20 s"
+# --overrun-s below 1 s is refused, as the database refuses mixdnn.overrun_grace
+# = 0 (22023, range 1 .. 86400 s): at 0 an overdue job was assumed to end
+# now, j2 was due at once, could not be placed, and was not planned again
+# until j1 ended (1e12 s later, past 9999-12-31: rejected; with
+# --overrun-factor 0 the check above did not even apply), where the
+# database plans it again every second. The benchmark takes the same table.
+for v in 0 0.5; do
+	rm -f "$T/hang0.out"
+	timeout 20 "$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/hang.csv" --policy mixdnn \
+		--overrun-s $v --overrun-factor 0 --quiet --out "$T/hang0.out" >/dev/null 2>"$T/hang0.err"
+	is "$?:$(grep -c -- "--overrun-s: \"$v\" is not a number in \[1, " "$T/hang0.err"):$([ -e "$T/hang0.out" ] && echo out)" "2:1:" \
+		"--overrun-s $v --overrun-factor 0 is refused (exit 2, no output), as mixdnn.overrun_grace = $v"
+done
+timeout 20 "$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/hang.csv" --policy backfill \
+	--overrun-s 1 --quiet --out "$T/hang0.out" >/dev/null 2>&1
+is "$?:$(field "$T/hang0.out" j1 status)" "0:completed" "--overrun-s 1, mixdnn.overrun_grace's least value, is taken"
 
 # ---------------------------------------------------------------- 8. generated traces: invariants and determinism
 DATA=${MIXDNN_DATA:-}
@@ -608,6 +690,36 @@ for p in mixdnn k8s; do
 done
 
 # ---------------------------------------------------------------- owners: quotas and fair share
+# --shares and --quotas take what \copy into mixdnn.shares and mixdnn.quotas
+# takes: shares an integer 1..1000000 (1.5: 22P02 there), max_gpus
+# 0..1000000 and max_waiting_jobs 0..10000000 (23514), one row per role and
+# per (role, gpu_type) (23505), borrow as PostgreSQL's boolean reads it
+# (" yes ", "on", "TRUE", "of" taken; "o", "2" and an empty one, NULL
+# there, refused: 22P02, 23502).
+printf '%s,owner
+a1,0,,hard,fast,2,100,al
+a2,0,,hard,fast,2,100,al
+' "$H" >"$T/tq.csv"
+for bad in "shares:role,shares:al,1.5" "shares:role,shares:al,2|al,3" \
+	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,1000001,,true" \
+	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,,10000001,true" \
+	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,fast,1,,true|al,fast,2,,true" \
+	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,2,," \
+	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,2,,o"; do
+	kind=${bad%%:*}; rest=${bad#*:}
+	printf '%s\n%s\n' "${rest%%:*}" "$(printf '%s' "${rest#*:}" | tr '|' '\n')" >"$T/tf.csv"
+	rm -f "$T/tf.out"
+	"$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/tq.csv" --policy k8s --quiet --"$kind" "$T/tf.csv" \
+		--out "$T/tf.out" >/dev/null 2>"$T/tf.err"
+	is "$?:$(grep -c 'tf.csv:[23]: ' "$T/tf.err"):$([ -e "$T/tf.out" ] && echo out)" "2:1:" \
+		"--$kind refused as mixdnn.$kind refuses it: $(printf '%s' "${rest#*:}" | tr '|' ';')"
+done
+for b in " yes :0.000" "on:0.000" "TRUE:0.000" "of:100.000" "nO:100.000"; do
+	printf 'role,gpu_type,max_gpus,max_waiting_jobs,borrow\nal,,2,,%s\n' "${b%:*}" >"$T/tf.csv"
+	"$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/tq.csv" --policy k8s --quiet --quotas "$T/tf.csv" \
+		--out "$T/tf.out" >/dev/null 2>&1
+	is "$?:$(field "$T/tf.out" a2 start_s)" "0:${b##*:}" "borrow \"${b%:*}\" is read as PostgreSQL's boolean reads it"
+done
 sh "$ROOT/test/sim/tenancy.sh" "$SIM"
 ok $? "owners, quotas and fair share (test/sim/tenancy.sh)"
 

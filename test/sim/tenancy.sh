@@ -144,11 +144,11 @@ is "$(json "$T/f2.csv.json" '[o["entitlement"] for o in d["owners"]]')" "[0.75, 
 # 6. Bad files fail with exit 2 and a message naming the line.
 printf 'role,gpu_type,max_gpus,max_waiting_jobs,borrow\nalice,fast,-1,,false\n' >"$T/bad1.csv"
 "$SIM" --types "$T/types.csv" --nodes "$T/n4.csv" --trace "$T/q.csv" --policy mixdnn --quotas "$T/bad1.csv" >/dev/null 2>"$T/e1"
-is "$?:$(cat "$T/e1")" "2:mixdnn-sim: $T/bad1.csv:2: max_gpus and max_waiting_jobs must be integers >= 0 or empty (no limit)" \
+is "$?:$(cat "$T/e1")" "2:mixdnn-sim: $T/bad1.csv:2: max_gpus must be an integer 0..1000000 and max_waiting_jobs 0..10000000, or empty (no limit)" \
 	"a negative max_gpus is refused"
 printf 'role,shares\nalice,0\n' >"$T/bad2.csv"
 "$SIM" --types "$T/types.csv" --nodes "$T/n4.csv" --trace "$T/q.csv" --policy mixdnn --shares "$T/bad2.csv" >/dev/null 2>"$T/e2"
-is "$?:$(cat "$T/e2")" "2:mixdnn-sim: $T/bad2.csv:2: shares \"0\" must be a number 1..1e+06" "zero shares are refused"
+is "$?:$(cat "$T/e2")" "2:mixdnn-sim: $T/bad2.csv:2: shares \"0\" must be an integer 1..1e+06" "zero shares are refused"
 printf 'role,gpu_type,max_gpus,max_waiting_jobs,borrow\nalice,a100,1,,false\n' >"$T/bad3.csv"
 "$SIM" --types "$T/types.csv" --nodes "$T/n4.csv" --trace "$T/q.csv" --policy mixdnn --quotas "$T/bad3.csv" >/dev/null 2>"$T/e3"
 is "$?" "2" "a quota for an unknown GPU type is refused"

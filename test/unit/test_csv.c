@@ -226,6 +226,15 @@ test_numbers(void)
 	CHECK(csv_parse_double("12x", &d) == -1 && csv_parse_double("1 2", &d) == -1, "double: trailing text is refused");
 	CHECK(csv_parse_double("1e400", &d) == -1, "double: an overflow is refused");
 	CHECK(csv_parse_double("nan", &d) == -1 && csv_parse_double("inf", &d) == -1, "double: NaN and infinity are refused");
+	CHECK(csv_parse_double("0x10", &d) == -1, "double: hexadecimal is refused (numeric reads none)");
+	CHECK(csv_parse_double("1e-310", &d) == 0 && d > 0 && d < 1e-300, "double: a subnormal is a number (as numeric, float8)");
+	CHECK(csv_parse_double("1e-400", &d) == -1, "double: an underflow to 0 is refused (as float8in)");
+	CHECK(csv_parse_float8(" 0x1p-1 ", &d) == 0 && d == 0.5, "float8: hexadecimal, as float8in's strtod reads it");
+	CHECK(csv_parse_float8("1e-310", &d) == 0 && d > 0, "float8: a subnormal is a number");
+	CHECK(csv_parse_float8("1e-400", &d) == -1 && csv_parse_float8("1e400", &d) == -1, "float8: out of range is refused");
+	CHECK(csv_parse_float8("inf", &d) == -1 && csv_parse_float8("nan", &d) == -1 && csv_parse_float8("", &d) == -1,
+		  "float8: only finite numbers (the columns refuse the others)");
+	CHECK(csv_parse_float8("1x", &d) == -1, "float8: trailing text is refused");
 	CHECK(csv_parse_int(" -7 ", &i) == 0 && i == -7, "int: blanks and a sign");
 	CHECK(csv_parse_int("2147483647", &i) == 0 && i == 2147483647, "int: the largest int");
 	CHECK(csv_parse_int("2147483648", &i) == -1, "int: beyond int is refused");
