@@ -683,7 +683,14 @@ hand_back_waiting(void)
 		if (k == nparts)
 			continue;
 		lx_log("job %lld attempt %d never started; handing it back: %s", c->job_id, c->attempt, cause);
-		(void) still_connected(lx_db_reset_node(st.conn, cfg.node, c->job_id, cause, &lost));
+		rc = lx_db_reset_node(st.conn, cfg.node, c->job_id, cause, &lost);
+		/*
+		 * Refused for now (the scheduler lock not had within
+		 * mixdnn.lock_timeout): the next would wait as long, each, and
+		 * the launcher is leaving: the next launcher gives the rest up.
+		 */
+		if (!still_connected(rc) || rc == LX_BUSY)
+			break;
 	}
 	free(parts);
 	return waiting;

@@ -94,6 +94,49 @@ wait_until 30 "[ \"\$(status_of $job)\" = completed ]"
 ok $? "with the next launcher, the job runs and completes"
 is "$(q "SELECT attempt FROM mixdnn.jobs WHERE job_id = $job")" 2 "... in attempt 2 (attempt 1 spent, as a part given up is)"
 
+stop_launcher n1
+
+# SIGUSR2 while three parts wait to fork their keepers and the scheduler
+# lock is held (reset_node refused for now after mixdnn.lock_timeout,
+# 2 s): the launcher stops handing back at the first refusal, leaving the
+# rest to the next launcher, and exits; before, it waited the lock
+# timeout once for each part (3 x 2 s here, up to 600 s each).
+# submitted before the launcher starts: its first claim has all three
+# (it claims no more while a fork of a keeper fails)
+jobs3=""
+for i in 1 2 3; do
+	jobs3="$jobs3 $(submit usr2-busy-$i hard a100 1 "$(job_cmd 0.5)")"
+done
+start_limited 1
+lpid=$(launcher_pid n1)
+waiting3=0
+for j in $jobs3; do
+	# the first fork fails; the parts claimed with it wait for the node's next try
+	wait_until 30 "grep -Eq 'job $j attempt 1(: cannot start the keeper: .*; it waits| waits: the node could fork no keeper)' \
+		'$T/launcher-n1.log'" && waiting3=$((waiting3 + 1))
+done
+psql -X -q -c "BEGIN; SELECT mixdnn._lock_scheduler_now(); SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
+locker=$!
+wait_until 10 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE '%_lock_scheduler_now()%'\")\" = 1 ]"
+ok $? "(setup) the scheduler lock is held" || diag "$(tail -5 "$T/launcher-n1.log")"
+is "$waiting3" 3 "(setup) three parts wait to fork their keepers (RLIMIT_NPROC 1)"
+before=$(grep -c 'reset_node refused for now' "$T/launcher-n1.log")
+kill -USR2 "$lpid"
+wait "$lpid"
+rm -f "$T/launcher-n1.pid"
+is "$(( $(grep -c 'reset_node refused for now' "$T/launcher-n1.log") - before ))" 1 \
+	"with the scheduler lock held, the launcher leaving with SIGUSR2 tries one hand-back, not one for each waiting part"
+kill "$locker" 2>/dev/null
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'
+   AND query LIKE '%_lock_scheduler_now()%'" >/dev/null
+wait "$locker" 2>/dev/null
+start_limited "$(ulimit -Hu)"
+done3=0
+for j in $jobs3; do
+	wait_until 30 "[ \"\$(status_of $j)\" = completed ]" && done3=$((done3 + 1))
+done
+is "$done3" 3 "with the next launcher, the three jobs run and complete"
+
 stop_all_launchers
 q "UPDATE mixdnn.gpu_nodes SET status = 'up' WHERE node IN ('n2', 'n3')" >/dev/null
 set_setting mixdnn.max_retries ''
