@@ -385,7 +385,10 @@ decimal_len(const char *s)
 /*
  * A whole field as a finite number: decimal only (numeric's syntax), or
  * whatever strtod reads (float8in's). A subnormal result (ERANGE, not 0)
- * is a number to the database too.
+ * is a number to the database too. One that underflows to 0 (1e-400) is
+ * refused by float8in, but numeric holds it: a decimal one is 0 here (a
+ * submit_s of 1e-400 is taken there, to_timestamp(epoch + 1e-400); a
+ * duration of it is refused there and here, by its range).
  */
 static int
 parse_number(const char *s, int decimal_only, double *out)
@@ -399,7 +402,7 @@ parse_number(const char *s, int decimal_only, double *out)
 		return -1;
 	errno = 0;
 	v = strtod(s, &end);
-	if (end == s || (errno != 0 && !(errno == ERANGE && v != 0 && isfinite(v))) ||
+	if (end == s || (errno != 0 && !(errno == ERANGE && (v != 0 || decimal_only) && isfinite(v))) ||
 		(decimal_only && end != s + decimal_len(s)))
 		return -1;
 	while (isspace((unsigned char) *end))

@@ -427,6 +427,15 @@ printf '%s\nx,1e-310,,soft,,1,10\n' "$H" >"$T/ok21t.csv"
 	--out "$T/ok21.out" >/dev/null 2>"$T/ok21.err"
 is "$?:$(field "$T/ok21.out" x gpu_type) $(field "$T/ok21.out" x runtime_s)" "0:slow 20.000" \
 	"speed 0x1p-1 and throughput 0x10 (float8 columns: hexadecimal read as the database reads it), 1e-310 taken"
+# A trace's times are numeric in the replay, which holds 1e-400 (float8
+# does not): a submit_s of 1e-400 is taken there, to_timestamp(epoch +
+# 1e-400), and here, as 0; a duration_s of 1e-400 is refused there (22003,
+# make_interval's float8) and here (not above 0).
+printf '%s\nx,1e-400,,hard,fast,1,10\n' "$H" >"$T/ok21u.csv"
+"$SIM" $A --trace "$T/ok21u.csv" --policy k8s --quiet --out "$T/ok21u.out" >/dev/null 2>"$T/ok21u.err"
+is "$?:$(field "$T/ok21u.out" x submit_s)" "0:0.000" "a submit_s of 1e-400 (numeric in the replay) is taken, as 0"
+printf '%s\nx,0,,hard,fast,1,1e-400\n' "$H" >"$T/b21u.csv"
+bad_in "a duration_s of 1e-400 (0 once a double)" 'b21u.csv:2: duration_s' $A --trace "$T/b21u.csv"
 printf 'node,gpu_type,gpus,status\nf1,fast,4,\n' >"$T/b21n.csv"
 bad_in "an empty node status (NULL in \\copy)" 'b21n.csv:2: status must not be empty' --types "$T/types.csv" --nodes "$T/b21n.csv" --trace "$T/t1.csv"
 printf 'gpu_type,speed\nfast,\nslow,0.5\n' >"$T/b21.csv"
