@@ -2,9 +2,12 @@
  * db.c — calls of the launcher functions (sql/install/60_launcher.sql).
  */
 #include <ctype.h>
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "db.h"
 #include "log.h"
@@ -128,10 +131,87 @@ failed(PGconn *conn, PGresult *res, const char *what)
 	return rc;
 }
 
+/* lx_db_set_answer_wait() */
+static double answer_wait_s = 20.0;
+
+void
+lx_db_set_answer_wait(double seconds)
+{
+	answer_wait_s = seconds;
+}
+
+/* Waits until the socket is readable (or writable too); false once the deadline has passed. */
+static bool
+wait_socket(PGconn *conn, bool write, double deadline)
+{
+	struct pollfd pfd = {.fd = PQsocket(conn), .events = POLLIN | (write ? POLLOUT : 0)};
+
+	for (;;)
+	{
+		double		left = deadline - lx_now();
+		int			r;
+
+		if (left <= 0)
+			return false;
+		r = poll(&pfd, 1, (int) (left * 1000) + 1);
+		/* ready, or an error libpq's next call reports */
+		if (r > 0 || (r < 0 && errno != EINTR))
+			return true;
+	}
+}
+
+/*
+ * The answer to the query just sent (sent: what PQsend* returned), as
+ * PQexec gives it, waited for at most answer_wait_s. A server that does
+ * not answer in time (its backend or postmaster stopped, a commit waiting
+ * for a synchronous standby that is gone) has the connection taken for
+ * lost: it is shut down, so that libpq marks it bad (LX_LOST, the
+ * launcher reconnects), and NULL is returned. Before, the call waited in
+ * libpq for as long as the server took, without bound: over a Unix socket
+ * neither TCP keepalives nor tcp_user_timeout apply, and
+ * statement_timeout cannot stop a stopped server; neither SIGUSR2 nor
+ * SIGTERM could end the launcher meanwhile.
+ */
+static PGresult *
+answer(PGconn *conn, int sent)
+{
+	double		deadline = lx_now() + answer_wait_s;
+	bool		in_time = true;
+	PGresult   *res,
+			   *last = NULL;
+	int			i;
+
+	if (!sent)
+		return NULL;
+	/* nonblocking (lx_db_connect): what does not fit the socket now is sent as it drains */
+	while (in_time && PQflush(conn) == 1)
+		if (!(in_time = wait_socket(conn, true, deadline)) || !PQconsumeInput(conn))
+			break;
+	for (;;)
+	{
+		while (in_time && PQstatus(conn) != CONNECTION_BAD && PQisBusy(conn))
+			if ((in_time = wait_socket(conn, false, deadline)) && !PQconsumeInput(conn))
+				break;			/* the result is the error */
+		if (!in_time)
+		{
+			lx_log("no answer from the server within %.0f s: taking the connection for lost", answer_wait_s);
+			(void) shutdown(PQsocket(conn), SHUT_RDWR);
+			for (i = 0; i < 100 && PQstatus(conn) != CONNECTION_BAD; i++)
+				(void) PQconsumeInput(conn);
+			PQclear(last);
+			return NULL;
+		}
+		if ((res = PQgetResult(conn)) == NULL)
+			return last;
+		PQclear(last);
+		last = res;
+	}
+}
+
 static PGresult *
 exec(PGconn *conn, const char *sql, int nparams, const char *const *params)
 {
-	return PQexecParams(conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	return answer(conn, PQsendQueryParams(conn, sql, nparams, NULL, params, NULL, NULL, 0));
 }
 
 PGconn *
@@ -183,6 +263,13 @@ lx_db_connect(const char *dsn, const char *node, const char *password)
 		return NULL;
 	}
 	PQsetNoticeProcessor(conn, log_notice, NULL);
+	/* every call waits for its answer in answer(), with a deadline */
+	if (PQsetnonblocking(conn, 1) != 0)
+	{
+		lx_log("cannot make the connection nonblocking");
+		PQfinish(conn);
+		return NULL;
+	}
 	return conn;
 }
 
@@ -209,7 +296,7 @@ lx_db_lock_node(PGconn *conn, const char *node)
 lx_rc
 lx_db_listen(PGconn *conn)
 {
-	PGresult   *res = PQexec(conn, "LISTEN mixdnn_launch; LISTEN mixdnn_cancel");
+	PGresult   *res = answer(conn, PQsendQuery(conn, "LISTEN mixdnn_launch; LISTEN mixdnn_cancel"));
 
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)
 		return failed(conn, res, "LISTEN");
@@ -530,11 +617,11 @@ lx_rc
 lx_db_installation(PGconn *conn, char *id, size_t size)
 {
 	/* and whether the extension has launch tokens: an update not yet made leaves it without */
-	PGresult   *res = PQexec(conn,
+	PGresult   *res = answer(conn, PQsendQuery(conn,
 							 "SELECT pg_catalog.format('%s-%s', pg_catalog.to_hex(s.system_identifier), e.oid), "
 							 "pg_catalog.to_regprocedure('mixdnn.claim_parts(pg_catalog.text)') IS NOT NULL, e.extversion "
 							 "FROM pg_catalog.pg_control_system() s, pg_catalog.pg_extension e "
-							 "WHERE e.extname OPERATOR(pg_catalog.=) 'mixdnn'");
+							 "WHERE e.extname OPERATOR(pg_catalog.=) 'mixdnn'"));
 
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		return failed(conn, res, "reading the installation id");

@@ -29,6 +29,13 @@ typedef enum lx_rc
 bool		lx_db_fatal_state(const char *state);
 bool		lx_db_busy_state(const char *state);
 
+/*
+ * The longest a call waits for the server's answer; then the connection is
+ * taken for lost (LX_LOST) and shut down. Connecting is bounded by libpq's
+ * connect_timeout (lx_db_connect).
+ */
+void		lx_db_set_answer_wait(double seconds);
+
 /* Connects and prepares the session; NULL (logged) if that failed. */
 PGconn	   *lx_db_connect(const char *dsn, const char *node, const char *password);
 

@@ -93,6 +93,23 @@ heartbeat_interval(void)
 	return s < 0.2 ? 0.2 : (s > HEARTBEAT_MAX_S ? HEARTBEAT_MAX_S : s);
 }
 
+/*
+ * The longest a call waits for the server's answer (lx_db_set_answer_wait):
+ * two heartbeat intervals, at least as long as connect_timeout's 10 s
+ * (well above mixdnn.lock_timeout's 2 s, after which a call waiting for a
+ * lock is refused with 55P03). A call that waits longer has missed its
+ * heartbeat; its connection is taken for lost.
+ */
+#define ANSWER_WAIT_MIN_S 10.0
+
+static double
+answer_wait(void)
+{
+	double		s = 2 * heartbeat_interval();
+
+	return s < ANSWER_WAIT_MIN_S ? ANSWER_WAIT_MIN_S : s;
+}
+
 static void
 drop_connection(const char *why)
 {
@@ -825,6 +842,7 @@ main(int argc, char **argv)
 	{
 		int			stops = lx_signals_drain();
 
+		lx_db_set_answer_wait(answer_wait());
 		if (lx_signals_detach() && !st.stopping)
 			detach();
 		lx_read_keepers();
