@@ -293,6 +293,20 @@ lx_db_lock_node(PGconn *conn, const char *node)
 	return LX_OK;
 }
 
+double
+lx_db_lock_wait_s(PGconn *conn)
+{
+	PGresult   *res = answer(conn, PQsendQuery(conn,
+											   "SELECT EXTRACT(epoch FROM pg_catalog.current_setting('mixdnn.lock_timeout', true)"
+											   "::pg_catalog.interval)::pg_catalog.float8"));
+	double		s = -1;
+
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
+		s = atof(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return s;
+}
+
 lx_rc
 lx_db_listen(PGconn *conn)
 {

@@ -36,6 +36,12 @@ bool		lx_db_busy_state(const char *state);
  */
 void		lx_db_set_answer_wait(double seconds);
 
+/*
+ * The session's mixdnn.lock_timeout in seconds (each lock wait of a launcher
+ * call lasts at most that long); -1 if it cannot be read.
+ */
+double		lx_db_lock_wait_s(PGconn *conn);
+
 /* Connects and prepares the session; NULL (logged) if that failed. */
 PGconn	   *lx_db_connect(const char *dsn, const char *node, const char *password);
 

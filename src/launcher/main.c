@@ -80,6 +80,7 @@ static struct
 	int			dir_lock_fd;	/* the state directory, flock()ed by connect_db; -1 before */
 	char		installation[128];
 	char		prefix[256];	/* of output files and cgroups: database and installation */
+	double		lock_wait_s;	/* the session's mixdnn.lock_timeout in s, read at connect; <= 0 unknown */
 } st;
 
 static double
@@ -95,19 +96,23 @@ heartbeat_interval(void)
 
 /*
  * The longest a call waits for the server's answer (lx_db_set_answer_wait):
- * two heartbeat intervals, at least as long as connect_timeout's 10 s
- * (well above mixdnn.lock_timeout's 2 s, after which a call waiting for a
- * lock is refused with 55P03). A call that waits longer has missed its
+ * two heartbeat intervals, and at least connect_timeout's 10 s plus three
+ * of the session's lock waits (mixdnn.lock_timeout, read at connect; a
+ * call takes a few locks, each waited for at most that long, then it is
+ * refused with 55P03 and retried): a call slow only because the scheduler
+ * is busy is not taken for lost. A call that waits longer has missed its
  * heartbeat; its connection is taken for lost.
  */
 #define ANSWER_WAIT_MIN_S 10.0
+#define ANSWER_LOCK_WAITS 3
 
 static double
 answer_wait(void)
 {
-	double		s = 2 * heartbeat_interval();
+	double		s = 2 * heartbeat_interval(),
+				floor = ANSWER_WAIT_MIN_S + ANSWER_LOCK_WAITS * (st.lock_wait_s > 0 ? st.lock_wait_s : 0);
 
-	return s < ANSWER_WAIT_MIN_S ? ANSWER_WAIT_MIN_S : s;
+	return s < floor ? floor : s;
 }
 
 static void
@@ -230,6 +235,8 @@ connect_db(void)
 	st.conn = lx_db_connect(cfg.dsn, cfg.node, cfg.password);
 	if (st.conn == NULL || !enter_installation())
 		goto retry;
+	st.lock_wait_s = lx_db_lock_wait_s(st.conn);
+	lx_db_set_answer_wait(answer_wait());
 	/* Checks the node and the role's rights before anything else. */
 	rc = lx_db_node_parts(st.conn, cfg.node, &parts, &nparts);
 	fatal_if_new(rc);

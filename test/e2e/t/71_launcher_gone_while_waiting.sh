@@ -136,6 +136,41 @@ for j in $jobs3; do
 	wait_until 30 "[ \"\$(status_of $j)\" = completed ]" && done3=$((done3 + 1))
 done
 is "$done3" 3 "with the next launcher, the three jobs run and complete"
+stop_launcher n1
+
+# The same with mixdnn.lock_timeout (12 s) above the launcher's answer wait
+# for its heartbeat alone (2 x 2 s, at least 10 s): the launcher reads the
+# setting when it connects and waits 10 s + 3 x 12 s for an answer, so the
+# hand-back waiting for the lock is refused for now (55P03), as the
+# server's bound says, and the connection is not taken for lost.
+q "ALTER ROLE $E2E_LAUNCHER_ROLE SET mixdnn.lock_timeout = '12s'" >/dev/null
+job=$(submit usr2-slow-lock hard a100 1 "$(job_cmd 0.5)")
+start_limited 1 --heartbeat-interval 2
+lpid=$(launcher_pid n1)
+wait_until 30 "grep -Eq 'job $job attempt 1(: cannot start the keeper: .*; it waits| waits: the node could fork no keeper)' \
+	'$T/launcher-n1.log'"
+ok $? "(setup) the part waits to fork its keeper" || diag "$(tail -5 "$T/launcher-n1.log")"
+psql -X -q -c "BEGIN; SELECT mixdnn._lock_scheduler_now(); SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
+locker=$!
+wait_until 10 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE '%_lock_scheduler_now()%'\")\" = 1 ]"
+ok $? "(setup) the scheduler lock is held" || diag "$(tail -5 "$T/launcher-n1.log")"
+before=$(grep -c 'reset_node refused for now' "$T/launcher-n1.log")
+lost_before=$(grep -c 'no answer from the server' "$T/launcher-n1.log")
+kill -USR2 "$lpid"
+wait "$lpid"
+rm -f "$T/launcher-n1.pid"
+is "$(( $(grep -c 'reset_node refused for now' "$T/launcher-n1.log") - before ))" 1 \
+	"with mixdnn.lock_timeout 12 s, the hand-back waits out the lock and is refused for now (55P03)"
+is "$(( $(grep -c 'no answer from the server' "$T/launcher-n1.log") - lost_before ))" 0 \
+	"... and the launcher does not take its connection for lost meanwhile" || diag "$(tail -5 "$T/launcher-n1.log")"
+kill "$locker" 2>/dev/null
+q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'
+   AND query LIKE '%_lock_scheduler_now()%'" >/dev/null
+wait "$locker" 2>/dev/null
+q "ALTER ROLE $E2E_LAUNCHER_ROLE RESET mixdnn.lock_timeout" >/dev/null
+start_limited "$(ulimit -Hu)"
+wait_until 30 "[ \"\$(status_of $job)\" = completed ]"
+ok $? "with the next launcher, the job runs and completes"
 
 stop_all_launchers
 q "UPDATE mixdnn.gpu_nodes SET status = 'up' WHERE node IN ('n2', 'n3')" >/dev/null
