@@ -19,6 +19,25 @@
 # connected to it.
 . "$(dirname "$0")/../lib.sh"
 
+# Another session holds the scheduler lock (as a round does) until released.
+hold_scheduler_lock() {
+	psql -X -q -c "BEGIN; SELECT mixdnn._lock_scheduler_now(); SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
+	locker=$!
+	wait_until 10 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE '%_lock_scheduler_now()%'\")\" = 1 ]"
+	ok $? "(setup) the scheduler lock is held" || diag "$(tail -5 "$T/launcher-n1.log")"
+}
+release_scheduler_lock() {
+	kill "$locker" 2>/dev/null
+	q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'
+	   AND query LIKE '%_lock_scheduler_now()%'" >/dev/null
+	wait "$locker" 2>/dev/null
+}
+leave_usr2() {	# SIGUSR2 to n1's launcher ($lpid), and its exit
+	kill -USR2 "$lpid"
+	wait "$lpid"
+	rm -f "$T/launcher-n1.pid"
+}
+
 nproc_account mxe2e_nproc71
 U=$NPROC_USER
 
@@ -80,9 +99,7 @@ lpid=$(launcher_pid n1)
 job=$(submit usr2-waits hard a100 1 "$(job_cmd 0.5)")
 wait_until 30 "[ \"\$(tries $job)\" -ge 1 ]"
 ok $? "(setup) the part waits to fork its keeper (RLIMIT_NPROC 1)" || diag "$(tail -5 "$T/launcher-n1.log")"
-kill -USR2 "$lpid"
-wait "$lpid"
-rm -f "$T/launcher-n1.pid"
+leave_usr2
 grep -q "leaving 0 job parts running for the next launcher of node n1 (SIGUSR2)" "$T/launcher-n1.log"
 ok $? "the launcher leaves with SIGUSR2, counting no part left running" || diag "$(tail -5 "$T/launcher-n1.log")"
 wait_until 5 "[ -n \"\$(reasons $job)\" ]"
@@ -115,21 +132,13 @@ for j in $jobs3; do
 	wait_until 30 "grep -Eq 'job $j attempt 1(: cannot start the keeper: .*; it waits| waits: the node could fork no keeper)' \
 		'$T/launcher-n1.log'" && waiting3=$((waiting3 + 1))
 done
-psql -X -q -c "BEGIN; SELECT mixdnn._lock_scheduler_now(); SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
-locker=$!
-wait_until 10 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE '%_lock_scheduler_now()%'\")\" = 1 ]"
-ok $? "(setup) the scheduler lock is held" || diag "$(tail -5 "$T/launcher-n1.log")"
+hold_scheduler_lock
 is "$waiting3" 3 "(setup) three parts wait to fork their keepers (RLIMIT_NPROC 1)"
 before=$(grep -c 'reset_node refused for now' "$T/launcher-n1.log")
-kill -USR2 "$lpid"
-wait "$lpid"
-rm -f "$T/launcher-n1.pid"
+leave_usr2
 is "$(( $(grep -c 'reset_node refused for now' "$T/launcher-n1.log") - before ))" 1 \
 	"with the scheduler lock held, the launcher leaving with SIGUSR2 tries one hand-back, not one for each waiting part"
-kill "$locker" 2>/dev/null
-q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'
-   AND query LIKE '%_lock_scheduler_now()%'" >/dev/null
-wait "$locker" 2>/dev/null
+release_scheduler_lock
 start_limited "$(ulimit -Hu)"
 done3=0
 for j in $jobs3; do
@@ -150,23 +159,15 @@ lpid=$(launcher_pid n1)
 wait_until 30 "grep -Eq 'job $job attempt 1(: cannot start the keeper: .*; it waits| waits: the node could fork no keeper)' \
 	'$T/launcher-n1.log'"
 ok $? "(setup) the part waits to fork its keeper" || diag "$(tail -5 "$T/launcher-n1.log")"
-psql -X -q -c "BEGIN; SELECT mixdnn._lock_scheduler_now(); SELECT pg_sleep(60); COMMIT" >/dev/null 2>&1 &
-locker=$!
-wait_until 10 "[ \"\$(q \"SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep' AND query LIKE '%_lock_scheduler_now()%'\")\" = 1 ]"
-ok $? "(setup) the scheduler lock is held" || diag "$(tail -5 "$T/launcher-n1.log")"
+hold_scheduler_lock
 before=$(grep -c 'reset_node refused for now' "$T/launcher-n1.log")
 lost_before=$(grep -c 'no answer from the server' "$T/launcher-n1.log")
-kill -USR2 "$lpid"
-wait "$lpid"
-rm -f "$T/launcher-n1.pid"
+leave_usr2
 is "$(( $(grep -c 'reset_node refused for now' "$T/launcher-n1.log") - before ))" 1 \
 	"with mixdnn.lock_timeout 12 s, the hand-back waits out the lock and is refused for now (55P03)"
 is "$(( $(grep -c 'no answer from the server' "$T/launcher-n1.log") - lost_before ))" 0 \
 	"... and the launcher does not take its connection for lost meanwhile" || diag "$(tail -5 "$T/launcher-n1.log")"
-kill "$locker" 2>/dev/null
-q "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'
-   AND query LIKE '%_lock_scheduler_now()%'" >/dev/null
-wait "$locker" 2>/dev/null
+release_scheduler_lock
 q "ALTER ROLE $E2E_LAUNCHER_ROLE RESET mixdnn.lock_timeout" >/dev/null
 start_limited "$(ulimit -Hu)"
 wait_until 30 "[ \"\$(status_of $job)\" = completed ]"
