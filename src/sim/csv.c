@@ -213,8 +213,12 @@ read_record(csv_reader *r)
 		c = fgetc(r->f);
 		if (c == EOF)
 			return 0;
-		/* \copy skips no line: a blank one is a record of one NULL field, a '#' one a record */
-		if (r->copy_rules || !skip_non_record(r, c))
+		/*
+		 * \copy skips no line: a blank one is a record of one NULL field, a
+		 * '#' one a record; Python's csv module (r->hash_rows) skips blank
+		 * lines only
+		 */
+		if (r->copy_rules || (r->hash_rows && c == '#') || !skip_non_record(r, c))
 		{
 			int			rc = read_fields(r, c);
 
@@ -236,7 +240,7 @@ read_record(csv_reader *r)
 }
 
 static int
-open_file(csv_reader *r, const char *path, int copy_rules)
+open_file(csv_reader *r, const char *path, int copy_rules, int hash_rows)
 {
 	int			rc,
 				i;
@@ -244,6 +248,7 @@ open_file(csv_reader *r, const char *path, int copy_rules)
 	memset(r, 0, sizeof(*r));
 	r->path = path;
 	r->copy_rules = copy_rules;
+	r->hash_rows = hash_rows;
 	r->f = fopen(path, "r");
 	if (r->f == NULL)
 	{
@@ -296,13 +301,19 @@ open_file(csv_reader *r, const char *path, int copy_rules)
 int
 csv_open(csv_reader *r, const char *path)
 {
-	return open_file(r, path, 0);
+	return open_file(r, path, 0, 0);
 }
 
 int
 csv_open_copy(csv_reader *r, const char *path)
 {
-	return open_file(r, path, 1);
+	return open_file(r, path, 1, 0);
+}
+
+int
+csv_open_pycsv(csv_reader *r, const char *path)
+{
+	return open_file(r, path, 0, 1);
 }
 
 void

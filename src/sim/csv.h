@@ -23,6 +23,7 @@ typedef struct csv_reader
 	char	   *field[CSV_MAX_FIELDS];
 	unsigned char quoted[CSV_MAX_FIELDS];	/* field i opened a quote: "" is an empty string, not NULL, in \copy */
 	int			copy_rules;		/* opened by csv_open_copy: read as \copy ... CSV HEADER reads it (below) */
+	int			hash_rows;		/* opened by csv_open_pycsv: a line starting with '#' is a record */
 	int			nheader;
 	char	   *header[CSV_MAX_FIELDS];
 	char		err[256];
@@ -37,6 +38,13 @@ int			csv_open(csv_reader *r, const char *path);
  * blank line is a record of one empty field and a '#' line a record.
  */
 int			csv_open_copy(csv_reader *r, const char *path);
+
+/*
+ * As csv_open, for a file read as Python's csv module reads it (the
+ * trace, by test/sim/diff/replay.py): blank lines are skipped, a line
+ * starting with '#' is a record.
+ */
+int			csv_open_pycsv(csv_reader *r, const char *path);
 void		csv_close(csv_reader *r);
 
 /*

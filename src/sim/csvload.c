@@ -213,8 +213,9 @@ parse_field(const csv_column *c, int col, void *row, const csv_reader *r, char *
 	return 0;
 }
 
+/* mode: 0 csv_open's reading, 1 \copy's (csv_open_copy), 2 Python's csv module's (csv_open_pycsv) */
 static int
-load(const char *path, int copy_rules, const csv_column *cols, int ncols, void *row, size_t rowsize,
+load(const char *path, int mode, const csv_column *cols, int ncols, void *row, size_t rowsize,
 	 csv_row_fn fn, void *ctx, char *err, size_t errlen)
 {
 	csv_reader	r;
@@ -222,7 +223,7 @@ load(const char *path, int copy_rules, const csv_column *cols, int ncols, void *
 	int			i,
 				rc;
 
-	if ((copy_rules ? csv_open_copy(&r, path) : csv_open(&r, path)) < 0)
+	if ((mode == 1 ? csv_open_copy(&r, path) : mode == 2 ? csv_open_pycsv(&r, path) : csv_open(&r, path)) < 0)
 	{
 		snprintf(err, errlen, "%s", r.err);
 		return -1;
@@ -267,6 +268,13 @@ csv_load_copy(const char *path, const csv_column *cols, int ncols, void *row, si
 			  csv_row_fn fn, void *ctx, char *err, size_t errlen)
 {
 	return load(path, 1, cols, ncols, row, rowsize, fn, ctx, err, errlen);
+}
+
+int
+csv_load_pycsv(const char *path, const csv_column *cols, int ncols, void *row, size_t rowsize,
+			   csv_row_fn fn, void *ctx, char *err, size_t errlen)
+{
+	return load(path, 2, cols, ncols, row, rowsize, fn, ctx, err, errlen);
 }
 
 /*

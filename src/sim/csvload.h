@@ -86,6 +86,14 @@ int			csv_load_copy(const char *path, const csv_column *cols, int ncols, void *r
 						  csv_row_fn fn, void *ctx, char *err, size_t errlen);
 
 /*
+ * As csv_load, for the trace, which test/sim/diff/replay.py reads with
+ * Python's csv module: a line starting with '#' is a record, not skipped
+ * (csv_open_pycsv).
+ */
+int			csv_load_pycsv(const char *path, const csv_column *cols, int ncols, void *row, size_t rowsize,
+						   csv_row_fn fn, void *ctx, char *err, size_t errlen);
+
+/*
  * Room for one more row in a growing array of the caller's: doubles *cap
  * (from first) when n has reached it. 0, or -1 when out of memory (*arr
  * unchanged).

@@ -466,7 +466,7 @@ sim_load_trace(sim_world *w, const char *path, char *err, size_t errlen)
 	load_ctx	lc = {w, 0};
 	trace_row	row;
 
-	if (csv_load(path, trace_columns, lengthof(trace_columns), &row, sizeof(row), keep_job, &lc,
+	if (csv_load_pycsv(path, trace_columns, lengthof(trace_columns), &row, sizeof(row), keep_job, &lc,
 				 err, errlen) < 0)
 		return -1;
 	if (w->njobs == 0)

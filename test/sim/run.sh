@@ -429,6 +429,13 @@ printf '%s\nh1,0,#m,hard,fast,1,10\n' "$H" >"$T/xpt.csv"
 "$SIM" $A --profiles "$T/xp.csv" --trace "$T/xpt.csv" --policy k8s --quiet --out "$T/xp.out" >/dev/null 2>&1
 is "$?:$(field "$T/xp.out" h1 status)" "0:rejected" \
 	"a '#' line in PROFILES.csv is a profile (of model #m, throughput 0), as \\copy reads it"
+# The trace is read as replay.py's csv module reads it: a blank line is
+# skipped, a '#' line is a row (a job "#j0"; "# c" has no submit_s)
+printf '%s\n\n#j0,0,,hard,fast,1,10\nj1,0,,hard,fast,1,10\n' "$H" >"$T/xh.csv"
+"$SIM" $A --trace "$T/xh.csv" --policy k8s --quiet --out "$T/xh.out" >/dev/null 2>&1
+is "$?:$(field "$T/xh.out" '#j0' status)" "0:completed" "a '#' line in the trace is a job, as replay.py's csv module reads it"
+printf '%s\n# a comment\nj1,0,,hard,fast,1,10\n' "$H" >"$T/xh.csv"
+bad_in "a '#' comment line in the trace (a row without submit_s to replay.py)" 'xh.csv:2: submit_s' $A --trace "$T/xh.csv"
 AT="name,submit_s,model,model_class,gpu_type,gpus,duration_s,min_gpus,max_gpus,allowed_types"
 printf '%s\nx,0,,soft,fast,2,10,,,fast|slow|fast\n' "$AT" >"$T/b15.csv"
 bad_in "allowed_types naming a type twice" 'b15.csv:2: allowed_types names "fast" more than once' $A --trace "$T/b15.csv"
