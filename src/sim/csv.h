@@ -2,7 +2,9 @@
  * csv.h — a small RFC 4180 reader for the simulator's input files.
  *
  * Fields may be quoted ("a, b" and "say ""hi"""); lines end with \n or \r\n;
- * blank lines and lines starting with '#' are skipped. The first record is
+ * blank lines and lines starting with '#' are skipped (csv_open; the
+ * simulator reads its files as the database's path reads them:
+ * csv_open_copy, csv_open_pycsv). The first record is
  * the header; columns are looked up by name.
  */
 #ifndef MIXDNN_SIM_CSV_H
