@@ -205,6 +205,8 @@ utf8_invalid_at(const unsigned char *s)
 static int
 read_record(csv_reader *r)
 {
+	if (r->ended)
+		return 0;
 	for (;;)
 	{
 		int			c;
@@ -221,6 +223,13 @@ read_record(csv_reader *r)
 		if (r->copy_rules || (r->hash_rows && c == '#') || !skip_non_record(r, c))
 		{
 			int			rc = read_fields(r, c);
+
+			/* \copy's end-of-data marker, a line of \. alone: the rest is not read there */
+			if (rc > 0 && r->copy_rules && r->nfields == 1 && !r->quoted[0] && strcmp(r->field[0], "\\.") == 0)
+			{
+				r->ended = 1;
+				return 0;
+			}
 
 			/* text goes to the outputs (JSON must be UTF-8), as \copy to the database refuses it */
 			for (int i = 0; rc > 0 && i < r->nfields; i++)

@@ -26,6 +26,7 @@ typedef struct csv_reader
 	unsigned char quoted[CSV_MAX_FIELDS];	/* field i opened a quote: "" is an empty string, not NULL, in \copy */
 	int			copy_rules;		/* opened by csv_open_copy: read as \copy ... CSV HEADER reads it (below) */
 	int			hash_rows;		/* opened by csv_open_pycsv: a line starting with '#' is a record */
+	int			ended;			/* copy_rules: the end-of-data line \. was read */
 	int			nheader;
 	char	   *header[CSV_MAX_FIELDS];
 	char		err[256];
@@ -37,7 +38,9 @@ int			csv_open(csv_reader *r, const char *path);
 /*
  * As csv_open, for a file read as \copy ... CSV HEADER reads it
  * (r->copy_rules): no line is skipped, the header is the first line, a
- * blank line is a record of one empty field and a '#' line a record.
+ * blank line is a record of one empty field and a '#' line a record; a
+ * line of \. alone ends the data (csv_next returns 0), as \copy's
+ * end-of-data marker.
  */
 int			csv_open_copy(csv_reader *r, const char *path);
 

@@ -429,6 +429,10 @@ printf '%s\nh1,0,#m,hard,fast,1,10\n' "$H" >"$T/xpt.csv"
 "$SIM" $A --profiles "$T/xp.csv" --trace "$T/xpt.csv" --policy k8s --quiet --out "$T/xp.out" >/dev/null 2>&1
 is "$?:$(field "$T/xp.out" h1 status)" "0:rejected" \
 	"a '#' line in PROFILES.csv is a profile (of model #m, throughput 0), as \\copy reads it"
+# a line of \. alone ends \copy's data: the rows after it are not loaded
+printf 'gpu_type,speed\nfast,1.0\nslow,0.5\n\\.\nslow,x\n' >"$T/xe.csv"
+"$SIM" --types "$T/xe.csv" --nodes "$T/nodes2.csv" --trace "$T/t1.csv" --policy k8s --quiet >/dev/null 2>&1
+ok $? "a line of \\. alone in TYPES.csv ends its data, as \\copy's end-of-data marker"
 # The trace is read as replay.py's csv module reads it: a blank line is
 # skipped, a '#' line is a row (a job "#j0"; "# c" has no submit_s)
 printf '%s\n\n#j0,0,,hard,fast,1,10\nj1,0,,hard,fast,1,10\n' "$H" >"$T/xh.csv"

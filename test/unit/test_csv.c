@@ -262,6 +262,12 @@ test_copy_rules(void)
 	CHECK(open_copy(&r, "# c\na,b\n") == 0 && r.nheader == 1 && csv_next(&r) == -1,
 		  "copy rules: the first line is the header, a comment too (\\copy's HEADER skips it)");
 	done_text(&r);
+	CHECK(open_copy(&r, "a,b\n1,2\n\\.\n3\n") == 0 && csv_next(&r) == 1 && csv_next(&r) == 0 && csv_next(&r) == 0,
+		  "copy rules: a line of \\. alone ends the data, as \\copy's end-of-data marker");
+	done_text(&r);
+	CHECK(open_copy(&r, "a\n\"\\.\"\n") == 0 && csv_next(&r) == 1 && field_is(&r, 0, "\\."),
+		  "copy rules: a quoted \\. is a field");
+	done_text(&r);
 	put_file("a,b\n\n#x,y\n", strlen("a,b\n\n#x,y\n"));
 	CHECK(csv_open_pycsv(&r, path) == 0 && csv_next(&r) == 1 && field_is(&r, 0, "#x") && csv_next(&r) == 0,
 		  "Python's csv rules: a blank line is skipped, a '#' line is a row");
