@@ -39,6 +39,7 @@ typedef struct record_state
 	int			startline;
 	int			inq;			/* inside a quoted field */
 	int			was_quoted;		/* the current field has opened its quote */
+	unsigned char quoted[CSV_MAX_FIELDS];	/* which fields opened one */
 } record_state;
 
 /*
@@ -94,6 +95,7 @@ plain_char(csv_reader *r, record_state *st, int c)
 	{
 		st->inq = 1;
 		st->was_quoted = 1;
+		st->quoted[st->nf - 1] = 1;
 		return 0;
 	}
 	if (c == ',')
@@ -157,7 +159,10 @@ read_fields(csv_reader *r, int c)
 		return -1;
 	r->nfields = st.nf;
 	for (int i = 0; i < st.nf; i++)
+	{
 		r->field[i] = r->buf + st.starts[i];
+		r->quoted[i] = st.quoted[i];
+	}
 	return 1;
 }
 
@@ -200,6 +205,8 @@ utf8_invalid_at(const unsigned char *s)
 static int
 read_record(csv_reader *r)
 {
+	if (r->ended)
+		return 0;
 	for (;;)
 	{
 		int			c;
@@ -208,9 +215,21 @@ read_record(csv_reader *r)
 		c = fgetc(r->f);
 		if (c == EOF)
 			return 0;
-		if (!skip_non_record(r, c))
+		/*
+		 * \copy skips no line: a blank one is a record of one NULL field, a
+		 * '#' one a record; Python's csv module (r->hash_rows) skips blank
+		 * lines only
+		 */
+		if (r->copy_rules || (r->hash_rows && c == '#') || !skip_non_record(r, c))
 		{
 			int			rc = read_fields(r, c);
+
+			/* \copy's end-of-data marker, a line of \. alone: the rest is not read there */
+			if (rc > 0 && r->copy_rules && r->nfields == 1 && !r->quoted[0] && strcmp(r->field[0], "\\.") == 0)
+			{
+				r->ended = 1;
+				return 0;
+			}
 
 			/* text goes to the outputs (JSON must be UTF-8), as \copy to the database refuses it */
 			for (int i = 0; rc > 0 && i < r->nfields; i++)
@@ -229,14 +248,16 @@ read_record(csv_reader *r)
 	}
 }
 
-int
-csv_open(csv_reader *r, const char *path)
+static int
+open_file(csv_reader *r, const char *path, int copy_rules, int hash_rows)
 {
 	int			rc,
 				i;
 
 	memset(r, 0, sizeof(*r));
 	r->path = path;
+	r->copy_rules = copy_rules;
+	r->hash_rows = hash_rows;
 	r->f = fopen(path, "r");
 	if (r->f == NULL)
 	{
@@ -286,6 +307,24 @@ csv_open(csv_reader *r, const char *path)
 	return 0;
 }
 
+int
+csv_open(csv_reader *r, const char *path)
+{
+	return open_file(r, path, 0, 0);
+}
+
+int
+csv_open_copy(csv_reader *r, const char *path)
+{
+	return open_file(r, path, 1, 0);
+}
+
+int
+csv_open_pycsv(csv_reader *r, const char *path)
+{
+	return open_file(r, path, 0, 1);
+}
+
 void
 csv_close(csv_reader *r)
 {
@@ -306,7 +345,8 @@ csv_close(csv_reader *r)
  * The next record: 1, 0 at the end, -1 on error. A field beyond the
  * header's columns that is not empty is an error (a row shifted by a
  * comma too many was read as if it fitted); empty ones, as some
- * spreadsheets write, are ignored.
+ * spreadsheets write, are ignored, unless the file is read as \copy reads
+ * it (r->copy_rules): there a record has exactly the header's fields.
  */
 int
 csv_next(csv_reader *r)
@@ -315,6 +355,13 @@ csv_next(csv_reader *r)
 
 	if (rc <= 0)
 		return rc;
+	if (r->copy_rules && r->nfields != r->nheader)
+	{
+		snprintf(r->err, sizeof(r->err), "%s:%d: %d fields, but the header names %d columns (\\copy refuses "
+				 "the row: %s)", r->path, r->line, r->nfields, r->nheader,
+				 r->nfields > r->nheader ? "extra data after last expected column" : "missing data for a column");
+		return -1;
+	}
 	for (int i = r->nheader; i < r->nfields; i++)
 		if (r->field[i][0] != '\0')
 		{
@@ -342,6 +389,12 @@ csv_get(const csv_reader *r, int col)
 	if (col < 0 || col >= r->nfields)
 		return "";
 	return r->field[col];
+}
+
+int
+csv_quoted(const csv_reader *r, int col)
+{
+	return col >= 0 && col < r->nfields && r->quoted[col];
 }
 
 /*

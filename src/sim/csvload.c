@@ -108,16 +108,22 @@ number_rule(const csv_column *c, char *buf, size_t size)
 		snprintf(buf, size, "must be %s %g..%g", what, c->lo, c->hi);
 }
 
-/* One field into the row; 0, or -1 with err set. */
+/* One field (column col of the file) into the row; 0, or -1 with err set. */
 static int
-parse_field(const csv_column *c, const char *v, void *row, const csv_reader *r, char *err, size_t errlen)
+parse_field(const csv_column *c, int col, void *row, const csv_reader *r, char *err, size_t errlen)
 {
+	const char *v = csv_get(r, col);
 	char	   *field = (char *) row + c->offset;
 	double		d = 0;
 	int			i = 0,
 				bad;
 	char		rule[64];
 
+	if (c->kind == CSV_RAW)
+	{
+		*(const char **) field = v;
+		return 0;
+	}
 	if (c->kind == CSV_LIST)
 	{
 		if (strlen(v) < CSV_LIST_LEN)
@@ -180,7 +186,8 @@ parse_field(const csv_column *c, const char *v, void *row, const csv_reader *r, 
 					 CSV_NAME_LEN - 1);
 		return -1;
 	}
-	if (!c->required && v[0] == '\0')
+	/* an empty optional number is NULL; in \copy a quoted one ("") is '', which no number input takes */
+	if (!c->required && v[0] == '\0' && !(r->copy_rules && csv_quoted(r, col)))
 		return 0;
 	if (c->kind == CSV_INT)
 	{
@@ -194,7 +201,9 @@ parse_field(const csv_column *c, const char *v, void *row, const csv_reader *r, 
 	if (bad || d < c->lo || d > c->hi || (c->lo_open && d == c->lo))
 	{
 		number_rule(c, rule, sizeof(rule));
-		snprintf(err, errlen, "%s:%d: %s \"%s\" %s", r->path, r->line, c->name, v, rule);
+		snprintf(err, errlen, "%s:%d: %s \"%s\" %s%s", r->path, r->line, c->name, v, rule,
+				 v[0] == '\0' && r->copy_rules && csv_quoted(r, col) ?
+				 " (a quoted empty field is an empty string in \\copy, not NULL)" : "");
 		return -1;
 	}
 	if (c->kind == CSV_INT)
@@ -204,16 +213,17 @@ parse_field(const csv_column *c, const char *v, void *row, const csv_reader *r, 
 	return 0;
 }
 
-int
-csv_load(const char *path, const csv_column *cols, int ncols, void *row, size_t rowsize,
-		 csv_row_fn fn, void *ctx, char *err, size_t errlen)
+/* mode: 0 csv_open's reading, 1 \copy's (csv_open_copy), 2 Python's csv module's (csv_open_pycsv) */
+static int
+load(const char *path, int mode, const csv_column *cols, int ncols, void *row, size_t rowsize,
+	 csv_row_fn fn, void *ctx, char *err, size_t errlen)
 {
 	csv_reader	r;
 	int			idx[CSV_MAX_FIELDS];
 	int			i,
 				rc;
 
-	if (csv_open(&r, path) < 0)
+	if ((mode == 1 ? csv_open_copy(&r, path) : mode == 2 ? csv_open_pycsv(&r, path) : csv_open(&r, path)) < 0)
 	{
 		snprintf(err, errlen, "%s", r.err);
 		return -1;
@@ -232,7 +242,7 @@ csv_load(const char *path, const csv_column *cols, int ncols, void *row, size_t 
 	{
 		memset(row, 0, rowsize);
 		for (i = 0; i < ncols && i < CSV_MAX_FIELDS; i++)
-			if (parse_field(&cols[i], csv_get(&r, idx[i]), row, &r, err, errlen) < 0)
+			if (parse_field(&cols[i], idx[i], row, &r, err, errlen) < 0)
 				break;
 		if (i < ncols || fn(ctx, row, &r, err, errlen) < 0)
 		{
@@ -244,6 +254,27 @@ csv_load(const char *path, const csv_column *cols, int ncols, void *row, size_t 
 		snprintf(err, errlen, "%s", r.err);
 	csv_close(&r);
 	return rc < 0 ? -1 : 0;
+}
+
+int
+csv_load(const char *path, const csv_column *cols, int ncols, void *row, size_t rowsize,
+		 csv_row_fn fn, void *ctx, char *err, size_t errlen)
+{
+	return load(path, 0, cols, ncols, row, rowsize, fn, ctx, err, errlen);
+}
+
+int
+csv_load_copy(const char *path, const csv_column *cols, int ncols, void *row, size_t rowsize,
+			  csv_row_fn fn, void *ctx, char *err, size_t errlen)
+{
+	return load(path, 1, cols, ncols, row, rowsize, fn, ctx, err, errlen);
+}
+
+int
+csv_load_pycsv(const char *path, const csv_column *cols, int ncols, void *row, size_t rowsize,
+			   csv_row_fn fn, void *ctx, char *err, size_t errlen)
+{
+	return load(path, 2, cols, ncols, row, rowsize, fn, ctx, err, errlen);
 }
 
 /*

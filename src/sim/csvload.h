@@ -23,7 +23,10 @@ typedef enum csv_kind
 	CSV_LIST,					/* raw text, cut at CSV_LIST_LEN - 1 characters */
 	CSV_INT,
 	CSV_REAL,					/* a decimal number (numeric's syntax) */
-	CSV_FLOAT8					/* a number of a double precision column: float8in's syntax, hexadecimal too */
+	CSV_FLOAT8,					/* a number of a double precision column: float8in's syntax, hexadecimal too */
+	CSV_RAW						/* the field itself, any length (a const char * into the record, valid while the
+								 * row's function runs): the caller reads it, as a quota's limits and borrow,
+								 * whose blanks the database ignores */
 } csv_kind;
 
 /* Room of a CSV_NAME or CSV_TEXT field in a row (MX_NAME_LEN), of a CSV_LIST field. */
@@ -52,7 +55,7 @@ typedef struct csv_column
 	const char *name;
 	int			required;		/* the header must have it; a number must not be empty */
 	csv_kind	kind;
-	size_t		offset;			/* of the field in the row: char[CSV_NAME_LEN] (CSV_NAME, CSV_IDENT, CSV_TEXT, CSV_ROLE), char[CSV_LONG_NAME_LEN], char[CSV_MODEL_LEN], char[CSV_LIST_LEN], int or double */
+	size_t		offset;			/* of the field in the row: char[CSV_NAME_LEN] (CSV_NAME, CSV_IDENT, CSV_TEXT, CSV_ROLE), char[CSV_LONG_NAME_LEN], char[CSV_MODEL_LEN], char[CSV_LIST_LEN], int, double or const char * (CSV_RAW) */
 	double		lo,
 				hi;				/* numbers: the range accepted; CSV_MODEL, CSV_ROLE: lo = the fewest characters (0 or 1) */
 	int			lo_open;		/* 1: lo itself is not (a positive number) */
@@ -71,6 +74,24 @@ typedef int (*csv_row_fn) (void *ctx, void *row, const csv_reader *r, char *err,
  */
 int			csv_load(const char *path, const csv_column *cols, int ncols, void *row, size_t rowsize,
 					 csv_row_fn fn, void *ctx, char *err, size_t errlen);
+
+/*
+ * As csv_load, for a file the database loads with \copy ... CSV HEADER
+ * (types, nodes, profiles, --shares, --quotas): every record has exactly
+ * the header's fields (csv_next, copy_rules), and a quoted empty field ("")
+ * is an empty string, not NULL: an optional number's "" is refused, as
+ * the database's number input refuses ''.
+ */
+int			csv_load_copy(const char *path, const csv_column *cols, int ncols, void *row, size_t rowsize,
+						  csv_row_fn fn, void *ctx, char *err, size_t errlen);
+
+/*
+ * As csv_load, for the trace, which test/sim/diff/replay.py reads with
+ * Python's csv module: a line starting with '#' is a record, not skipped
+ * (csv_open_pycsv).
+ */
+int			csv_load_pycsv(const char *path, const csv_column *cols, int ncols, void *row, size_t rowsize,
+						   csv_row_fn fn, void *ctx, char *err, size_t errlen);
 
 /*
  * Room for one more row in a growing array of the caller's: doubles *cap

@@ -101,7 +101,7 @@ sim_load_types(sim_world *w, const char *path, char *err, size_t errlen)
 	load_ctx	lc = {w, 0};
 	type_row	row;
 
-	if (csv_load(path, type_columns, lengthof(type_columns), &row, sizeof(row), keep_type, &lc,
+	if (csv_load_copy(path, type_columns, lengthof(type_columns), &row, sizeof(row), keep_type, &lc,
 				 err, errlen) < 0)
 		return -1;
 	if (w->cluster.ntypes == 0)
@@ -165,7 +165,7 @@ sim_load_nodes(sim_world *w, const char *path, char *err, size_t errlen)
 	load_ctx	lc = {w, 0};
 	node_row	row;
 
-	if (csv_load(path, node_columns, lengthof(node_columns), &row, sizeof(row), keep_node, &lc,
+	if (csv_load_copy(path, node_columns, lengthof(node_columns), &row, sizeof(row), keep_node, &lc,
 				 err, errlen) < 0)
 		return -1;
 	if (w->cluster.nnodes == 0)
@@ -241,7 +241,7 @@ sim_load_profiles(sim_world *w, const char *path, char *err, size_t errlen)
 	load_ctx	lc = {w, 0};
 	profile_row row;
 
-	if (csv_load(path, profile_columns, lengthof(profile_columns), &row, sizeof(row), keep_profile, &lc,
+	if (csv_load_copy(path, profile_columns, lengthof(profile_columns), &row, sizeof(row), keep_profile, &lc,
 				 err, errlen) < 0)
 		return -1;
 	/* looked up in O(log points) by every round (profile.h) */
@@ -427,6 +427,13 @@ keep_job(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 	j.true_duration = tr->estimate_s > 0 ? tr->duration_s : mj->duration;
 	mj->priority = tr->priority;
 	mj->prev_type = -1;
+	/*
+	 * a quoted empty owner ("") is the role '', which no role is
+	 * (mixdnn._check_job_owner: 42704); an unquoted empty one is none
+	 */
+	if (tr->owner[0] == '\0' && csv_quoted(r, csv_col(r, "owner")))
+		return row_fail(r, err, errlen, "owner \"\" names no role (the database refuses it, 42704); "
+						"leave the field empty, unquoted, for a job without an owner");
 	mj->owner = tr->owner[0] ? sim_owner_index(w, tr->owner) : -1;
 	if ((tr->owner[0] && mj->owner < 0) || (j.name = strdup(tr->name)) == NULL ||
 		csv_reserve((void **) &w->jobs, &lc->cap, w->njobs, sizeof(*w->jobs), 256) < 0)
@@ -459,7 +466,7 @@ sim_load_trace(sim_world *w, const char *path, char *err, size_t errlen)
 	load_ctx	lc = {w, 0};
 	trace_row	row;
 
-	if (csv_load(path, trace_columns, lengthof(trace_columns), &row, sizeof(row), keep_job, &lc,
+	if (csv_load_pycsv(path, trace_columns, lengthof(trace_columns), &row, sizeof(row), keep_job, &lc,
 				 err, errlen) < 0)
 		return -1;
 	if (w->njobs == 0)

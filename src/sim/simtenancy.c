@@ -62,13 +62,15 @@ sim_owner_index(sim_world *w, const char *name)
 }
 
 /*
- * An optional limit field: "" (NULL in \copy) = none, else an integer
- * 0 .. hi (mixdnn.quotas' CHECK).
+ * An optional limit field: empty (NULL in \copy) = none, else an integer
+ * 0 .. hi (mixdnn.quotas' CHECK), blanks around it ignored whatever their
+ * length, as int4in ignores them. A quoted empty one ("") is '' in \copy,
+ * which int4in refuses (22P02).
  */
 static int
-parse_limit(const char *v, int hi, int *out)
+parse_limit(const char *v, int quoted, int hi, int *out)
 {
-	if (*v == '\0')
+	if (*v == '\0' && !quoted)
 	{
 		*out = -1;
 		return 0;
@@ -138,7 +140,7 @@ sim_load_shares(sim_world *w, const char *path, char *err, size_t errlen)
 {
 	shares_row	row;
 	tenancy_ctx tc = {w, NULL, 0, 0};
-	int			rc = csv_load(path, shares_columns, lengthof(shares_columns), &row, sizeof(row), keep_shares, &tc,
+	int			rc = csv_load_copy(path, shares_columns, lengthof(shares_columns), &row, sizeof(row), keep_shares, &tc,
 							  err, errlen);
 
 	free(tc.keys);
@@ -146,24 +148,26 @@ sim_load_shares(sim_world *w, const char *path, char *err, size_t errlen)
 }
 
 /*
- * The limits are text: an empty one means no limit, which a number column
- * of csvload.h cannot tell from 0.
+ * The limits and borrow are the fields themselves: an empty limit means no
+ * limit, which a number column of csvload.h cannot tell from 0, and the
+ * database ignores the blanks around them, however many (a fixed-size
+ * copy refused "true" and 60 blanks).
  */
 typedef struct quota_row
 {
 	char		role[CSV_NAME_LEN];
 	char		gpu_type[CSV_NAME_LEN]; /* empty: all types */
-	char		max_gpus[CSV_NAME_LEN];
-	char		max_waiting_jobs[CSV_NAME_LEN];
-	char		borrow[CSV_NAME_LEN];	/* empty: false */
+	const char *max_gpus;
+	const char *max_waiting_jobs;
+	const char *borrow;
 } quota_row;
 
 static const csv_column quota_columns[] = {
 	{"role", 1, CSV_ROLE, OFF(quota_row, role), 1},	/* mixdnn.quotas.role, of type name */
 	{"gpu_type", 1, CSV_TEXT, OFF(quota_row, gpu_type)},
-	{"max_gpus", 1, CSV_TEXT, OFF(quota_row, max_gpus)},
-	{"max_waiting_jobs", 1, CSV_TEXT, OFF(quota_row, max_waiting_jobs)},
-	{"borrow", 1, CSV_TEXT, OFF(quota_row, borrow)},
+	{"max_gpus", 1, CSV_RAW, OFF(quota_row, max_gpus)},
+	{"max_waiting_jobs", 1, CSV_RAW, OFF(quota_row, max_waiting_jobs)},
+	{"borrow", 1, CSV_RAW, OFF(quota_row, borrow)},
 };
 
 /*
@@ -241,15 +245,23 @@ keep_quota(void *ctx, void *row, const csv_reader *r, char *err, size_t errlen)
 
 	if (ow < 0)
 		return fail(err, errlen, "out of memory");
-	if (qr->gpu_type[0] && t < 0)
-		return fail(err, errlen, "%s:%d: gpu_type \"%s\" is not in the types file (empty = all types)",
-					r->path, r->line, qr->gpu_type);
-	if (parse_limit(qr->max_gpus, 1000000, &max) < 0 || parse_limit(qr->max_waiting_jobs, 10000000, &wait) < 0)
-		return fail(err, errlen, "%s:%d: %s", r->path, r->line,
-					"max_gpus must be an integer 0..1000000 and max_waiting_jobs 0..10000000, or empty (no limit)");
+	/* a quoted empty one ("") is '' in \copy, no registered type (23503), not NULL */
+	if ((qr->gpu_type[0] && t < 0) || (!qr->gpu_type[0] && csv_quoted(r, csv_col(r, "gpu_type"))))
+		return fail(err, errlen, "%s:%d: gpu_type \"%s\" is not in the types file (empty = all types%s)",
+					r->path, r->line, qr->gpu_type,
+					qr->gpu_type[0] ? "" : "; a quoted empty field is an empty string in \\copy, not NULL");
+	if (parse_limit(qr->max_gpus, csv_quoted(r, csv_col(r, "max_gpus")), 1000000, &max) < 0 ||
+		parse_limit(qr->max_waiting_jobs, csv_quoted(r, csv_col(r, "max_waiting_jobs")), 10000000, &wait) < 0)
+		return fail(err, errlen, "%s:%d: %s%s", r->path, r->line,
+					"max_gpus must be an integer 0..1000000 and max_waiting_jobs 0..10000000, or empty (no limit)",
+					(!qr->max_gpus[0] && csv_quoted(r, csv_col(r, "max_gpus"))) ||
+					(!qr->max_waiting_jobs[0] && csv_quoted(r, csv_col(r, "max_waiting_jobs"))) ?
+					"; a quoted empty field is an empty string in \\copy, which int refuses, not NULL" : "");
 	if (borrow < 0)
 		return fail(err, errlen, "%s:%d: borrow \"%s\" must be true or false%s", r->path, r->line, qr->borrow,
-					qr->borrow[0] ? "" : " (empty is NULL in \\copy, which mixdnn.quotas.borrow refuses)");
+					qr->borrow[0] ? "" : csv_quoted(r, csv_col(r, "borrow")) ?
+					" (a quoted empty field is an empty string in \\copy, which boolean refuses)" :
+					" (empty is NULL in \\copy, which mixdnn.quotas.borrow refuses)");
 	if ((seen = key_seen(tc, ow * (MX_MAX_TYPES + 1) + t + 1)) < 0)
 		return fail(err, errlen, "out of memory");
 	if (seen)
@@ -268,7 +280,7 @@ sim_load_quotas(sim_world *w, const char *path, char *err, size_t errlen)
 {
 	quota_row	row;
 	tenancy_ctx tc = {w, NULL, 0, 0};
-	int			rc = csv_load(path, quota_columns, lengthof(quota_columns), &row, sizeof(row), keep_quota, &tc,
+	int			rc = csv_load_copy(path, quota_columns, lengthof(quota_columns), &row, sizeof(row), keep_quota, &tc,
 							  err, errlen);
 
 	free(tc.keys);

@@ -401,6 +401,45 @@ bad_in() {	# bad_in DESCRIPTION MESSAGE ARGS...: exit 2, MESSAGE on stderr, no -
 	if [ $rc -eq 2 ] && grep -qF -- "$m" "$T/bad.err" && [ ! -e "$T/bad-in.csv" ]; then ok 0 "refused (exit 2, no output): $d"
 	else ok 1 "refused (exit 2, no output): $d"; echo "#   exit $rc: $(head -c 200 "$T/bad.err")"; fi
 }
+# The cluster's files load with \copy ... CSV HEADER, which takes a row of
+# exactly the header's fields: an empty one past them is "extra data after
+# last expected column" there (22P04), a missing one "missing data for
+# column" (the trace is read as test/sim/diff/replay.py reads it: empty fields
+# past the header's are taken, above)
+printf 'gpu_type,speed\nfast,1.0,\nslow,0.5\n' >"$T/xt.csv"
+bad_in "an empty field past the header's columns in TYPES.csv (\\copy refuses it)" \
+	'xt.csv:2: 3 fields, but the header names 2 columns' --types "$T/xt.csv" --nodes "$T/nodes2.csv" --trace "$T/t1.csv"
+printf 'node,gpu_type,gpus,address\nf1,fast,4,\ns1,slow,4\n' >"$T/xn.csv"
+bad_in "a row without the header's last (unread) column in NODES.csv (\\copy refuses it)" \
+	'xn.csv:3: 3 fields, but the header names 4 columns' --types "$T/types.csv" --nodes "$T/xn.csv" --trace "$T/t1.csv"
+printf 'model,gpu_type,gpus,throughput\nm,fast,1,1,\n' >"$T/xp.csv"
+bad_in "an empty field past the header's columns in PROFILES.csv (\\copy refuses it)" \
+	'xp.csv:2: 5 fields, but the header names 4 columns' $A --profiles "$T/xp.csv" --trace "$T/t1.csv"
+# \copy skips no line: a blank one is a row of one NULL field, a '#' one a
+# row ("missing data for column" in both; the trace skips them, as
+# replay.py's csv module does blank lines)
+printf 'gpu_type,speed\nfast,1.0\n\nslow,0.5\n' >"$T/xb.csv"
+bad_in "a blank line in TYPES.csv (a row to \\copy)" \
+	'xb.csv:3: 1 fields, but the header names 2 columns' --types "$T/xb.csv" --nodes "$T/nodes2.csv" --trace "$T/t1.csv"
+printf 'node,gpu_type,gpus\n# the fast one\nf1,fast,4\n' >"$T/xc.csv"
+bad_in "a '#' line in NODES.csv (a row to \\copy)" \
+	'xc.csv:2: 1 fields, but the header names 3 columns' --types "$T/types.csv" --nodes "$T/xc.csv" --trace "$T/t1.csv"
+printf 'model,gpu_type,gpus,throughput\n#m,fast,1,0\n' >"$T/xp.csv"
+printf '%s\nh1,0,#m,hard,fast,1,10\n' "$H" >"$T/xpt.csv"
+"$SIM" $A --profiles "$T/xp.csv" --trace "$T/xpt.csv" --policy k8s --quiet --out "$T/xp.out" >/dev/null 2>&1
+is "$?:$(field "$T/xp.out" h1 status)" "0:rejected" \
+	"a '#' line in PROFILES.csv is a profile (of model #m, throughput 0), as \\copy reads it"
+# a line of \. alone ends \copy's data: the rows after it are not loaded
+printf 'gpu_type,speed\nfast,1.0\nslow,0.5\n\\.\nslow,x\n' >"$T/xe.csv"
+"$SIM" --types "$T/xe.csv" --nodes "$T/nodes2.csv" --trace "$T/t1.csv" --policy k8s --quiet >/dev/null 2>&1
+ok $? "a line of \\. alone in TYPES.csv ends its data, as \\copy's end-of-data marker"
+# The trace is read as replay.py's csv module reads it: a blank line is
+# skipped, a '#' line is a row (a job "#j0"; "# c" has no submit_s)
+printf '%s\n\n#j0,0,,hard,fast,1,10\nj1,0,,hard,fast,1,10\n' "$H" >"$T/xh.csv"
+"$SIM" $A --trace "$T/xh.csv" --policy k8s --quiet --out "$T/xh.out" >/dev/null 2>&1
+is "$?:$(field "$T/xh.out" '#j0' status)" "0:completed" "a '#' line in the trace is a job, as replay.py's csv module reads it"
+printf '%s\n# a comment\nj1,0,,hard,fast,1,10\n' "$H" >"$T/xh.csv"
+bad_in "a '#' comment line in the trace (a row without submit_s to replay.py)" 'xh.csv:2: submit_s' $A --trace "$T/xh.csv"
 AT="name,submit_s,model,model_class,gpu_type,gpus,duration_s,min_gpus,max_gpus,allowed_types"
 printf '%s\nx,0,,soft,fast,2,10,,,fast|slow|fast\n' "$AT" >"$T/b15.csv"
 bad_in "allowed_types naming a type twice" 'b15.csv:2: allowed_types names "fast" more than once' $A --trace "$T/b15.csv"
@@ -714,7 +753,14 @@ for bad in "shares:role,shares:al,1.5" "shares:role,shares:al,2|al,3" \
 	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,,10000001,true" \
 	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,fast,1,,true|al,fast,2,,true" \
 	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,2,," \
-	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,2,,o"; do
+	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,2,,o" \
+	'quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,"",2,,true' \
+	'quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,"",,true' \
+	'quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,2,"",true' \
+	'quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,2,,""' \
+	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,2,,true," \
+	"quotas:role,gpu_type,max_gpus,max_waiting_jobs,borrow:al,,2,," \
+	"shares:role,shares:al,2," "shares:role,shares:al"; do
 	kind=${bad%%:*}; rest=${bad#*:}
 	printf '%s\n%s\n' "${rest%%:*}" "$(printf '%s' "${rest#*:}" | tr '|' '\n')" >"$T/tf.csv"
 	rm -f "$T/tf.out"
@@ -729,6 +775,23 @@ for b in " yes :0.000" "on:0.000" "TRUE:0.000" "of:100.000" "nO:100.000"; do
 		--out "$T/tf.out" >/dev/null 2>&1
 	is "$?:$(field "$T/tf.out" a2 start_s)" "0:${b##*:}" "borrow \"${b%:*}\" is read as PostgreSQL's boolean reads it"
 done
+# The database's int and boolean ignore blanks around them, however many,
+# and leading zeros: a limit or a borrow longer than 63 bytes so is taken.
+printf 'role,gpu_type,max_gpus,max_waiting_jobs,borrow\nal,,2%70s,,true%60s\n' "" "" >"$T/tf.csv"
+"$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/tq.csv" --policy k8s --quiet --quotas "$T/tf.csv" \
+	--out "$T/tf.out" >/dev/null 2>&1
+is "$?:$(field "$T/tf.out" a2 start_s)" "0:0.000" "max_gpus and borrow with 60 and more blanks after them are read (2, true)"
+printf 'role,gpu_type,max_gpus,max_waiting_jobs,borrow\nal,,%080d,%070d,false\n' 2 5 >"$T/tf.csv"
+"$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/tq.csv" --policy k8s --quiet --quotas "$T/tf.csv" \
+	--out "$T/tf.out" >/dev/null 2>&1
+is "$?:$(field "$T/tf.out" a2 start_s)" "0:100.000" "a max_gpus of 80 digits (leading zeros) is read as int reads it (2)"
+# a quoted empty owner is the role '', which the database refuses (42704);
+# an unquoted empty one is no owner
+printf '%s,owner\na1,0,,hard,fast,2,100,""\n' "$H" >"$T/tq0.csv"
+bad_in 'a quoted empty owner ("")' 'tq0.csv:2: owner "" names no role' --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/tq0.csv"
+printf '%s,owner\na1,0,,hard,fast,2,100,\n' "$H" >"$T/tq0.csv"
+"$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/tq0.csv" --policy k8s --quiet >/dev/null 2>&1
+ok $? "an unquoted empty owner is no owner"
 sh "$ROOT/test/sim/tenancy.sh" "$SIM"
 ok $? "owners, quotas and fair share (test/sim/tenancy.sh)"
 

@@ -39,6 +39,14 @@ open_text(csv_reader *r, const char *text)
 	return csv_open(r, path);
 }
 
+/* Open text as a file read as \copy reads it; 0 or -1 as csv_open_copy. */
+static int
+open_copy(csv_reader *r, const char *text)
+{
+	put_file(text, strlen(text));
+	return csv_open_copy(r, path);
+}
+
 static void
 done_text(csv_reader *r)
 {
@@ -214,6 +222,58 @@ test_header_width(void)
 	done_text(&r);
 }
 
+/*
+ * \copy ... CSV reads a quoted empty field as an empty string, an unquoted
+ * one as NULL, and takes a row of exactly the header's fields.
+ */
+static void
+test_copy_rules(void)
+{
+	csv_reader	r;
+
+	CHECK(open_text(&r, "a,b,c,d\n\"\",,\"x\",y\n") == 0 && csv_next(&r) == 1 && field_is(&r, 0, "") &&
+		  field_is(&r, 1, "") && csv_quoted(&r, 0) && !csv_quoted(&r, 1) && csv_quoted(&r, 2) &&
+		  !csv_quoted(&r, 3) && !csv_quoted(&r, 4) && !csv_quoted(&r, -1),
+		  "quoted: a quoted empty field is told from an unquoted one");
+	CHECK(csv_next(&r) == 0, "quoted: then the end of the file");
+	done_text(&r);
+	CHECK(open_text(&r, "a,b\n\"\",1\n,2\n") == 0 && csv_next(&r) == 1 && csv_quoted(&r, 0) &&
+		  csv_next(&r) == 1 && !csv_quoted(&r, 0), "quoted: known per record");
+	done_text(&r);
+	CHECK(open_copy(&r, "a,b\n1,2,\n") == 0 && csv_next(&r) == -1 &&
+		  strstr(r.err, ":2: 3 fields, but the header names 2 columns") != NULL &&
+		  strstr(r.err, "extra data after last expected column") != NULL,
+		  "copy rules: an empty field past the header's columns is refused (%s)", r.err);
+	done_text(&r);
+	CHECK(open_copy(&r, "a,b\n1\n") == 0 && csv_next(&r) == -1 &&
+		  strstr(r.err, ":2: 1 fields, but the header names 2 columns") != NULL,
+		  "copy rules: a missing field is refused (%s)", r.err);
+	done_text(&r);
+	CHECK(open_copy(&r, "a,b\n1,\n") == 0 && csv_next(&r) == 1 && field_is(&r, 1, ""),
+		  "copy rules: a row of the header's fields is read");
+	done_text(&r);
+	CHECK(open_copy(&r, "a,b\n1,2\n\n") == 0 && csv_next(&r) == 1 && csv_next(&r) == -1 &&
+		  strstr(r.err, ":3: 1 fields, but the header names 2 columns") != NULL,
+		  "copy rules: a blank line is a row (of one NULL field), as \\copy reads it (%s)", r.err);
+	done_text(&r);
+	CHECK(open_copy(&r, "a,b\n#x,y\n") == 0 && csv_next(&r) == 1 && field_is(&r, 0, "#x") && field_is(&r, 1, "y"),
+		  "copy rules: a '#' line is a row, as \\copy reads it");
+	done_text(&r);
+	CHECK(open_copy(&r, "# c\na,b\n") == 0 && r.nheader == 1 && csv_next(&r) == -1,
+		  "copy rules: the first line is the header, a comment too (\\copy's HEADER skips it)");
+	done_text(&r);
+	CHECK(open_copy(&r, "a,b\n1,2\n\\.\n3\n") == 0 && csv_next(&r) == 1 && csv_next(&r) == 0 && csv_next(&r) == 0,
+		  "copy rules: a line of \\. alone ends the data, as \\copy's end-of-data marker");
+	done_text(&r);
+	CHECK(open_copy(&r, "a\n\"\\.\"\n") == 0 && csv_next(&r) == 1 && field_is(&r, 0, "\\."),
+		  "copy rules: a quoted \\. is a field");
+	done_text(&r);
+	put_file("a,b\n\n#x,y\n", strlen("a,b\n\n#x,y\n"));
+	CHECK(csv_open_pycsv(&r, path) == 0 && csv_next(&r) == 1 && field_is(&r, 0, "#x") && csv_next(&r) == 0,
+		  "Python's csv rules: a blank line is skipped, a '#' line is a row");
+	done_text(&r);
+}
+
 static void
 test_numbers(void)
 {
@@ -253,6 +313,7 @@ main(void)
 	test_field_limit();
 	test_long_field();
 	test_header_width();
+	test_copy_rules();
 	test_numbers();
 	return unit_done("test_csv");
 }
