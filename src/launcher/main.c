@@ -80,7 +80,7 @@ static struct
 	int			dir_lock_fd;	/* the state directory, flock()ed by connect_db; -1 before */
 	char		installation[128];
 	char		prefix[256];	/* of output files and cgroups: database and installation */
-	double		lock_wait_s;	/* the session's mixdnn.lock_timeout in s, read at connect; <= 0 unknown */
+	double		lock_wait_s;	/* the session's mixdnn.lock_timeout in s, read at connect and each heartbeat; <= 0 unknown */
 } st;
 
 static double
@@ -97,9 +97,10 @@ heartbeat_interval(void)
 /*
  * The longest a call waits for the server's answer (lx_db_set_answer_wait):
  * two heartbeat intervals, and at least connect_timeout's 10 s plus three
- * of the session's lock waits (mixdnn.lock_timeout, read at connect; a
- * call takes a few locks, each waited for at most that long, then it is
- * refused with 55P03 and retried): a call slow only because the scheduler
+ * of the session's lock waits (mixdnn.lock_timeout, read at connect and
+ * again after each heartbeat, as a reload may change it; a call takes a
+ * few locks, each waited for at most that long, then it is refused with
+ * 55P03 and retried): a call slow only because the scheduler
  * is busy is not taken for lost. A call that waits longer has missed its
  * heartbeat; its connection is taken for lost.
  */
@@ -616,8 +617,14 @@ heartbeat(void)
 	if (rc == LX_OK)
 	{
 		int			listed_live;
+		double		lock_wait;
 
 		st.lease_s = lease;	/* before lease_deadline(), which reads it */
+		/* and mixdnn.lock_timeout again: a reload may have changed it since connect_db read it */
+		lock_wait = lx_db_lock_wait_s(st.conn);
+		if (lock_wait > 0)
+			st.lock_wait_s = lock_wait;
+		lx_db_set_answer_wait(answer_wait());
 		listed_live = renew_keepers(parts, nparts, lease_deadline(asked));
 
 		/*

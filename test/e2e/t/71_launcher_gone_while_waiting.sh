@@ -147,31 +147,50 @@ done
 is "$done3" 3 "with the next launcher, the three jobs run and complete"
 stop_launcher n1
 
-# The same with mixdnn.lock_timeout (12 s) above the launcher's answer wait
-# for its heartbeat alone (2 x 2 s, at least 10 s): the launcher reads the
-# setting when it connects and waits 10 s + 3 x 12 s for an answer, so the
-# hand-back waiting for the lock is refused for now (55P03), as the
-# server's bound says, and the connection is not taken for lost.
-q "ALTER ROLE $E2E_LAUNCHER_ROLE SET mixdnn.lock_timeout = '12s'" >/dev/null
-job=$(submit usr2-slow-lock hard a100 1 "$(job_cmd 0.5)")
-start_limited 1 --heartbeat-interval 2
-lpid=$(launcher_pid n1)
-wait_until 30 "grep -Eq 'job $job attempt 1(: cannot start the keeper: .*; it waits| waits: the node could fork no keeper)' \
-	'$T/launcher-n1.log'"
-ok $? "(setup) the part waits to fork its keeper" || diag "$(tail -5 "$T/launcher-n1.log")"
-hold_scheduler_lock
-before=$(grep -c 'reset_node refused for now' "$T/launcher-n1.log")
-lost_before=$(grep -c 'no answer from the server' "$T/launcher-n1.log")
-leave_usr2
-is "$(( $(grep -c 'reset_node refused for now' "$T/launcher-n1.log") - before ))" 1 \
-	"with mixdnn.lock_timeout 12 s, the hand-back waits out the lock and is refused for now (55P03)"
-is "$(( $(grep -c 'no answer from the server' "$T/launcher-n1.log") - lost_before ))" 0 \
-	"... and the launcher does not take its connection for lost meanwhile" || diag "$(tail -5 "$T/launcher-n1.log")"
-release_scheduler_lock
-q "ALTER ROLE $E2E_LAUNCHER_ROLE RESET mixdnn.lock_timeout" >/dev/null
-start_limited "$(ulimit -Hu)"
-wait_until 30 "[ \"\$(status_of $job)\" = completed ]"
-ok $? "with the next launcher, the job runs and completes"
+# slow_hand_back JOB-NAME WHAT SET-CMD RESET-CMD [RAISE-CMD]: the hand-back
+# at SIGUSR2 of a part waiting to fork its keeper, with the scheduler lock
+# held and mixdnn.lock_timeout set by SET-CMD (before the launcher starts)
+# or RAISE-CMD (while it runs), waits out the lock and is refused for now
+# (55P03), as the server's bound says; the connection is not taken for lost.
+slow_hand_back() {
+	local before lost_before
+	eval "$3"
+	job=$(submit "$1" hard a100 1 "$(job_cmd 0.5)")
+	start_limited 1 --heartbeat-interval 2
+	lpid=$(launcher_pid n1)
+	wait_until 30 "grep -Eq 'job $job attempt 1(: cannot start the keeper: .*; it waits| waits: the node could fork no keeper)' \
+		'$T/launcher-n1.log'"
+	ok $? "(setup) the part waits to fork its keeper" || diag "$(tail -5 "$T/launcher-n1.log")"
+	[ -n "${5:-}" ] && { eval "$5"; sleep 3; }	# then a heartbeat (2 s)
+	hold_scheduler_lock
+	before=$(grep -c 'reset_node refused for now' "$T/launcher-n1.log")
+	lost_before=$(grep -c 'no answer from the server' "$T/launcher-n1.log")
+	leave_usr2
+	is "$(( $(grep -c 'reset_node refused for now' "$T/launcher-n1.log") - before ))" 1 \
+		"with mixdnn.lock_timeout $2, the hand-back waits out the lock and is refused for now (55P03)"
+	is "$(( $(grep -c 'no answer from the server' "$T/launcher-n1.log") - lost_before ))" 0 \
+		"... and the launcher does not take its connection for lost meanwhile" || diag "$(tail -5 "$T/launcher-n1.log")"
+	release_scheduler_lock
+	eval "$4"
+	start_limited "$(ulimit -Hu)"
+	wait_until 30 "[ \"\$(status_of $job)\" = completed ]"
+	ok $? "with the next launcher, the job runs and completes"
+	stop_launcher n1
+}
+
+# mixdnn.lock_timeout (12 s) above the launcher's answer wait for its
+# heartbeat alone (2 x 2 s, at least 10 s): the launcher reads the
+# setting when it connects and waits 10 s + 3 x 12 s for an answer.
+slow_hand_back usr2-slow-lock "12 s" \
+	"q \"ALTER ROLE $E2E_LAUNCHER_ROLE SET mixdnn.lock_timeout = '12s'\" >/dev/null" \
+	"q \"ALTER ROLE $E2E_LAUNCHER_ROLE RESET mixdnn.lock_timeout\" >/dev/null"
+# mixdnn.lock_timeout raised to 20 s (above the 16 s the launcher computed
+# when it connected) while the launcher runs: ALTER SYSTEM and a reload,
+# which its session takes. The launcher reads the setting again after each
+# heartbeat; before, it kept the bound of its connection and took the
+# connection for lost after 16 s.
+slow_hand_back usr2-reloaded-lock "raised to 20 s by a reload" : \
+	"set_setting mixdnn.lock_timeout ''" "set_setting mixdnn.lock_timeout 20s"
 
 stop_all_launchers
 q "UPDATE mixdnn.gpu_nodes SET status = 'up' WHERE node IN ('n2', 'n3')" >/dev/null
