@@ -108,16 +108,12 @@ number_rule(const csv_column *c, char *buf, size_t size)
 		snprintf(buf, size, "must be %s %g..%g", what, c->lo, c->hi);
 }
 
-/* One field (column col of the file) into the row; 0, or -1 with err set. */
+/* A field of a text kind into the row: 0, -1 with err set, or 1 if c is a number column. */
 static int
-parse_field(const csv_column *c, int col, void *row, const csv_reader *r, char *err, size_t errlen)
+parse_text(const csv_column *c, int col, void *row, const csv_reader *r, char *err, size_t errlen)
 {
 	const char *v = csv_get(r, col);
 	char	   *field = (char *) row + c->offset;
-	double		d = 0;
-	int			i = 0,
-				bad;
-	char		rule[64];
 
 	if (c->kind == CSV_RAW)
 	{
@@ -186,6 +182,20 @@ parse_field(const csv_column *c, int col, void *row, const csv_reader *r, char *
 					 CSV_NAME_LEN - 1);
 		return -1;
 	}
+	return 1;
+}
+
+/* A number field; 0, or -1 with err set. */
+static int
+parse_number(const csv_column *c, int col, void *row, const csv_reader *r, char *err, size_t errlen)
+{
+	const char *v = csv_get(r, col);
+	char	   *field = (char *) row + c->offset;
+	double		d = 0;
+	int			i = 0,
+				bad;
+	char		rule[64];
+
 	/* an empty optional number is NULL; in \copy a quoted one ("") is '', which no number input takes */
 	if (!c->required && v[0] == '\0' && !(r->copy_rules && csv_quoted(r, col)))
 		return 0;
@@ -211,6 +221,15 @@ parse_field(const csv_column *c, int col, void *row, const csv_reader *r, char *
 	else
 		*(double *) field = d;
 	return 0;
+}
+
+/* One field (column col of the file) into the row; 0, or -1 with err set. */
+static int
+parse_field(const csv_column *c, int col, void *row, const csv_reader *r, char *err, size_t errlen)
+{
+	int			rc = parse_text(c, col, row, r, err, errlen);
+
+	return rc <= 0 ? rc : parse_number(c, col, row, r, err, errlen);
 }
 
 /* mode: 0 csv_open's reading, 1 \copy's (csv_open_copy), 2 Python's csv module's (csv_open_pycsv) */
