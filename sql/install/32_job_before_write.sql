@@ -1,15 +1,46 @@
 -- 32_job_before_write.sql — the validation of every job written but by a
 -- data load: submissions, status changes, owners. Also the upgrade piece
 -- 0.1.0--0.2.0/99y (a link to this file), so that both create the same
--- function and trigger; hence CREATE OR REPLACE (0.1.0 has them).
+-- functions and trigger; hence CREATE OR REPLACE (0.1.0 has the trigger
+-- and its function).
 
-CREATE OR REPLACE FUNCTION mixdnn._job_before_write() RETURNS trigger
-	LANGUAGE plpgsql
+-- Whether the caller may move a job from one status to another:
+-- mixdnn.status_transitions lists the moves and who may make each.
+CREATE OR REPLACE FUNCTION mixdnn._check_job_transition(job_id bigint, from_status text, to_status text)
+	RETURNS void
+	LANGUAGE plpgsql STABLE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
 	rule_level	text;
 	caller		text;
+BEGIN
+	SELECT t.by_whom INTO rule_level FROM mixdnn.status_transitions t
+		WHERE t.from_status = _check_job_transition.from_status AND t.to_status = _check_job_transition.to_status;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'job % cannot go from % to %', job_id, from_status, coalesce(to_status, 'NULL')
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+				  HINT = 'The allowed changes are listed in mixdnn.status_transitions.';
+	END IF;
+	caller := mixdnn._caller_level();
+	IF (rule_level = 'system' AND caller <> 'system')
+	   OR (rule_level = 'admin' AND caller = 'user') THEN
+		RAISE EXCEPTION 'only the scheduler can move job % from % to %', job_id, from_status, to_status
+			USING ERRCODE = 'insufficient_privilege',
+				  HINT = CASE WHEN rule_level = 'admin' THEN 'Launchers report results with mixdnn.finish().'
+							  ELSE 'Cancel a job with status = ''cancelled''.' END;
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._check_job_transition(bigint, text, text) IS 'internal: refuses a status change that mixdnn.status_transitions does not allow the caller';
+REVOKE ALL ON FUNCTION mixdnn._check_job_transition(bigint, text, text) FROM PUBLIC;
+-- Called by the jobs' trigger as whoever changes a job's status.
+GRANT EXECUTE ON FUNCTION mixdnn._check_job_transition(bigint, text, text) TO mixdnn_user, mixdnn_admin, mixdnn_launcher;
+
+CREATE OR REPLACE FUNCTION mixdnn._job_before_write() RETURNS trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
 BEGIN
 	-- Plain-words versions of the CHECK constraints on columns an update may
 	-- change alone (same SQLSTATE as the constraint, 23514).
@@ -58,21 +89,7 @@ BEGIN
 				USING ERRCODE = 'not_null_violation';
 		END IF;
 		IF NEW.status IS DISTINCT FROM OLD.status THEN
-			SELECT t.by_whom INTO rule_level FROM mixdnn.status_transitions t
-				WHERE t.from_status = OLD.status AND t.to_status = NEW.status;
-			IF NOT FOUND THEN
-				RAISE EXCEPTION 'job % cannot go from % to %', OLD.job_id, OLD.status, coalesce(NEW.status, 'NULL')
-					USING ERRCODE = 'object_not_in_prerequisite_state',
-						  HINT = 'The allowed changes are listed in mixdnn.status_transitions.';
-			END IF;
-			caller := mixdnn._caller_level();
-			IF (rule_level = 'system' AND caller <> 'system')
-			   OR (rule_level = 'admin' AND caller = 'user') THEN
-				RAISE EXCEPTION 'only the scheduler can move job % from % to %', OLD.job_id, OLD.status, NEW.status
-					USING ERRCODE = 'insufficient_privilege',
-						  HINT = CASE WHEN rule_level = 'admin' THEN 'Launchers report results with mixdnn.finish().'
-									  ELSE 'Cancel a job with status = ''cancelled''.' END;
-			END IF;
+			PERFORM mixdnn._check_job_transition(OLD.job_id, OLD.status, NEW.status);
 			IF NEW.status IN ('completed', 'failed', 'cancelled') THEN
 				NEW.finished_at := coalesce(NEW.finished_at, mixdnn.now());
 			END IF;
