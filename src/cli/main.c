@@ -317,6 +317,28 @@ merge_spec(mc_ctx *c, cli_args *a)
 }
 
 /*
+ * The commands' queries name the extension's objects with their schema but
+ * their operators and functions as written (||, =, coalesce, ...), resolved
+ * through the session's search_path. A schema of it another role may create
+ * in (public, where CREATE is granted to PUBLIC, as before PostgreSQL 15)
+ * could hold that role's operator matching the arguments more exactly than
+ * pg_catalog's, say ||(text, integer): run by an admin, `mixdnn queue` ran
+ * it with the admin's rights, reading every job's command and env. As
+ * pg_dump does, the session resolves in pg_catalog only (and pg_temp, the
+ * caller's own, for relations and types).
+ */
+static int
+pin_search_path(mc_ctx *c)
+{
+	PGresult   *res;
+	int			rc = mc_query(c, "SELECT pg_catalog.set_config('search_path', '', false)", 0, NULL, &res);
+
+	if (rc == 0)
+		PQclear(res);
+	return rc;
+}
+
+/*
  * A cancel behind a row lock that another open transaction holds (the
  * user's own in another session, an admin's) would wait for as long as
  * that transaction stays open; a script should get an answer. A
@@ -527,7 +549,9 @@ main(int argc, char **argv)
 		PQfinish(c.conn);
 		return MC_EXIT_CONNECT;
 	}
-	rc = commands[i].run == mc_top ? 0 : bound_lock_waits(&c);
+	rc = pin_search_path(&c);
+	if (rc == 0 && commands[i].run != mc_top)
+		rc = bound_lock_waits(&c);
 	if (rc == 0 && commands[i].spec)
 		rc = merge_spec(&c, &a);
 	if (rc == 0)

@@ -386,6 +386,29 @@ $PSQL -d "$DB" -c "SET client_min_messages = debug1" -c "SELECT mixdnn.run_round
 grep -Eq "^DEBUG: +mixdnn round [0-9]+ for \"verbose\": [0-9]+ waiting, [0-9]+ running, solver .*, [0-9.]+ ms$" "$OUT/dbg"
 ok $? "each round: one DEBUG1 line"
 
+# Another user's operator in a schema of the caller's search_path (public,
+# where CREATE is granted to PUBLIC, as before PostgreSQL 15), matching
+# text || integer more exactly than pg_catalog's: the client's queries must
+# not run it with the caller's rights (it read every job an admin's
+# `queue --all` could).
+$PSQL -d "$DB" -c "GRANT CREATE ON SCHEMA public TO $B" >/dev/null
+PGUSER=$B $PSQL -U "$B" -d "$DB" >/dev/null <<'SQL'
+CREATE TABLE public.cli_loot (who name);
+GRANT INSERT ON public.cli_loot TO PUBLIC;
+CREATE FUNCTION public.cli_cat(text, integer) RETURNS text LANGUAGE plpgsql AS $f$
+BEGIN INSERT INTO public.cli_loot VALUES (current_user); RETURN $1 || $2::text; END $f$;
+CREATE OPERATOR public.|| (leftarg = text, rightarg = integer, function = public.cli_cat);
+SQL
+PGOPTIONS='-c search_path=public' as "$SU" queue --all >/dev/null 2>&1
+as "$A" queue >/dev/null 2>&1
+as "$A" history --all >/dev/null 2>&1
+as "$A" top --iterations 1 >/dev/null 2>&1
+[ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM public.cli_loot")" = 0 ]
+ok $? "another user's operator in the search_path is not run by the client's queries" \
+	|| $PSQL -d "$DB" -Atc "SELECT who, count(*) FROM public.cli_loot GROUP BY who"
+$PSQL -d "$DB" -c "DROP OPERATOR public.|| (text, integer)" -c "DROP FUNCTION public.cli_cat(text, integer)" \
+	-c "DROP TABLE public.cli_loot" -c "REVOKE CREATE ON SCHEMA public FROM $B" >/dev/null
+
 PGPORT=1 as "$A" queue 2>/dev/null
 [ $? = 4 ]
 ok $? "no server: exit 4"
