@@ -138,7 +138,9 @@ caller_waiting_limit(void)
  * The caller's waiting jobs, as the submission trigger counts them
  * (mixdnn._jobs_waiting_limit), when they reach the limit *lim; -1 when
  * the caller is not limited or below it. The count runs as the caller:
- * row-level security and owner = current_user select their jobs.
+ * row-level security and owner = current_user select their jobs. It
+ * stops at *lim + 1: more than the limit (a limit lowered since the jobs
+ * were submitted) is told apart from the limit, not its exact count.
  */
 static int64
 waiting_jobs_over_limit(int32 *lim)
@@ -150,7 +152,7 @@ waiting_jobs_over_limit(int32 *lim)
 		return -1;
 	if (mx_spi_execute("SELECT pg_catalog.count(*) FROM (SELECT FROM mixdnn.jobs j "
 					   "WHERE j.owner = CURRENT_USER AND j.status IN ('pending', 'planned') LIMIT $1) w",
-					   1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(*lim)},
+					   1, (Oid[]) {INT8OID}, (Datum[]) {Int64GetDatum((int64) *lim + 1)},
 					   NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "mixdnn: could not count the caller's waiting jobs");
 	waiting = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -174,6 +176,10 @@ refused_by_limit(ReturnSetInfo *rsinfo)
 	memset(&none, 0, sizeof(none));
 	none.ji = -1;
 	put_row(rsinfo, &none, 0,
+			waiting > lim ?
+			psprintf("refused: role %s has more than the %d waiting jobs %s allows",
+					 GetUserNameFromId(GetUserId(), false), lim,
+					 lim == mx_guc_max_waiting_jobs ? "mixdnn.max_waiting_jobs" : "its mixdnn.quotas row") :
 			psprintf("refused: role %s has %lld waiting jobs, the most %s allows",
 					 GetUserNameFromId(GetUserId(), false), (long long) waiting,
 					 lim == mx_guc_max_waiting_jobs ? "mixdnn.max_waiting_jobs" : "its mixdnn.quotas row"),
