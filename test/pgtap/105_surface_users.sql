@@ -6,12 +6,17 @@
 --   its jobs were submitted) was told it "has 1 waiting jobs" while it had
 --   3; now: "has more than the 1 waiting jobs its mixdnn.quotas row
 --   allows".
+-- * mixdnn.explain's chosen row gave the start a round computes now while
+--   the stored plan (mixdnn.queue) kept an earlier one, which a round run
+--   then keeps too (a later start within mixdnn.replan_tolerance is not
+--   rewritten): "chosen: the round's plan" contradicted the plan the
+--   round left. The detail now names the stored start and why it stays.
 \set ON_ERROR_STOP 1
 \pset format unaligned
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(3);
+SELECT plan(7);
 DELETE FROM mixdnn.quotas;
 DELETE FROM mixdnn.shares;
 
@@ -43,6 +48,30 @@ SET LOCAL ROLE tap105_alice;
 SELECT is((SELECT blocked_by FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'v100', gpus => 1, duration => '1h')),
 	NULL, '... and one below it is not refused');
 RESET ROLE;
+
+DELETE FROM mixdnn.quotas;
+DELETE FROM mixdnn.jobs;
+:commit
+
+-- explain and the stored start: a runs now, b after it; b's stored start
+-- is 5 minutes early, as earlier rounds may leave it (within 10 % of the
+-- 55 minutes until it).
+SELECT pg_temp.submit('tap105_alice', 'ea', 'v100', 2, '1h');
+:commit
+SELECT pg_temp.submit('tap105_alice', 'eb', 'v100', 2, '1h');
+:commit
+UPDATE mixdnn.jobs SET planned_start = pg_temp.t0() + interval '55 min', planned_end = pg_temp.t0() + interval '115 min'
+WHERE name = 'eb';
+SET LOCAL ROLE tap105_alice;
+SELECT is((SELECT (earliest_start, chosen) FROM mixdnn.explain(pg_temp.jid('eb'))),
+	(pg_temp.t0() + interval '1 hour', true), 'explain: a round now would start eb at 01:00');
+SELECT alike((SELECT detail FROM mixdnn.explain(pg_temp.jid('eb'))),
+	'chosen: the round''s plan%; the stored plan keeps its earlier start, 2026-01-01 00:55:00 UTC: %mixdnn.replan_tolerance%',
+	'... and says that the stored plan keeps its earlier start, and why');
+RESET ROLE;
+SELECT isnt_empty('SELECT mixdnn.run_round(''test'')', 'a round runs');
+SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'eb'), pg_temp.t0() + interval '55 min',
+	'... and keeps the stored start, as explain said');
 
 SELECT * FROM finish();
 ROLLBACK;
