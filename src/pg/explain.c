@@ -21,6 +21,7 @@
 #include "preview.h"
 #include "spi_cache.h"
 #include "tolerance.h"
+#include "writeback.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_explain);
 
@@ -114,9 +115,8 @@ stored_plan_note(const mx_preview *pv, const mx_candidate *c, char *detail)
 	 * computes this start but keeps the stored one (mixdnn.replan_tolerance,
 	 * src/pg/writeback.c), so the queue shows another start than this row.
 	 */
-	if (j->prev_type == c->type && j->prev_gpus == c->gpus && j->prev_start > 0 &&
-		c->start > j->prev_start + MX_TIME_EPS &&
-		c->start - j->prev_start <= mx_guc_replan_tolerance * Max(0.0, j->prev_start - pv->d.snap.now) &&
+	if (c->start > j->prev_start + MX_TIME_EPS &&
+		mx_kept_start(j, c->type, c->gpus, c->start, pv->d.snap.now, mx_guc_replan_tolerance) == j->prev_start &&
 		mx_format_utc(j->prev_start, when, sizeof(when)) == 0)
 		return psprintf("%s; the stored plan keeps its earlier start, %s: a round rewrites a start that "
 						"moves later only by more than mixdnn.replan_tolerance of the time until it, and "

@@ -90,6 +90,35 @@ over_own_quota(const mx_preview *pv)
 	return false;
 }
 
+/*
+ * The job's position as mixdnn.queue will show it after the round its
+ * submission runs: planned jobs by the start that round leaves stored
+ * (a later start within mixdnn.replan_tolerance keeps the earlier one:
+ * mx_kept_start) to the microsecond, as stored, then job_id; the new
+ * job's id is the largest.
+ */
+static int
+queue_position(const mx_preview *pv)
+{
+	const mx_snapshot *s = &pv->d.snap;
+	const mx_assignment *me = &pv->plan.a[pv->ji];
+	TimestampTz mine = mx_epoch_to_ts(me->start);	/* as stored: to the microsecond */
+	int			i,
+				pos = 1;
+
+	for (i = 0; i < pv->plan.n; i++)
+	{
+		const mx_assignment *a = &pv->plan.a[i];
+
+		if (i == pv->ji || a->status != MX_PLANNED)
+			continue;
+		if (mx_epoch_to_ts(mx_kept_start(&s->jobs[i], a->type, a->gpus, a->start, s->now,
+										 mx_guc_replan_tolerance)) <= mine)
+			pos++;
+	}
+	return pos;
+}
+
 static void
 what_if_plan(const mx_preview *pv, void *arg)
 {
@@ -104,7 +133,7 @@ what_if_plan(const mx_preview *pv, void *arg)
 	}
 	a = &pv->plan.a[pv->ji];
 	if (a->status == MX_PLANNED)
-		put_row(rsinfo, pv, mx_plan_position(&pv->plan, pv->ji), a->reason, NULL);
+		put_row(rsinfo, pv, queue_position(pv), a->reason, NULL);
 	else
 		put_row(rsinfo, pv, 0, a->reason,
 				mx_block_cause_name(over_own_quota(pv) ? MX_BLOCK_QUOTA : MX_BLOCK_CLUSTER));

@@ -11,18 +11,23 @@
 --   then keeps too (a later start within mixdnn.replan_tolerance is not
 --   rewritten): "chosen: the round's plan" contradicted the plan the
 --   round left. The detail now names the stored start and why it stays.
+-- * mixdnn.what_if's position, "the position mixdnn.queue would show",
+--   counted the other jobs by the starts the round computes, not by those
+--   it leaves stored: behind a job whose stored start is kept earlier than
+--   the new job's and its computed one later, the queue then showed the
+--   new job one place further back.
 \set ON_ERROR_STOP 1
 \pset format unaligned
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(7);
+SELECT plan(11);
 DELETE FROM mixdnn.quotas;
 DELETE FROM mixdnn.shares;
 
 CREATE ROLE tap105_alice NOLOGIN IN ROLE mixdnn_user;
-INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
-INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 2);
+INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0), ('k80', 0.5);
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 2), ('k1', 'k80', 2);
 :commit
 
 -- alice has 3 waiting jobs; her limit is then lowered to 1, then set to 3.
@@ -53,13 +58,16 @@ DELETE FROM mixdnn.quotas;
 DELETE FROM mixdnn.jobs;
 :commit
 
--- explain and the stored start: a runs now, b after it; b's stored start
--- is 5 minutes early, as earlier rounds may leave it (within 10 % of the
--- 55 minutes until it).
+-- explain and the stored start: ea runs now, eb after it, ek (k80) runs
+-- for 57 minutes; eb's stored start is 5 minutes early, as earlier rounds
+-- may leave it (within 10 % of the 55 minutes until it).
 SELECT pg_temp.submit('tap105_alice', 'ea', 'v100', 2, '1h');
 :commit
 SELECT pg_temp.submit('tap105_alice', 'eb', 'v100', 2, '1h');
 :commit
+SELECT pg_temp.submit('tap105_alice', 'ek', 'k80', 2, '57 min');
+:commit
+SELECT is(mixdnn.launch_due(), 2, 'ea and ek launch');
 UPDATE mixdnn.jobs SET planned_start = pg_temp.t0() + interval '55 min', planned_end = pg_temp.t0() + interval '115 min'
 WHERE name = 'eb';
 SET LOCAL ROLE tap105_alice;
@@ -72,6 +80,19 @@ RESET ROLE;
 SELECT isnt_empty('SELECT mixdnn.run_round(''test'')', 'a round runs');
 SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'eb'), pg_temp.t0() + interval '55 min',
 	'... and keeps the stored start, as explain said');
+
+-- what_if of a k80 job: it starts at 00:57, after eb's stored start
+-- (00:55) though before the start a round computes for eb (01:00).
+SET LOCAL ROLE tap105_alice;
+SELECT is((SELECT (planned_start, "position") FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'k80', gpus => 2, duration => '10 min')),
+	(pg_temp.t0() + interval '57 min', 2), 'what_if: position 2, behind eb''s stored start');
+RESET ROLE;
+SELECT pg_temp.submit('tap105_alice', 'ew', 'k80', 2, '10 min');
+:commit
+SELECT is((SELECT (planned_start, "position") FROM mixdnn.queue WHERE job_id = pg_temp.jid('ew')),
+	(pg_temp.t0() + interval '57 min', 2), '... which the queue shows once it is submitted');
+SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'eb'), pg_temp.t0() + interval '55 min',
+	'... eb''s stored start still kept');
 
 SELECT * FROM finish();
 ROLLBACK;
