@@ -16,12 +16,16 @@
 --   it leaves stored: behind a job whose stored start is kept earlier than
 --   the new job's and its computed one later, the queue then showed the
 --   new job one place further back.
+-- * A role's own mixdnn.max_waiting_jobs (ALTER ROLE bob SET) bound only
+--   its own sessions: an admin submitting for bob (owner = 'bob', or SET
+--   ROLE bob) was held to the admin session's setting, 1000, and took bob
+--   beyond his limit of 1.
 \set ON_ERROR_STOP 1
 \pset format unaligned
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(11);
+SELECT plan(16);
 DELETE FROM mixdnn.quotas;
 DELETE FROM mixdnn.shares;
 
@@ -93,6 +97,35 @@ SELECT is((SELECT (planned_start, "position") FROM mixdnn.queue WHERE job_id = p
 	(pg_temp.t0() + interval '57 min', 2), '... which the queue shows once it is submitted');
 SELECT is((SELECT planned_start FROM mixdnn.jobs WHERE name = 'eb'), pg_temp.t0() + interval '55 min',
 	'... eb''s stored start still kept');
+
+-- bob's own limit of 1 waiting job, set for his role; this session is
+-- the superuser's, who SETs ROLE to him and to an admin.
+DELETE FROM mixdnn.jobs;
+:commit
+CREATE ROLE tap105_bob NOLOGIN IN ROLE mixdnn_user;
+CREATE ROLE tap105_op NOLOGIN IN ROLE mixdnn_admin;
+ALTER ROLE tap105_bob SET mixdnn.max_waiting_jobs = 1;
+SET LOCAL ROLE tap105_bob;
+SELECT lives_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('b1', 'v100', 1, '1h')$$,
+	'bob may have 1 waiting job');
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, gpu_type, gpus, duration) VALUES ('b2', 'v100', 1, '1h')$$,
+	'54000', 'role tap105_bob would have more than 1 waiting jobs',
+	'a second, submitted as bob from another session (SET ROLE), is refused by his role''s setting');
+RESET ROLE;
+SET LOCAL ROLE tap105_op;
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duration) VALUES ('b2', 'tap105_bob', 'v100', 1, '1h')$$,
+	'54000', 'role tap105_bob would have more than 1 waiting jobs',
+	'... and so is one an admin submits for him');
+RESET ROLE;
+SELECT is((SELECT count(*) FROM mixdnn.jobs WHERE owner = 'tap105_bob'), 1::bigint, '... which changed nothing');
+-- a setting for this database comes before the role's for every database
+SELECT set_config('tap105.db', current_database(), true);
+DO $$ BEGIN EXECUTE format('ALTER ROLE tap105_bob IN DATABASE %I SET mixdnn.max_waiting_jobs = 2',
+						   current_setting('tap105.db')); END $$;
+SET LOCAL ROLE tap105_op;
+SELECT lives_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duration) VALUES ('b2', 'tap105_bob', 'v100', 1, '1h')$$,
+	'bob''s limit in this database, 2, binds before his limit in every database');
+RESET ROLE;
 
 SELECT * FROM finish();
 ROLLBACK;
