@@ -133,7 +133,7 @@ CREATE FUNCTION mixdnn._waiting_limit(who name) RETURNS int
 			 WHERE who OPERATOR(pg_catalog.<>) SESSION_USER AND u.rolname OPERATOR(pg_catalog.=) who
 			   AND s.setdatabase IN (0, (SELECT d.oid FROM pg_catalog.pg_database d
 										 WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()))
-			   AND c.c OPERATOR(pg_catalog.~) '^mixdnn\.max_waiting_jobs=[0-9]{1,9}$'
+			   AND c.c OPERATOR(pg_catalog.~) '^mixdnn[.]max_waiting_jobs=[0-9]{1,9}$'
 			 ORDER BY s.setdatabase DESC LIMIT 1),
 			pg_catalog.current_setting('mixdnn.max_waiting_jobs')::int), 0))
 	$$;
