@@ -20,12 +20,16 @@
 --   its own sessions: an admin submitting for bob (owner = 'bob', or SET
 --   ROLE bob) was held to the admin session's setting, 1000, and took bob
 --   beyond his limit of 1.
+-- * Under mixdnn.policy k8s (and the other comparators that start a job
+--   only now), explain said of a job left waiting "objective: it would
+--   fit, but the round's plan has more total utility" whatever kept it
+--   from starting now; now the cause of that (reservations, capacity).
 \set ON_ERROR_STOP 1
 \pset format unaligned
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(16);
+SELECT plan(21);
 DELETE FROM mixdnn.quotas;
 DELETE FROM mixdnn.shares;
 
@@ -33,6 +37,9 @@ CREATE ROLE tap105_alice NOLOGIN IN ROLE mixdnn_user;
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0), ('k80', 0.5);
 INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'v100', 2), ('k1', 'k80', 2);
 :commit
+
+CREATE FUNCTION pg_temp.said_k8s(n text) RETURNS text LANGUAGE sql AS
+	$$ SELECT status || ': ' || coalesce(reason, '') FROM mixdnn.jobs WHERE name = n $$;
 
 -- alice has 3 waiting jobs; her limit is then lowered to 1, then set to 3.
 SELECT pg_temp.submit('tap105_alice', 'a' || i, 'v100', 2, '1h') FROM generate_series(1, 3) i;
@@ -126,6 +133,22 @@ SET LOCAL ROLE tap105_op;
 SELECT lives_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duration) VALUES ('b2', 'tap105_bob', 'v100', 1, '1h')$$,
 	'bob''s limit in this database, 2, binds before his limit in every database');
 RESET ROLE;
+
+-- k8s: p1 starts now on both v100s, p2 waits for them.
+DELETE FROM mixdnn.jobs;
+:commit
+SET LOCAL mixdnn.policy = 'k8s';
+SELECT pg_temp.submit('tap105_alice', 'p1', 'v100', 2, '1h');
+:commit
+SELECT pg_temp.submit('tap105_alice', 'p2', 'v100', 2, '1h');
+:commit
+SELECT is(pg_temp.said_k8s('p2'), 'pending: k8s: needs 2 v100 GPUs, 0 free now', 'k8s leaves p2 waiting');
+SELECT is((SELECT array_agg(blocked_by) FROM mixdnn.explain(pg_temp.jid('p2'))), '{reservations}'::text[],
+	'explain under k8s: p2''s GPUs are planned for p1, which starts now');
+SELECT is(mixdnn.launch_due(), 1, 'p1 launches');
+SELECT isnt_empty('SELECT mixdnn.run_round(''test'')', 'a round runs');
+SELECT is((SELECT array_agg(blocked_by) FROM mixdnn.explain(pg_temp.jid('p2'))), '{capacity}'::text[],
+	'... then held by it');
 
 SELECT * FROM finish();
 ROLLBACK;
