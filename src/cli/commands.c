@@ -237,17 +237,29 @@ mc_history(mc_ctx *c)
 	const char *p[3] = {c->all ? "all" : c->user ? "user" : "mine", c->user, limit};
 
 	snprintf(limit, sizeof(limit), "%d", c->limit);
-	return print_query(c, "SELECT job_id, owner, name, model, status, "
-				  "    pg_catalog.date_trunc('second', finished_at) AS finished_at, "
-				  "    pg_catalog.date_trunc('second', started_at - submitted_at) AS wait, "
-				  "    pg_catalog.date_trunc('second', finished_at - submitted_at) AS jct, "
-				  "    pg_catalog.date_trunc('second', finished_at - started_at) AS run_time, "
-				  "    CASE WHEN status = 'completed' THEN pg_catalog.date_trunc('second', finished_at - planned_end) END "
-				  "        AS estimate_error, exit_code "
-				  "FROM mixdnn.jobs "
-				  "WHERE status IN ('completed', 'failed', 'cancelled') "
-				  "  AND ($1 = 'all' OR ($1 = 'mine' AND owner = current_user) OR ($1 = 'user' AND owner = $2::name)) "
-				  "ORDER BY finished_at DESC, job_id DESC LIMIT $3::int",
+	/*
+	 * run_time ends where the last launch's parts ended when that was
+	 * before the job did: a job re-queued (its launcher lost) and then
+	 * cancelled while waiting again ran until the re-queue, not until the
+	 * cancel; started_at stays that of its last launch.
+	 */
+	return print_query(c, "SELECT j.job_id, j.owner, j.name, j.model, j.status, "
+				  "    pg_catalog.date_trunc('second', j.finished_at) AS finished_at, "
+				  "    pg_catalog.date_trunc('second', j.started_at - j.submitted_at) AS wait, "
+				  "    pg_catalog.date_trunc('second', j.finished_at - j.submitted_at) AS jct, "
+				  "    pg_catalog.date_trunc('second', "
+				  "        CASE WHEN p.open OR p.last_end IS NULL OR p.last_end > j.finished_at "
+				  "             THEN j.finished_at ELSE p.last_end END - j.started_at) AS run_time, "
+				  "    CASE WHEN j.status = 'completed' THEN pg_catalog.date_trunc('second', j.finished_at - j.planned_end) END "
+				  "        AS estimate_error, j.exit_code "
+				  "FROM (SELECT * FROM mixdnn.jobs "
+				  "      WHERE status IN ('completed', 'failed', 'cancelled') "
+				  "        AND ($1 = 'all' OR ($1 = 'mine' AND owner = current_user) OR ($1 = 'user' AND owner = $2::name)) "
+				  "      ORDER BY finished_at DESC, job_id DESC LIMIT $3::int) j "
+				  "LEFT JOIN LATERAL (SELECT pg_catalog.max(x.finished_at) AS last_end, "
+				  "    pg_catalog.bool_or(x.finished_at IS NULL) AS open "
+				  "    FROM mixdnn.job_parts x WHERE x.job_id = j.job_id AND x.attempt = j.attempt) p ON true "
+				  "ORDER BY j.finished_at DESC, j.job_id DESC",
 				  3, p);
 }
 

@@ -131,6 +131,15 @@ fill_candidate(const mx_snapshot *s, const mx_options *o, const explain_caps *k,
 	int			planned = a->status == MX_PLANNED;
 	double		chosen_end = planned ? a->end : INFINITY;
 
+	/*
+	 * k8s and the comparators plan no later start: a job they leave waiting
+	 * waits for what keeps it from starting now (else every later fit read
+	 * as "objective").
+	 */
+	double		cause_end = !planned && (o->policy == MX_POLICY_K8S ||
+										 (o->policy >= MX_POLICY_SJF && o->policy <= MX_POLICY_K8S_ANY))
+		? s->now + c->runtime + 2 * MX_TIME_EPS : chosen_end;
+
 	out->type = c->type;
 	out->gpus = c->gpus;
 	out->utility = c->utility;
@@ -143,7 +152,7 @@ fill_candidate(const mx_snapshot *s, const mx_options *o, const explain_caps *k,
 	if (a == &behind_horizon)
 		out->blocked_by = MX_BLOCK_HORIZON;
 	else if (!out->chosen && s->now + c->runtime < chosen_end - MX_TIME_EPS)
-		out->blocked_by = cause_of(s, k, c, chosen_end);
+		out->blocked_by = cause_of(s, k, c, cause_end);
 	else
 		out->blocked_by = MX_BLOCK_NONE;
 }

@@ -16,10 +16,12 @@
 
 #include "clock.h"
 #include "explain.h"
+#include "guc.h"
 #include "guards.h"
 #include "preview.h"
 #include "spi_cache.h"
 #include "tolerance.h"
+#include "writeback.h"
 
 PG_FUNCTION_INFO_V1(mixdnn_explain);
 
@@ -104,8 +106,22 @@ static char *
 stored_plan_note(const mx_preview *pv, const mx_candidate *c, char *detail)
 {
 	const mx_job *j = &pv->d.snap.jobs[pv->ji];
+	char		when[32];
 
-	if (!c->chosen || j->prev_type < 0 || (j->prev_type == c->type && j->prev_gpus == c->gpus))
+	if (!c->chosen || j->prev_type < 0)
+		return detail;
+	/*
+	 * The same configuration a little later than the stored start: a round
+	 * computes this start but keeps the stored one (mixdnn.replan_tolerance,
+	 * src/pg/writeback.c), so the queue shows another start than this row.
+	 */
+	if (c->start > j->prev_start + MX_TIME_EPS &&
+		mx_kept_start(j, c->type, c->gpus, c->start, pv->d.snap.now, mx_guc_replan_tolerance) == j->prev_start &&
+		mx_format_utc(j->prev_start, when, sizeof(when)) == 0)
+		return psprintf("%s; the stored plan keeps its earlier start, %s: a round rewrites a start that "
+						"moves later only by more than mixdnn.replan_tolerance of the time until it, and "
+						"a launch due then finds the GPUs held and plans the job again", detail, when);
+	if (j->prev_type == c->type && j->prev_gpus == c->gpus)
 		return detail;
 	return psprintf("%s; a round now would choose this, while the stored plan, from an earlier round, "
 					"is %d %s GPUs: the next round plans it again", detail, j->prev_gpus,

@@ -90,6 +90,35 @@ over_own_quota(const mx_preview *pv)
 	return false;
 }
 
+/*
+ * The job's position as mixdnn.queue will show it after the round its
+ * submission runs: planned jobs by the start that round leaves stored
+ * (a later start within mixdnn.replan_tolerance keeps the earlier one:
+ * mx_kept_start) to the microsecond, as stored, then job_id; the new
+ * job's id is the largest.
+ */
+static int
+queue_position(const mx_preview *pv)
+{
+	const mx_snapshot *s = &pv->d.snap;
+	const mx_assignment *me = &pv->plan.a[pv->ji];
+	TimestampTz mine = mx_epoch_to_ts(me->start);	/* as stored: to the microsecond */
+	int			i,
+				pos = 1;
+
+	for (i = 0; i < pv->plan.n; i++)
+	{
+		const mx_assignment *a = &pv->plan.a[i];
+
+		if (i == pv->ji || a->status != MX_PLANNED)
+			continue;
+		if (mx_epoch_to_ts(mx_kept_start(&s->jobs[i], a->type, a->gpus, a->start, s->now,
+										 mx_guc_replan_tolerance)) <= mine)
+			pos++;
+	}
+	return pos;
+}
+
 static void
 what_if_plan(const mx_preview *pv, void *arg)
 {
@@ -104,7 +133,7 @@ what_if_plan(const mx_preview *pv, void *arg)
 	}
 	a = &pv->plan.a[pv->ji];
 	if (a->status == MX_PLANNED)
-		put_row(rsinfo, pv, mx_plan_position(&pv->plan, pv->ji), a->reason, NULL);
+		put_row(rsinfo, pv, queue_position(pv), a->reason, NULL);
 	else
 		put_row(rsinfo, pv, 0, a->reason,
 				mx_block_cause_name(over_own_quota(pv) ? MX_BLOCK_QUOTA : MX_BLOCK_CLUSTER));
@@ -138,7 +167,9 @@ caller_waiting_limit(void)
  * The caller's waiting jobs, as the submission trigger counts them
  * (mixdnn._jobs_waiting_limit), when they reach the limit *lim; -1 when
  * the caller is not limited or below it. The count runs as the caller:
- * row-level security and owner = current_user select their jobs.
+ * row-level security and owner = current_user select their jobs. It
+ * stops at *lim + 1: more than the limit (a limit lowered since the jobs
+ * were submitted) is told apart from the limit, not its exact count.
  */
 static int64
 waiting_jobs_over_limit(int32 *lim)
@@ -150,7 +181,7 @@ waiting_jobs_over_limit(int32 *lim)
 		return -1;
 	if (mx_spi_execute("SELECT pg_catalog.count(*) FROM (SELECT FROM mixdnn.jobs j "
 					   "WHERE j.owner = CURRENT_USER AND j.status IN ('pending', 'planned') LIMIT $1) w",
-					   1, (Oid[]) {INT4OID}, (Datum[]) {Int32GetDatum(*lim)},
+					   1, (Oid[]) {INT8OID}, (Datum[]) {Int64GetDatum((int64) *lim + 1)},
 					   NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "mixdnn: could not count the caller's waiting jobs");
 	waiting = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
@@ -174,6 +205,10 @@ refused_by_limit(ReturnSetInfo *rsinfo)
 	memset(&none, 0, sizeof(none));
 	none.ji = -1;
 	put_row(rsinfo, &none, 0,
+			waiting > lim ?
+			psprintf("refused: role %s has more than the %d waiting jobs %s allows",
+					 GetUserNameFromId(GetUserId(), false), lim,
+					 lim == mx_guc_max_waiting_jobs ? "mixdnn.max_waiting_jobs" : "its mixdnn.quotas row") :
 			psprintf("refused: role %s has %lld waiting jobs, the most %s allows",
 					 GetUserNameFromId(GetUserId(), false), (long long) waiting,
 					 lim == mx_guc_max_waiting_jobs ? "mixdnn.max_waiting_jobs" : "its mixdnn.quotas row"),

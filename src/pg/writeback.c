@@ -176,6 +176,15 @@ decision_changed(const mx_job_row *r, const new_row *nr, double now, double tole
 	return str_eq(nr->reason, r->reason) ? ROW_SAME : ROW_REASON;
 }
 
+double
+mx_kept_start(const mx_job *j, int type, int gpus, double start, double now, double tolerance)
+{
+	if (j->prev_type >= 0 && j->prev_type == type && j->prev_gpus == gpus && j->prev_start > 0 &&
+		start > j->prev_start && start - j->prev_start <= tolerance * Max(0.0, j->prev_start - now))
+		return j->prev_start;
+	return start;
+}
+
 /* The write-back statement's arrays: one entry per row it writes. */
 typedef struct write_columns
 {

@@ -200,6 +200,21 @@ ok $? "... and sees it cancelled"
 as "$A" --json history >"$OUT/h"
 json "$OUT/h" "[r['job_id'] for r in d] == [$J2] and d[0]['status'] == 'cancelled' and 'jct' in d[0] and 'estimate_error' in d[0]"
 ok $? "history lists the finished job with wait, JCT and estimate error"
+# A job whose launch was lost (re-queued, its part lost a minute after its
+# launch) and that was then cancelled while waiting again, written as the
+# scheduler leaves it: started_at is its lost launch's. It ran one
+# minute, not the 19 minutes to its cancel.
+J4=$($PSQL -d "$DB" -Atc "SET session_replication_role = replica;
+	INSERT INTO mixdnn.jobs (name, owner, model_class, gpu_type, gpus, duration, status, attempt,
+		submitted_at, started_at, finished_at)
+	VALUES ('requeued', '$A', 'hard', 'v100', 1, '1 hour', 'cancelled', 1, now() - interval '30 min',
+		now() - interval '29 min', now() - interval '10 min') RETURNING job_id")
+$PSQL -d "$DB" -c "SET session_replication_role = replica" -c "INSERT INTO mixdnn.job_parts
+	(job_id, attempt, node, node_rank, gpus, state, finished_at, gpu_type)
+	VALUES ($J4, 1, 'n1', 0, 1, 'lost', now() - interval '28 min', 'v100')" >/dev/null
+as "$A" --json history >"$OUT/h"
+json "$OUT/h" "[(r['job_id'], r['run_time'], r['wait'], r['jct']) for r in d if r['job_id'] == $J4] == [($J4, '00:01:00', '00:01:00', '00:20:00')]"
+ok $? "history: a job cancelled after its launch was lost ran until its part was lost, not until the cancel" || cat "$OUT/h"
 
 as "$B" --json top --iterations 1 >"$OUT/t"
 ok $? "top --iterations 1"
