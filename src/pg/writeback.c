@@ -150,6 +150,13 @@ typedef enum row_change
  * reason (idle GPUs came or went: model.md, "Reasons") rewrites the
  * reason alone.
  */
+/* A start moved later by at most tolerance x the time from now to the old one keeps the old one. */
+static bool
+later_start_kept(double old_s, double new_s, double now, double tolerance)
+{
+	return new_s > old_s && new_s - old_s <= tolerance * Max(0.0, old_s - now);
+}
+
 static row_change
 decision_changed(const mx_job_row *r, const new_row *nr, double now, double tolerance)
 {
@@ -171,7 +178,7 @@ decision_changed(const mx_job_row *r, const new_row *nr, double now, double tole
 		/* Within the tolerance the row stays whole: its reason names its start. */
 		old_s = mx_ts_to_epoch(r->start);
 		new_s = mx_ts_to_epoch(nr->start);
-		return new_s - old_s > tolerance * Max(0.0, old_s - now) ? ROW_REVISED : ROW_SAME;
+		return later_start_kept(old_s, new_s, now, tolerance) ? ROW_SAME : ROW_REVISED;
 	}
 	return str_eq(nr->reason, r->reason) ? ROW_SAME : ROW_REASON;
 }
@@ -180,7 +187,7 @@ double
 mx_kept_start(const mx_job *j, int type, int gpus, double start, double now, double tolerance)
 {
 	if (j->prev_type >= 0 && j->prev_type == type && j->prev_gpus == gpus && j->prev_start > 0 &&
-		start > j->prev_start && start - j->prev_start <= tolerance * Max(0.0, j->prev_start - now))
+		later_start_kept(j->prev_start, start, now, tolerance))
 		return j->prev_start;
 	return start;
 }
