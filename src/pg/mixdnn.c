@@ -37,7 +37,13 @@ _PG_init(void)
 	{
 		mx_registry_init();
 		mx_worker_init();
-		mx_supervisor_init();
+		/*
+		 * Not in pg_upgrade's servers (binary-upgrade mode, postgres -b):
+		 * there the workers launched, expired leases and wrote rounds in
+		 * the old cluster, and in the new one met extensions half restored.
+		 */
+		if (!IsBinaryUpgrade)
+			mx_supervisor_init();
 		mx_dbguard_init();
 		mx_restore_init();
 	}

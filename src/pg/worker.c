@@ -4,7 +4,8 @@
  * One worker per database that has the extension, started by the
  * supervisor (supervisor.c; they find each other through registry.c). A
  * worker that finds no extension, or mixdnn.launch_worker off, exits at
- * once; one whose extension is dropped exits at its next cycle. It sleeps on its
+ * once; one whose extension is dropped exits at its next cycle, unless it
+ * has been created again meanwhile, which it then serves. It sleeps on its
  * latch until a transaction that ran a round commits
  * (mx_worker_wake_at_commit), the next planned start or lease end comes, or
  * the poll interval passes. Each cycle, in short transactions of its own, it
@@ -616,7 +617,26 @@ mixdnn_worker_main(Datum main_arg)
 		if (!RecoveryInProgress())
 		{
 			if (extension_gone)
-				exit_idle(false);
+			{
+				bool		opted_out;
+
+				/*
+				 * Created again since the cycle that found it dropped (DROP
+				 * and CREATE EXTENSION in two transactions): that commit
+				 * woke this worker, not the supervisor, and an exit here
+				 * left its jobs for the supervisor's 30 s recheck. The new
+				 * installation is served as a starting worker serves one.
+				 */
+				if (!database_served(&opted_out))
+				{
+					if (opted_out)
+						exit_opted_out(cxt);
+					exit_idle(false);
+				}
+				extension_gone = false;
+				repaired = false;
+				mx_registry_add_events(MyDatabaseId, MX_EV_START);
+			}
 			run_cycle(&repaired, &loading, &wait_ms, cxt);
 		}
 		MemoryContextReset(cxt);

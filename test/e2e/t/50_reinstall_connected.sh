@@ -44,4 +44,24 @@ ok $? "its process lives"
 q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $new" >/dev/null
 wait_until 15 "! alive $pid"
 ok $? "and stops when cancelled"
+# DROP EXTENSION and CREATE EXTENSION in two transactions, as a script or
+# pg_restore --clean does. A worker whose cycle found the extension gone
+# sleeps until its next; the new installation's first submission then
+# wakes that worker, not the supervisor. Before, it exited there, and the
+# job waited unlaunched for the supervisor's recheck, 30 s later.
+q "SET client_min_messages = error; DROP EXTENSION mixdnn" >/dev/null
+ok $? "DROP EXTENSION in a transaction of its own"
+sleep 1	# the drop's commit wakes the worker, whose cycle finds the extension gone
+q "SET client_min_messages = error; CREATE EXTENSION mixdnn;
+	INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('v100', 1.0);
+	INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n9', 'v100', 1);
+	INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration, command)
+		VALUES ('again', 'hard', 'v100', 1, '1 hour', 'true')" >/dev/null
+ok $? "then CREATE EXTENSION and a submission in another"
+wait_until 10 "[ \"\$(q \"SELECT status FROM mixdnn.jobs WHERE name = 'again'\")\" = launching ]"
+ok $? "the worker launches the new installation's job at once (not after the supervisor's 30 s recheck)" ||
+	diag "status: $(q "SELECT status FROM mixdnn.jobs WHERE name = 'again'")"
+is "$(q "SELECT string_agg(event, ';' ORDER BY round_id) FROM mixdnn.rounds WHERE event LIKE '%start%'")" start \
+	"and runs the round of a worker's start for it"
+reset_cluster
 done_testing
