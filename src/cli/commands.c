@@ -263,16 +263,21 @@ mc_history(mc_ctx *c)
 				  3, p);
 }
 
-/* One screen of top: GPUs per type, jobs per status, the head of the queue. */
+/*
+ * One screen of top: GPUs per type, jobs per status, the head of the queue.
+ * "up" counts the GPUs of nodes that take jobs, as mixdnn.metrics'
+ * gpus_free does: status up and reachable (a node whose launcher lost its
+ * lease is not).
+ */
 static int
 top_once(mc_ctx *c)
 {
 	static const char *const titles[3] = {"gpus", "jobs", "queue"};
 	static const char *const sql[3] = {
-		"SELECT n.gpu_type, sum(n.gpus) FILTER (WHERE n.status = 'up') AS up, "
+		"SELECT n.gpu_type, sum(n.gpus) FILTER (WHERE n.status = 'up' AND n.unreachable_since IS NULL) AS up, "
 		"    (SELECT count(*) FROM mixdnn.gpu_holds h JOIN mixdnn.gpu_nodes m ON m.node = h.node "
 		"      WHERE m.gpu_type = n.gpu_type) AS busy, "
-		"    sum(n.gpus) FILTER (WHERE n.status <> 'up') AS not_up "
+		"    sum(n.gpus) FILTER (WHERE n.status <> 'up' OR n.unreachable_since IS NOT NULL) AS not_up "
 		"FROM mixdnn.gpu_nodes n GROUP BY n.gpu_type ORDER BY n.gpu_type",
 		"SELECT status, count(*) AS jobs, sum(coalesce(planned_gpus, requested_gpus)) AS gpus "
 		"FROM mixdnn.queue GROUP BY status ORDER BY min(coalesce(position, 0))",

@@ -220,6 +220,12 @@ as "$B" --json top --iterations 1 >"$OUT/t"
 ok $? "top --iterations 1"
 json "$OUT/t" "set(d) == {'gpus', 'jobs', 'queue'} and d['gpus'][0]['gpu_type'] == 'v100' and d['gpus'][0]['up'] == 2"
 ok $? "... as one JSON object: GPUs per type, jobs per status, the queue"
+# a node whose launcher is gone takes no jobs: its GPUs are not "up"
+$PSQL -d "$DB" -c "UPDATE mixdnn.gpu_nodes SET unreachable_since = now() WHERE node = 'n1'" >/dev/null
+as "$B" --json top --iterations 1 >"$OUT/t"
+json "$OUT/t" "[(r['up'], r['not_up']) for r in d['gpus'] if r['gpu_type'] == 'v100'] == [(None, 2)]"
+ok $? "top: an unreachable node's GPUs are not up" || cat "$OUT/t"
+$PSQL -d "$DB" -c "UPDATE mixdnn.gpu_nodes SET unreachable_since = NULL WHERE node = 'n1'" >/dev/null
 # a role that may read the nodes but not the queue: top's third query fails
 $PSQL -d "$DB" -c "CREATE ROLE $C LOGIN" -c "GRANT USAGE ON SCHEMA mixdnn TO $C" \
 	-c "GRANT SELECT ON mixdnn.gpu_nodes, mixdnn.gpu_holds TO $C" >/dev/null
