@@ -42,6 +42,9 @@ int			mx_guc_max_retries;
 int			mx_guc_lock_timeout_ms;
 int			mx_guc_planning_horizon;
 int			mx_guc_max_waiting_jobs;
+/* read by the submission trigger (46_submission_budget.sql) only */
+static int	max_submissions_per_hour;
+static int	max_submission_kb_per_hour;
 bool		mx_guc_fair_share;
 int			mx_guc_fair_share_half_life_s;
 double		mx_guc_replan_tolerance;
@@ -339,6 +342,23 @@ define_tenancy_gucs(void)
 							"0 means no limit.",
 							&mx_guc_max_waiting_jobs, 1000, 0, 10000000,
 							PGC_SUSET, 0, NULL, NULL, NULL);
+
+	/*
+	 * One role's submission budget over a sliding hour: finished and
+	 * cancelled jobs stay in mixdnn.jobs, so what a role may add to it is
+	 * bounded (docs/design.md, "Submission budget").
+	 */
+	DefineCustomIntVariable("mixdnn.max_submissions_per_hour",
+							"Most jobs one role may submit in any hour; a submission beyond it fails.",
+							"Cancelled and finished jobs count too. 0 means no limit.",
+							&max_submissions_per_hour, 2000, 0, 10000000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("mixdnn.max_submission_bytes_per_hour",
+							"Most bytes of name, model, command, env, workdir and allowed_types one role may submit in any hour.",
+							"Counted as stored (pg_column_size); cancelled and finished jobs count too. 0 means no limit.",
+							&max_submission_kb_per_hour, 16 * 1024, 0, INT_MAX,
+							PGC_SUSET, GUC_UNIT_KB, NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("mixdnn.fair_share",
 							 "Weigh each job by its owner's fair-share factor (mixdnn.shares).",

@@ -1,0 +1,103 @@
+-- 46_submission_budget.sql — each role's submission budget over a sliding
+-- hour (docs/design.md, "Submission budget"): finished and cancelled jobs
+-- stay in mixdnn.jobs (purge_history keeps them, no admin may delete one),
+-- so what one role may add to it is bounded, in rows
+-- (mixdnn.max_submissions_per_hour) and in bytes of what it stores
+-- (mixdnn.max_submission_bytes_per_hour). Also the upgrade piece
+-- 0.1.0--0.2.0/99zq (a link to this file): every statement here can run
+-- again over what it made.
+
+-- A role's jobs of the last hour, read by the index alone up to the rows
+-- themselves: the check costs O(that role's jobs of the last hour).
+CREATE INDEX IF NOT EXISTS jobs_owner_submitted_idx ON mixdnn.jobs (owner, submitted_at);
+
+CREATE OR REPLACE FUNCTION mixdnn._jobs_submission_budget() RETURNS trigger
+	LANGUAGE plpgsql SECURITY DEFINER
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+DECLARE
+	max_rows	bigint := NULLIF(pg_catalog.current_setting('mixdnn.max_submissions_per_hour')::bigint, 0);
+	max_bytes	bigint := NULLIF(pg_catalog.pg_size_bytes(pg_catalog.current_setting('mixdnn.max_submission_bytes_per_hour')), 0);
+	since		timestamptz := mixdnn.now() OPERATOR(pg_catalog.-) interval '1 hour';
+	r			record;
+	n_rows		bigint;
+	n_bytes		bigint;
+	oldest		timestamptz;
+	-- The role in effect outside this SECURITY DEFINER function: SET
+	-- ROLE's, else the session's.
+	submitter	name := CASE pg_catalog.current_setting('role')
+		WHEN 'none' THEN session_user ELSE pg_catalog.current_setting('role')::pg_catalog.name END;
+BEGIN
+	IF max_rows IS NULL AND max_bytes IS NULL THEN
+		RETURN NULL;
+	END IF;
+	-- Superusers (the extension's owner, replays, benchmarks) are not
+	-- limited, as by mixdnn.max_waiting_jobs (45_queue.sql).
+	FOR r IN SELECT n.owner FROM new_jobs n
+			 WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles o
+							   WHERE o.rolname OPERATOR(pg_catalog.=) n.owner AND o.rolsuper)
+			 GROUP BY n.owner ORDER BY n.owner LOOP
+		-- Serialized with the role's other submissions on its row of
+		-- mixdnn.submitters, as the waiting-jobs limit is: two concurrent
+		-- submissions of one role cannot both pass. Another role's
+		-- submission for it waits at most mixdnn.lock_timeout (55P03).
+		IF r.owner OPERATOR(pg_catalog.<>) submitter THEN
+			PERFORM mixdnn._bound_lock_waits();
+		END IF;
+		INSERT INTO mixdnn.submitters AS s (owner) VALUES (r.owner)
+			ON CONFLICT (owner) DO UPDATE SET owner = EXCLUDED.owner;
+		-- Every job of the role submitted in the last hour, whatever its
+		-- status now (a cancelled one stays stored), and this statement's
+		-- jobs whatever submitted_at an admin gave them. What a job stores
+		-- of what its submitter gave is the columns a user writes that have
+		-- no fixed size, as stored: pg_column_size gives the compressed
+		-- size, or that of the value out of line, without reading it.
+		SELECT pg_catalog.count(*), pg_catalog.sum(b.bytes), pg_catalog.min(b.submitted_at)
+			INTO n_rows, n_bytes, oldest
+			FROM (SELECT j.submitted_at,
+						 COALESCE(pg_catalog.pg_column_size(j.name), 0)::bigint
+						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(j.model), 0)
+						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(j.command), 0)
+						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(j.env), 0)
+						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(j.workdir), 0)
+						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(j.allowed_types), 0) AS bytes
+					FROM mixdnn.jobs j
+				   WHERE j.owner OPERATOR(pg_catalog.=) r.owner AND j.submitted_at OPERATOR(pg_catalog.>) since
+				  UNION ALL
+				  SELECT n.submitted_at,
+						 COALESCE(pg_catalog.pg_column_size(n.name), 0)::bigint
+						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(n.model), 0)
+						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(n.command), 0)
+						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(n.env), 0)
+						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(n.workdir), 0)
+						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(n.allowed_types), 0)
+					FROM new_jobs n
+				   WHERE n.owner OPERATOR(pg_catalog.=) r.owner
+					 AND NOT n.submitted_at OPERATOR(pg_catalog.>) since) b;
+		IF n_rows OPERATOR(pg_catalog.>) max_rows THEN
+			RAISE EXCEPTION 'role % would submit more than % jobs in an hour', r.owner, max_rows
+				USING ERRCODE = 'program_limit_exceeded',
+					  DETAIL = pg_catalog.format('It would have submitted %s jobs since %s (cancelled and finished ones count too); mixdnn.max_submissions_per_hour is %s.',
+												 n_rows, since, max_rows),
+					  HINT = pg_catalog.format('Submit fewer jobs at once, or again after %s, when its oldest jobs of the last hour stop counting.',
+											   oldest OPERATOR(pg_catalog.+) interval '1 hour');
+		END IF;
+		IF n_bytes OPERATOR(pg_catalog.>) max_bytes THEN
+			RAISE EXCEPTION 'role % would submit more than % of job text in an hour', r.owner, pg_catalog.pg_size_pretty(max_bytes)
+				USING ERRCODE = 'program_limit_exceeded',
+					  DETAIL = pg_catalog.format('Its jobs submitted since %s would store %s bytes of name, model, command, env, workdir and allowed_types (cancelled and finished ones count too); mixdnn.max_submission_bytes_per_hour is %s bytes.',
+												 since, n_bytes, max_bytes),
+					  HINT = 'Put a long command or environment in a script the job runs, or submit again later.';
+		END IF;
+	END LOOP;
+	RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._jobs_submission_budget() IS 'internal trigger: at most mixdnn.max_submissions_per_hour jobs and mixdnn.max_submission_bytes_per_hour bytes submitted per role in any hour';
+REVOKE ALL ON FUNCTION mixdnn._jobs_submission_budget() FROM PUBLIC;
+
+-- A restore loads the jobs as they were (25_restore.sql): a data load is
+-- not a submission.
+CREATE OR REPLACE TRIGGER jobs_submission_budget AFTER INSERT ON mixdnn.jobs
+	REFERENCING NEW TABLE AS new_jobs
+	FOR EACH STATEMENT WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._jobs_submission_budget();

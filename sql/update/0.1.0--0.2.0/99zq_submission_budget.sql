@@ -1,0 +1,1 @@
+../../install/46_submission_budget.sql
