@@ -16,8 +16,12 @@ CREATE OR REPLACE FUNCTION mixdnn._jobs_submission_budget() RETURNS trigger
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
-	max_rows	bigint := NULLIF(pg_catalog.current_setting('mixdnn.max_submissions_per_hour')::bigint, 0);
-	max_bytes	bigint := NULLIF(pg_catalog.pg_size_bytes(pg_catalog.current_setting('mixdnn.max_submission_bytes_per_hour')), 0);
+	-- the session's values; a role's own (ALTER ROLE ... SET) binds its
+	-- jobs whoever submits them, as the waiting-jobs limit's does
+	session_rows	bigint := pg_catalog.current_setting('mixdnn.max_submissions_per_hour')::bigint;
+	session_bytes	bigint := pg_catalog.pg_size_bytes(pg_catalog.current_setting('mixdnn.max_submission_bytes_per_hour'));
+	max_rows	bigint;
+	max_bytes	bigint;
 	since		timestamptz := mixdnn.now() OPERATOR(pg_catalog.-) interval '1 hour';
 	r			record;
 	n_rows		bigint;
@@ -28,15 +32,17 @@ DECLARE
 	submitter	name := CASE pg_catalog.current_setting('role')
 		WHEN 'none' THEN session_user ELSE pg_catalog.current_setting('role')::pg_catalog.name END;
 BEGIN
-	IF max_rows IS NULL AND max_bytes IS NULL THEN
-		RETURN NULL;
-	END IF;
 	-- Superusers (the extension's owner, replays, benchmarks) are not
 	-- limited, as by mixdnn.max_waiting_jobs (45_queue.sql).
 	FOR r IN SELECT n.owner FROM new_jobs n
 			 WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_roles o
 							   WHERE o.rolname OPERATOR(pg_catalog.=) n.owner AND o.rolsuper)
 			 GROUP BY n.owner ORDER BY n.owner LOOP
+		max_rows := NULLIF(coalesce(mixdnn._role_setting(r.owner, 'mixdnn.max_submissions_per_hour'), session_rows), 0);
+		-- the setting's unit is kB
+		max_bytes := NULLIF(coalesce(mixdnn._role_setting(r.owner, 'mixdnn.max_submission_bytes_per_hour')::bigint
+									 OPERATOR(pg_catalog.*) 1024, session_bytes), 0);
+		CONTINUE WHEN max_rows IS NULL AND max_bytes IS NULL;
 		-- Serialized with the role's other submissions on its row of
 		-- mixdnn.submitters, as the waiting-jobs limit is: two concurrent
 		-- submissions of one role cannot both pass. Another role's

@@ -109,10 +109,11 @@ CREATE CONSTRAINT TRIGGER shares_round AFTER INSERT OR UPDATE OR DELETE ON mixdn
 -- rows naming it or a role it is a member of (a superuser: naming it;
 -- pg_has_role() is true of a superuser for every role);
 -- mixdnn.max_waiting_jobs when none sets one (0 = none). NULL: no limit.
--- That setting is the role's own (ALTER ROLE who [IN DATABASE] SET) also
--- when another session submits for it (an admin's owner = who, SET ROLE
--- who): the session's setting is the submitter's, and let an admin's
--- submission take the role beyond the limit of its own submissions.
+-- That setting is the role's own (ALTER ROLE who [IN DATABASE] SET,
+-- mixdnn._role_setting) also when another session submits for it (an
+-- admin's owner = who, SET ROLE who): the session's setting is the
+-- submitter's, and let an admin's submission take the role beyond the
+-- limit of its own submissions.
 CREATE FUNCTION mixdnn._waiting_limit(who name) RETURNS int
 	LANGUAGE sql STABLE
 	SET search_path = pg_catalog, pg_temp
@@ -125,17 +126,8 @@ CREATE FUNCTION mixdnn._waiting_limit(who name) RETURNS int
 		 WHERE q.max_waiting_jobs IS NOT NULL
 		   AND (u.oid OPERATOR(pg_catalog.=) g.oid
 				OR (NOT u.rolsuper AND pg_catalog.pg_has_role(u.oid, g.oid, 'MEMBER')))),
-		NULLIF(coalesce(
-			(SELECT pg_catalog.split_part(c.c, '=', 2)::int
-			 FROM pg_catalog.pg_db_role_setting s
-				  JOIN pg_catalog.pg_roles u ON u.oid OPERATOR(pg_catalog.=) s.setrole,
-				  pg_catalog.unnest(s.setconfig) AS c(c)
-			 WHERE who OPERATOR(pg_catalog.<>) SESSION_USER AND u.rolname OPERATOR(pg_catalog.=) who
-			   AND s.setdatabase IN (0, (SELECT d.oid FROM pg_catalog.pg_database d
-										 WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()))
-			   AND c.c OPERATOR(pg_catalog.~) '^mixdnn[.]max_waiting_jobs=[0-9]{1,9}$'
-			 ORDER BY s.setdatabase DESC LIMIT 1),
-			pg_catalog.current_setting('mixdnn.max_waiting_jobs')::int), 0))
+		NULLIF(coalesce(mixdnn._role_setting(who, 'mixdnn.max_waiting_jobs'),
+						pg_catalog.current_setting('mixdnn.max_waiting_jobs')::int), 0))
 	$$;
 COMMENT ON FUNCTION mixdnn._waiting_limit(name) IS 'internal: the most waiting jobs a role may have (NULL: no limit)';
 

@@ -17,15 +17,6 @@ CREATE OR REPLACE FUNCTION mixdnn._waiting_limit(who name) RETURNS int
 		 WHERE q.max_waiting_jobs IS NOT NULL
 		   AND (u.oid OPERATOR(pg_catalog.=) g.oid
 				OR (NOT u.rolsuper AND pg_catalog.pg_has_role(u.oid, g.oid, 'MEMBER')))),
-		NULLIF(coalesce(
-			(SELECT pg_catalog.split_part(c.c, '=', 2)::int
-			 FROM pg_catalog.pg_db_role_setting s
-				  JOIN pg_catalog.pg_roles u ON u.oid OPERATOR(pg_catalog.=) s.setrole,
-				  pg_catalog.unnest(s.setconfig) AS c(c)
-			 WHERE who OPERATOR(pg_catalog.<>) SESSION_USER AND u.rolname OPERATOR(pg_catalog.=) who
-			   AND s.setdatabase IN (0, (SELECT d.oid FROM pg_catalog.pg_database d
-										 WHERE d.datname OPERATOR(pg_catalog.=) pg_catalog.current_database()))
-			   AND c.c OPERATOR(pg_catalog.~) '^mixdnn[.]max_waiting_jobs=[0-9]{1,9}$'
-			 ORDER BY s.setdatabase DESC LIMIT 1),
-			pg_catalog.current_setting('mixdnn.max_waiting_jobs')::int), 0))
+		NULLIF(coalesce(mixdnn._role_setting(who, 'mixdnn.max_waiting_jobs'),
+						pg_catalog.current_setting('mixdnn.max_waiting_jobs')::int), 0))
 	$$;

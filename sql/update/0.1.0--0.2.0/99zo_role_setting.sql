@@ -1,0 +1,1 @@
+../../install/44_role_setting.sql
