@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The launcher's queries under a hostile search_path: a database's owner
+# may set its search_path (ALTER DATABASE ... SET search_path), which every
+# session of a launcher role takes. Domains named text and uuid in a schema
+# of another role, first in that path, would be the types of the
+# launcher's casts (::text, ::uuid), and their CHECK, run at each claim and
+# report, would run as the launcher's role (it claims every job, reads
+# every command and environment and reports for every job). The launcher
+# names every type, operator and function with its schema.
+. "$(dirname "$0")/../lib.sh"
+
+HOSTILE=mixdnn_e2e_hostile
+# This test's own sessions keep an ordinary path whatever the database says.
+export PGOPTIONS="-c search_path=public"
+cleanup() {
+	q "ALTER DATABASE \"$PGDATABASE\" RESET search_path; DROP SCHEMA IF EXISTS e2e_hostile CASCADE" >/dev/null
+	drop_role "$HOSTILE"
+}
+cleanup
+reset_cluster
+
+psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<-SQL
+	CREATE ROLE $HOSTILE;
+	CREATE SCHEMA e2e_hostile AUTHORIZATION $HOSTILE;
+	SET ROLE $HOSTILE;
+	GRANT USAGE ON SCHEMA e2e_hostile TO PUBLIC;
+	CREATE TABLE e2e_hostile.ran (who text, what text);
+	GRANT INSERT ON e2e_hostile.ran TO PUBLIC;
+	CREATE FUNCTION e2e_hostile.note(what text) RETURNS boolean LANGUAGE sql
+		AS 'INSERT INTO e2e_hostile.ran VALUES (current_user, \$1) RETURNING true';
+	CREATE DOMAIN e2e_hostile.text AS pg_catalog.text CHECK (e2e_hostile.note('text'));
+	CREATE DOMAIN e2e_hostile.uuid AS pg_catalog.uuid CHECK (e2e_hostile.note('uuid'));
+	RESET ROLE;
+	ALTER DATABASE "$PGDATABASE" SET search_path = e2e_hostile, pg_catalog;
+SQL
+ok $? "(setup) another role's domains text and uuid, first in the database's search_path"
+
+# The launcher without this test's PGOPTIONS: the database's path.
+PGOPTIONS= start_launcher n3
+j=$(submit sp-1 hard v100 1 "$(job_cmd 0.2)")
+wait_until 30 "[ \"\$(status_of $j)\" = completed ]"
+ok $? "a job ran through the launcher and was reported"
+# A part claimed on n3 that no keeper runs (claimed here, with the
+# launcher stopped): the launcher that starts gives it up with
+# reset_node(node, job, cause), and the job runs again.
+stop_launcher n3
+j=$(submit sp-2 hard v100 1 "$(job_cmd 0.2)")
+wait_until 30 "[ \"\$(status_of $j)\" = launching ]"
+is "$(PGUSER=$E2E_LAUNCHER_ROLE q "SELECT count(*) FROM mixdnn.claim_parts('n3')")" 1 "(setup) a part claimed without a launcher"
+PGOPTIONS= start_launcher n3
+wait_until 30 "grep -q 'giving it up' \"\$T/launcher-n3.log\" && [ \"\$(status_of $j)\" = completed ]"
+ok $? "the launcher gave the part up and the job ran again"
+is "$(q "SELECT coalesce(string_agg(DISTINCT who || ' ran ' || what, ', '), '') FROM e2e_hostile.ran")" "" \
+	"the launcher's queries ran none of the other role's domain checks"
+
+stop_all_launchers
+cleanup
+done_testing
