@@ -5,7 +5,7 @@
  * database's owner may set: every type, operator and function below is
  * named with its schema (::pg_catalog.text, not ::text), so that no other
  * role's domain or operator first in that path runs with the launcher
- * role's rights (test/e2e/t/77_launcher_search_path.sh).
+ * role's rights (test/e2e/t/77_clients_search_path.sh).
  */
 #include <ctype.h>
 #include <errno.h>

@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
-# The launcher's queries under a hostile search_path: a database's owner
+# SQL that MixDNN's programs and files send from outside the extension's
+# functions, under a search_path that holds another role's objects
+# (docs/design.md, "How names are resolved").
+#
+# The launcher's queries: a database's owner
 # may set its search_path (ALTER DATABASE ... SET search_path), which every
 # session of a launcher role takes. Domains named text and uuid in a schema
 # of another role, first in that path, would be the types of the
@@ -54,5 +58,31 @@ is "$(q "SELECT coalesce(string_agg(DISTINCT who || ' ran ' || what, ', '), '') 
 	"the launcher's queries ran none of the other role's domain checks"
 
 stop_all_launchers
+
+# tools/bench/export_snapshot.sql, which an administrator runs against a
+# real database (docs/performance.md), as a superuser under the default
+# search_path ("$user", public), with CREATE on public granted to PUBLIC
+# (as before PostgreSQL 15): another role's array_to_string(text[], text)
+# there matches allowed_types better than pg_catalog's
+# array_to_string(anyarray, text) and would run as the superuser.
+q "ALTER DATABASE \"$PGDATABASE\" RESET search_path; GRANT CREATE ON SCHEMA public TO PUBLIC" >/dev/null
+psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<-SQL
+	SET ROLE $HOSTILE;
+	CREATE FUNCTION public.array_to_string(text[], text) RETURNS text LANGUAGE sql
+		AS 'SELECT e2e_hostile.note(''array_to_string''); SELECT pg_catalog.array_to_string(\$1, \$2)';
+SQL
+ok $? "(setup) another role's array_to_string(text[], text) in public"
+# A job that holds n1 and n2, and one that waits behind it.
+submit snap-run hard a100 8 "$(job_cmd 0.2)" '1 hour' >/dev/null
+j=$(submit snap-wait soft a100 2 "$(job_cmd 0.2)")
+mkdir -p "$T/snap" && chmod 777 "$T/snap"
+PGOPTIONS= psql -X -q -v dir="$T/snap" -f "$E2E_DIR/../../tools/bench/export_snapshot.sql" >"$T/snap.log" 2>&1
+ok $? "export_snapshot.sql ran" || diag "$(cat "$T/snap.log")"
+grep -q "^$j," "$T/snap/waiting.csv"
+ok $? "it exported the waiting job"
+is "$(q "SELECT coalesce(string_agg(DISTINCT who || ' ran ' || what, ', '), '') FROM e2e_hostile.ran")" "" \
+	"export_snapshot.sql ran none of the other role's functions"
+
+q "REVOKE CREATE ON SCHEMA public FROM PUBLIC" >/dev/null
 cleanup
 done_testing
