@@ -3,14 +3,15 @@
 # functions, under a search_path that holds another role's objects
 # (docs/design.md, "How names are resolved").
 #
-# The launcher's queries: a database's owner
-# may set its search_path (ALTER DATABASE ... SET search_path), which every
-# session of a launcher role takes. Domains named text and uuid in a schema
+# The launcher's queries: a database's owner may set its search_path
+# (ALTER DATABASE ... SET search_path), which every session of a launcher
+# role takes. Domains named text and uuid in a schema
 # of another role, first in that path, would be the types of the
 # launcher's casts (::text, ::uuid), and their CHECK, run at each claim and
 # report, would run as the launcher's role (it claims every job, reads
 # every command and environment and reports for every job). The launcher
-# names every type, operator and function with its schema.
+# names every type, operator and function with its schema. And
+# tools/bench/export_snapshot.sql, below.
 . "$(dirname "$0")/../lib.sh"
 
 HOSTILE=mixdnn_e2e_hostile
