@@ -6,8 +6,9 @@ cd "$(dirname "$0")/.."
 
 PACKAGES="postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
           libglpk-dev libpq-dev gcc make gnuplot-nox python3 python3-scipy prometheus-postgres-exporter chromium
-          gdb"
+          gdb python3-yaml"
 # gdb: e2e 54 holds a launcher's keeper at one instruction to make a race certain.
+# python3-yaml: e2e 80 reads the exporter's query file to run each query as its role.
 # PyTorch for the e2e suite's distributed training (test/e2e/t/13_pytorch.sh):
 # 177 packages, 608 MB installed, about a minute; only when the e2e suite
 # runs (test/run_tests.sh sets MIXDNN_SETUP_TORCH=1 then).

@@ -1,5 +1,11 @@
 /*
  * db.c — calls of the launcher functions (sql/install/60_launcher.sql).
+ *
+ * The session takes its database's and role's search_path, which a
+ * database's owner may set: every type, operator and function below is
+ * named with its schema (::pg_catalog.text, not ::text), so that no other
+ * role's domain or operator first in that path runs with the launcher
+ * role's rights (test/e2e/t/77_clients_search_path.sh).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -415,9 +421,9 @@ lx_db_claim(PGconn *conn, const char *node, lx_job **jobs, int *njobs, double *l
 	/* the lease the claim gave, with each job: it may have changed since the last heartbeat */
 	PGresult   *res = exec(conn,
 						   "WITH c AS MATERIALIZED (SELECT * FROM mixdnn.claim_parts($1)) "
-						   "SELECT c.job_id, c.name, c.command, c.node_rank, c.world_gpus, NULL::text, NULL::text, "
+						   "SELECT c.job_id, c.name, c.command, c.node_rank, c.world_gpus, NULL::pg_catalog.text, NULL::pg_catalog.text, "
 						   "c.attempt, c.workdir, c.owner, pg_catalog.date_part('epoch', "
-						   "pg_catalog.current_setting('mixdnn.lease_timeout')::interval), c.launch_token::text FROM c "
+						   "pg_catalog.current_setting('mixdnn.lease_timeout')::pg_catalog.interval), c.launch_token::pg_catalog.text FROM c "
 						   "UNION ALL "
 						   "SELECT c.job_id, NULL, NULL, NULL, NULL, e.key, e.value, NULL, NULL, NULL, NULL, NULL "
 						   "FROM c, pg_catalog.jsonb_each_text(c.env) e "
@@ -458,7 +464,7 @@ lx_db_heartbeat(PGconn *conn, const char *node, lx_part **parts, int *nparts, do
 	PGresult   *res = exec(conn,
 						   "WITH h AS MATERIALIZED (SELECT * FROM mixdnn.heartbeat_parts($1)) "
 						   "SELECT pg_catalog.date_part('epoch', "
-						   "pg_catalog.current_setting('mixdnn.lease_timeout')::interval), "
+						   "pg_catalog.current_setting('mixdnn.lease_timeout')::pg_catalog.interval), "
 						   "h.job_id, h.attempt, h.renewed, h.launch_token FROM (VALUES (1)) AS one (x) LEFT JOIN h ON true",
 						   1, params);
 	int			i,
@@ -506,7 +512,7 @@ lx_db_finish(PGconn *conn, const char *node, long long job_id, int attempt, cons
 	snprintf(job, sizeof(job), "%lld", job_id);
 	snprintf(att, sizeof(att), "%d", attempt);
 	snprintf(ec, sizeof(ec), "%d", code);
-	res = exec(conn, "SELECT mixdnn.finish($1::bigint, $2::int, $3, $4::int, $5, $6::uuid)", 6, params);
+	res = exec(conn, "SELECT mixdnn.finish($1::pg_catalog.int8, $2::pg_catalog.int4, $3, $4::pg_catalog.int4, $5, $6::pg_catalog.uuid)", 6, params);
 	state = PQresultStatus(res) == PGRES_FATAL_ERROR ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	if (state != NULL && strcmp(state, "P0002") == 0)
 	{
@@ -607,7 +613,7 @@ lx_db_reset_node(PGconn *conn, const char *node, long long job_id, const char *c
 	PGresult   *res;
 
 	snprintf(job, sizeof(job), "%lld", job_id);
-	res = exec(conn, "SELECT mixdnn.reset_node($1, $2::bigint, $3::text)", 3, params);
+	res = exec(conn, "SELECT mixdnn.reset_node($1, $2::pg_catalog.int8, $3::pg_catalog.text)", 3, params);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
 		const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
@@ -618,7 +624,7 @@ lx_db_reset_node(PGconn *conn, const char *node, long long job_id, const char *c
 		PQclear(res);
 		res = job_id < 0
 			? exec(conn, "SELECT mixdnn.reset_node($1)", 1, params)
-			: exec(conn, "SELECT mixdnn.reset_node($1, $2::bigint)", 2, params);
+			: exec(conn, "SELECT mixdnn.reset_node($1, $2::pg_catalog.int8)", 2, params);
 		if (PQresultStatus(res) != PGRES_TUPLES_OK)
 			return failed(conn, res, "reset_node");
 	}

@@ -125,6 +125,15 @@ reset_cluster() {
 	SQL
 }
 
+# A role of a test, with what it owns and was granted, if it exists.
+drop_role() {	# drop_role ROLE
+	q "DO \$\$ BEGIN
+		IF EXISTS (SELECT FROM pg_roles WHERE rolname = '$1') THEN
+			EXECUTE 'DROP OWNED BY $1'; EXECUTE 'DROP ROLE $1';
+		END IF;
+	   END \$\$" >/dev/null
+}
+
 # ALTER SYSTEM + reload, and wait until a new session sees it.
 set_setting() {	# set_setting NAME VALUE ('' resets)
 	if [ -z "$2" ]; then

@@ -3,6 +3,12 @@
 -- mixdnn.now() at export). psql -v dir=/tmp/snap -f export_snapshot.sql
 \set ON_ERROR_STOP on
 \set QUIET on
+-- Run as a superuser or the extension's owner against a real database:
+-- names resolve in pg_catalog only, never in a schema of the session's
+-- search_path that another role may create in (its array_to_string(text[],
+-- text) would match allowed_types better than pg_catalog's and run with
+-- this session's rights; docs/design.md, "How names are resolved").
+SET search_path = pg_catalog, pg_temp;
 SELECT mixdnn.now() AS t0 \gset
 \set q_types 'COPY (SELECT gpu_type, speed FROM mixdnn.gpu_types ORDER BY gpu_type COLLATE "C") TO STDOUT CSV HEADER'
 \set q_nodes 'COPY (SELECT node, gpu_type, gpus, status FROM mixdnn.gpu_nodes ORDER BY node COLLATE "C") TO STDOUT CSV HEADER'

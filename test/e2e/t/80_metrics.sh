@@ -3,7 +3,10 @@
 # package) with tools/prometheus/mixdnn-queries.yaml, connected as a role
 # that is only a member of pg_monitor: after jobs ran through a launcher,
 # its /metrics page has the jobs by status, GPUs per type, waits, rounds and
-# launch latency.
+# launch latency. And the queries name pg_catalog's operators and functions
+# with their schema: another role's /(float8, integer), =(text, text) and
+# max(float8) in public (CREATE granted to PUBLIC, as before PostgreSQL 15)
+# never run as the monitoring role, whatever its search_path.
 . "$(dirname "$0")/../lib.sh"
 
 EXPORTER=$(command -v prometheus-postgres-exporter)
@@ -12,6 +15,15 @@ QUERIES=$E2E_DIR/../../tools/prometheus/mixdnn-queries.yaml
 # 20000 above the cluster's port, or below it when that is past 65535
 PORT=${MIXDNN_EXPORTER_PORT:-$((PGPORT + 20000 <= 65535 ? PGPORT + 20000 : PGPORT - 20000))}
 MONITOR=mixdnn_e2e_monitor
+HOSTILE=mixdnn_e2e_hostile
+
+# Another role's objects in public, and CREATE on public for everyone, gone
+# (this cluster serves the next test files too).
+drop_hostile() {
+	q "REVOKE CREATE ON SCHEMA public FROM PUBLIC" >/dev/null
+	drop_role "$HOSTILE"
+}
+drop_hostile
 
 reset_cluster
 q "DO \$\$ BEGIN
@@ -25,6 +37,33 @@ wait_until 30 '[ "$(q "SELECT count(*) FROM mixdnn.jobs WHERE status = '"'comple
 ok $? "three v100 jobs ran through the launcher"
 # The 8-a100 job is running or waits: it holds n1 and n2 without a launcher there.
 stop_all_launchers
+
+# A role that may create in public puts there operators and an aggregate
+# that match the queries' arguments exactly (pg_catalog has no
+# /(float8, integer): value / 1000 would otherwise cast 1000 to float8 and
+# take this one) and note who ran them.
+psql -X -q -v ON_ERROR_STOP=1 >/dev/null <<-SQL
+	CREATE ROLE $HOSTILE;
+	GRANT CREATE ON SCHEMA public TO PUBLIC;
+	SET ROLE $HOSTILE;
+	CREATE TABLE public.hostile_ran (who text, what text);
+	GRANT INSERT ON public.hostile_ran TO PUBLIC;
+	CREATE FUNCTION public.hostile_div(float8, integer) RETURNS float8 LANGUAGE sql
+		AS 'INSERT INTO public.hostile_ran VALUES (current_user, ''/'') RETURNING \$1 OPERATOR(pg_catalog./) \$2';
+	CREATE OPERATOR public./ (LEFTARG = float8, RIGHTARG = integer, FUNCTION = public.hostile_div);
+	CREATE FUNCTION public.hostile_eq(text, text) RETURNS boolean LANGUAGE sql
+		AS 'INSERT INTO public.hostile_ran VALUES (current_user, ''='') RETURNING \$1 OPERATOR(pg_catalog.=) \$2';
+	CREATE OPERATOR public.= (LEFTARG = text, RIGHTARG = text, FUNCTION = public.hostile_eq);
+	CREATE FUNCTION public.hostile_larger(float8, float8) RETURNS float8 LANGUAGE sql STRICT
+		AS 'INSERT INTO public.hostile_ran VALUES (current_user, ''max'') RETURNING pg_catalog.float8larger(\$1, \$2)';
+	-- an initial state: its function runs for every row, the first one too
+	CREATE AGGREGATE public.max(float8) (SFUNC = public.hostile_larger, STYPE = float8, INITCOND = '-Infinity');
+	RESET ROLE;
+SQL
+ok $? "another role put /(float8, integer), =(text, text) and max(float8) in public"
+hostile_ran() {
+	q "SELECT coalesce(string_agg(DISTINCT who || ' ran ' || what, ', '), '') FROM public.hostile_ran"
+}
 
 DATA_SOURCE_NAME="host=$PGHOST port=$PGPORT user=$MONITOR dbname=$PGDATABASE sslmode=disable" \
 	"$EXPORTER" --extend.query-path="$QUERIES" --web.listen-address="127.0.0.1:$PORT" \
@@ -74,6 +113,24 @@ is "$(sed -n 's/^# TYPE \(mixdnn_[a-z0-9_]*\) .*/\1/p' "$T/metrics.txt" | sort |
 	"the exported names (docs/reference.md, \"Metrics\")"
 grep -q 'pg_exporter_user_queries_load_error{[^}]*} 0' "$T/metrics.txt"
 ok $? "the exporter loaded the query file without error"
+is "$(hostile_ran)" "" "the exporter (search_path \"\$user\", public) ran none of the other role's operators"
+
+# Each query again, as the monitoring role with public before pg_catalog in
+# its search_path: only names with their schema stay pg_catalog's.
+python3 -c '
+import sys, yaml
+for name, q in yaml.safe_load(open(sys.argv[1])).items():
+    sys.stdout.write(name + "\t" + " ".join(q["query"].split()) + "\n")
+' "$QUERIES" >"$T/queries.tsv"
+bad_queries=
+while IFS=$'\t' read -r name sql; do
+	PGOPTIONS="-c search_path=public,pg_catalog" psql -X -q -A -t -v ON_ERROR_STOP=1 -U "$MONITOR" -c "$sql" \
+		>"$T/query-$name.out" 2>&1 || bad_queries="$bad_queries $name"
+done <"$T/queries.tsv"
+is "$bad_queries" "" "each query of the file runs as the monitoring role"
+is "$(wc -l <"$T/queries.tsv")" 3 "three queries read from the file"
+is "$(hostile_ran)" "" "with search_path public, pg_catalog the queries ran none of the other role's operators or aggregates"
+drop_hostile
 
 q "DROP ROLE IF EXISTS $MONITOR" >/dev/null 2>&1 || q "REVOKE pg_monitor FROM $MONITOR" >/dev/null
 done_testing
