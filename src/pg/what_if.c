@@ -142,11 +142,14 @@ what_if_plan(const mx_preview *pv, void *arg)
 /*
  * The caller's waiting-jobs limit as the submission trigger computes it
  * (mixdnn._waiting_limit: the strictest mixdnn.quotas row binding the
- * caller, else mixdnn.max_waiting_jobs); -1 for none. The quotas are the
- * admins' alone, so they are read as the extension's owner.
+ * caller, else its mixdnn.max_waiting_jobs: its role's own, ALTER ROLE
+ * SET, when it is not the session's user, else the session's); -1 for
+ * none. *setting: whether that limit is the setting's, not a quotas
+ * row's. The quotas are the admins' alone, so they are read as the
+ * extension's owner.
  */
 static int32
-caller_waiting_limit(void)
+caller_waiting_limit(bool *setting)
 {
 	Datum		who = DirectFunctionCall1(namein, CStringGetDatum(GetUserNameFromId(GetUserId(), false)));
 	mx_saved_user saved;
@@ -154,9 +157,16 @@ caller_waiting_limit(void)
 	int32		lim = -1;
 
 	mx_become_owner(&saved);
-	if (mx_spi_execute("SELECT mixdnn._waiting_limit($1)", 1, (Oid[]) {NAMEOID}, &who,
-					   NULL, true, 1) == SPI_OK_SELECT && SPI_processed == 1)
+	if (mx_spi_execute("SELECT mixdnn._waiting_limit($1), "
+					   "COALESCE(mixdnn._role_setting($1, 'mixdnn.max_waiting_jobs'), "
+					   "pg_catalog.current_setting('mixdnn.max_waiting_jobs')::pg_catalog.int4)",
+					   1, (Oid[]) {NAMEOID}, &who, NULL, true, 1) == SPI_OK_SELECT && SPI_processed == 1)
+	{
+		bool		n;
+
 		lim = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		*setting = lim == DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &n));
+	}
 	else
 		elog(ERROR, "mixdnn: could not read the caller's waiting-jobs limit");
 	mx_restore_user(&saved);
@@ -172,12 +182,12 @@ caller_waiting_limit(void)
  * were submitted) is told apart from the limit, not its exact count.
  */
 static int64
-waiting_jobs_over_limit(int32 *lim)
+waiting_jobs_over_limit(int32 *lim, bool *setting)
 {
 	int64		waiting;
 	bool		isnull;
 
-	if (superuser() || (*lim = caller_waiting_limit()) < 0)
+	if (superuser() || (*lim = caller_waiting_limit(setting)) < 0)
 		return -1;
 	if (mx_spi_execute("SELECT pg_catalog.count(*) FROM (SELECT FROM mixdnn.jobs j "
 					   "WHERE j.owner = CURRENT_USER AND j.status IN ('pending', 'planned') LIMIT $1) w",
@@ -195,23 +205,24 @@ refused_by_limit(ReturnSetInfo *rsinfo)
 	mx_preview	none;
 	int64		waiting;
 	int32		lim = -1;
+	bool		setting = false;
+	const char *whose;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "mixdnn: SPI_connect failed");
-	waiting = waiting_jobs_over_limit(&lim);
+	waiting = waiting_jobs_over_limit(&lim, &setting);
 	SPI_finish();
 	if (waiting < 0)
 		return false;
 	memset(&none, 0, sizeof(none));
 	none.ji = -1;
+	whose = setting ? "mixdnn.max_waiting_jobs" : "its mixdnn.quotas row";
 	put_row(rsinfo, &none, 0,
 			waiting > lim ?
 			psprintf("refused: role %s has more than the %d waiting jobs %s allows",
-					 GetUserNameFromId(GetUserId(), false), lim,
-					 lim == mx_guc_max_waiting_jobs ? "mixdnn.max_waiting_jobs" : "its mixdnn.quotas row") :
+					 GetUserNameFromId(GetUserId(), false), lim, whose) :
 			psprintf("refused: role %s has %lld waiting jobs, the most %s allows",
-					 GetUserNameFromId(GetUserId(), false), (long long) waiting,
-					 lim == mx_guc_max_waiting_jobs ? "mixdnn.max_waiting_jobs" : "its mixdnn.quotas row"),
+					 GetUserNameFromId(GetUserId(), false), (long long) waiting, whose),
 			"limit");
 	return true;
 }

@@ -20,6 +20,9 @@
 --   its own sessions: an admin submitting for bob (owner = 'bob', or SET
 --   ROLE bob) was held to the admin session's setting, 1000, and took bob
 --   beyond his limit of 1.
+-- * mixdnn.what_if, asked as bob from another session (SET ROLE), said
+--   his limit of 2 from his own ALTER ROLE SET was "its mixdnn.quotas
+--   row": it took any limit other than the session's setting for a row's.
 -- * Under mixdnn.policy k8s (and the other comparators that start a job
 --   only now), explain said of a job left waiting "objective: it would
 --   fit, but the round's plan has more total utility" whatever kept it
@@ -29,7 +32,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(21);
+SELECT plan(22);
 DELETE FROM mixdnn.quotas;
 DELETE FROM mixdnn.shares;
 
@@ -132,6 +135,13 @@ DO $$ BEGIN EXECUTE format('ALTER ROLE tap105_bob IN DATABASE %I SET mixdnn.max_
 SET LOCAL ROLE tap105_op;
 SELECT lives_ok($$INSERT INTO mixdnn.jobs (name, owner, gpu_type, gpus, duration) VALUES ('b2', 'tap105_bob', 'v100', 1, '1h')$$,
 	'bob''s limit in this database, 2, binds before his limit in every database');
+RESET ROLE;
+-- what_if as bob (SET ROLE, in the superuser's session) names the setting
+-- that binds him, his own, not a mixdnn.quotas row he has none of
+SET LOCAL ROLE tap105_bob;
+SELECT is((SELECT (reason, blocked_by) FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'v100', gpus => 1, duration => '1h')),
+	('refused: role tap105_bob has 2 waiting jobs, the most mixdnn.max_waiting_jobs allows'::text, 'limit'::text),
+	'what_if of a role at its own ALTER ROLE limit names mixdnn.max_waiting_jobs, not a quotas row');
 RESET ROLE;
 
 -- k8s: p1 starts now on both v100s, p2 waits for them.
