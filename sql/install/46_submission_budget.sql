@@ -58,7 +58,10 @@ BEGIN
 		-- of what its submitter gave is the columns a user writes that have
 		-- no fixed size, as stored: pg_column_size gives the compressed
 		-- size, or that of the value out of line, without reading it.
-		SELECT pg_catalog.count(*), pg_catalog.sum(b.bytes), pg_catalog.min(b.submitted_at)
+		-- oldest: of the jobs in the window only (an admin's backdated ones
+		-- never count again), for when the budget comes back.
+		SELECT pg_catalog.count(*), pg_catalog.sum(b.bytes),
+			   pg_catalog.min(b.submitted_at) FILTER (WHERE b.submitted_at OPERATOR(pg_catalog.>) since)
 			INTO n_rows, n_bytes, oldest
 			FROM (SELECT j.submitted_at,
 						 COALESCE(pg_catalog.pg_column_size(j.name), 0)::bigint
@@ -85,8 +88,9 @@ BEGIN
 				USING ERRCODE = 'program_limit_exceeded',
 					  DETAIL = pg_catalog.format('It would have submitted %s jobs since %s (cancelled and finished ones count too); mixdnn.max_submissions_per_hour is %s.',
 												 n_rows, since, max_rows),
-					  HINT = pg_catalog.format('Submit fewer jobs at once, or again after %s, when its oldest jobs of the last hour stop counting.',
-											   oldest OPERATOR(pg_catalog.+) interval '1 hour');
+					  HINT = CASE WHEN oldest IS NULL THEN 'Submit fewer jobs at once.'
+							 ELSE pg_catalog.format('Submit fewer jobs at once, or again after %s, when its oldest jobs of the last hour stop counting.',
+													oldest OPERATOR(pg_catalog.+) interval '1 hour') END;
 		END IF;
 		IF n_bytes OPERATOR(pg_catalog.>) max_bytes THEN
 			RAISE EXCEPTION 'role % would submit more than % of job text in an hour', r.owner, pg_catalog.pg_size_pretty(max_bytes)

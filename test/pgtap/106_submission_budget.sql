@@ -12,7 +12,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(22);
+SELECT plan(23);
 
 CREATE ROLE tap106_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap106_bob NOLOGIN IN ROLE mixdnn_user;
@@ -25,6 +25,17 @@ INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('v1', 'v100', 8);
 CREATE FUNCTION pg_temp.noise(kb int) RETURNS text LANGUAGE sql VOLATILE AS
 	$$ SELECT string_agg(md5(random()::text || k), '') FROM generate_series(1, kb * 32) k $$;
 GRANT EXECUTE ON FUNCTION pg_temp.noise(int) TO tap106_alice, tap106_bob, tap106_admin;
+-- the HINT of the budget's 54000 that sql raises
+CREATE FUNCTION pg_temp.budget_hint(sql text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE h text;
+BEGIN
+	EXECUTE sql;
+	RETURN NULL;
+EXCEPTION WHEN program_limit_exceeded THEN
+	GET STACKED DIAGNOSTICS h = PG_EXCEPTION_HINT;
+	RETURN h;
+END $f$;
+GRANT EXECUTE ON FUNCTION pg_temp.budget_hint(text) TO tap106_admin;
 CREATE FUNCTION pg_temp.jobs_of(who text) RETURNS bigint LANGUAGE sql AS
 	$$ SELECT count(*) FROM mixdnn.jobs WHERE owner::text = who $$;
 
@@ -72,6 +83,13 @@ SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpus, duration) VALUES 
 SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpus, duration, submitted_at)
 	VALUES ('backdated', 'tap106_alice', 1, '1h', mixdnn.now() - interval '1 day')$$,
 	'54000', NULL, '... even with an earlier submitted_at');
+-- ... whose HINT names when alice's jobs of the window stop counting, not
+-- a day ago (the backdated job's submitted_at + 1 hour)
+SELECT is(pg_temp.budget_hint($$INSERT INTO mixdnn.jobs (name, owner, gpus, duration, submitted_at)
+	VALUES ('backdated', 'tap106_alice', 1, '1h', mixdnn.now() - interval '1 day')$$),
+	format('Submit fewer jobs at once, or again after %s, when its oldest jobs of the last hour stop counting.',
+		   pg_temp.t0() + interval '1 hour'),
+	'... and its HINT gives the time her jobs of the last hour stop counting, not one past');
 RESET ROLE;
 -- The hour slides: the jobs submitted 61 minutes ago no longer count.
 SELECT pg_temp.set_now(pg_temp.t0() + interval '59 minutes');
