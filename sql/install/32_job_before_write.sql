@@ -74,6 +74,15 @@ BEGIN
 				USING ERRCODE = 'invalid_parameter_value',
 					  DETAIL = 'Leave planned_*, started_at, finished_at, exit_code and attempt unset when submitting.';
 		END IF;
+		-- An admin may give an earlier submitted_at, not a later one: a job
+		-- submitted in the future would count against its owner's
+		-- submission budget (46_submission_budget.sql) until then, cancelled
+		-- or not, and no admin may delete it. Superusers (replays) may.
+		IF NEW.submitted_at > mixdnn.now() AND mixdnn._caller_level() <> 'system' THEN
+			RAISE EXCEPTION 'submitted_at cannot be later than now (%), not %', mixdnn.now(), NEW.submitted_at
+				USING ERRCODE = 'invalid_parameter_value',
+					  DETAIL = 'A job''s submitted_at counts against its owner''s submission budget until an hour after it.';
+		END IF;
 		NEW.reason := NULL;
 	ELSE
 		IF OLD.status IN ('completed', 'failed', 'cancelled') THEN

@@ -12,7 +12,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(23);
+SELECT plan(24);
 
 CREATE ROLE tap106_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap106_bob NOLOGIN IN ROLE mixdnn_user;
@@ -90,6 +90,11 @@ SELECT is(pg_temp.budget_hint($$INSERT INTO mixdnn.jobs (name, owner, gpus, dura
 	format('Submit fewer jobs at once, or again after %s, when its oldest jobs of the last hour stop counting.',
 		   pg_temp.t0() + interval '1 hour'),
 	'... and its HINT gives the time her jobs of the last hour stop counting, not one past');
+-- A later submitted_at is refused: bob's jobs of 2036, cancelled, would
+-- fill his budget until then, and no admin may delete them.
+SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, owner, gpus, duration, submitted_at)
+	VALUES ('future', 'tap106_bob', 1, '1h', '2036-01-01')$$,
+	'22023', NULL, 'an admin''s job for a role with a later submitted_at than now is refused');
 RESET ROLE;
 -- The hour slides: the jobs submitted 61 minutes ago no longer count.
 SELECT pg_temp.set_now(pg_temp.t0() + interval '59 minutes');
