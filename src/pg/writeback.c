@@ -138,6 +138,13 @@ typedef enum row_change
 	ROW_REVISED					/* a new decision: the row and a history row */
 } row_change;
 
+/* A start moved later by at most tolerance x the time from now to the old one keeps the old one. */
+static bool
+later_start_kept(double old_s, double new_s, double now, double tolerance)
+{
+	return new_s > old_s && new_s - old_s <= tolerance * Max(0.0, old_s - now);
+}
+
 /*
  * Whether the decision for a job changed: its status or configuration, its
  * reason while it has no plan, its run time, or its planned start: always
@@ -150,13 +157,6 @@ typedef enum row_change
  * reason (idle GPUs came or went: model.md, "Reasons") rewrites the
  * reason alone.
  */
-/* A start moved later by at most tolerance x the time from now to the old one keeps the old one. */
-static bool
-later_start_kept(double old_s, double new_s, double now, double tolerance)
-{
-	return new_s > old_s && new_s - old_s <= tolerance * Max(0.0, old_s - now);
-}
-
 static row_change
 decision_changed(const mx_job_row *r, const new_row *nr, double now, double tolerance)
 {
