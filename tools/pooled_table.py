@@ -8,6 +8,9 @@ tools/opt_bench.sh (OPT_DIR/runs: the defaults as "lp", GLPK off as
 "noglpk") or tools/fresh_bench.sh (FRESH_DIR/seed-N/runs: "mixdnn",
 "nomilp"); the labels are taken from whichever the directory holds.
 --label NAME reads another variant's results as MixDNN's (e.g. w60).
+--by REGEX (repeatable) adds a table of the pooled workloads whose names
+match each expression (e.g. -s80-x: the generated workloads with 80 %
+soft jobs and exact estimates).
 Geomeans of the ratios; a workload counts above the goal's limits when
 its average JCT is more than 1 % or its makespan more than 3 % above the
 best comparator's.
@@ -16,6 +19,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 
 COMP = ["k8s", "backfill", "sjf", "hgreedy", "hsjf", "k8s-any"]
@@ -49,17 +53,17 @@ def one_set(runs, label):
     rows = []
     for wl in wls:
         r = {p: load(os.path.join(runs, "%s.%s.json" % (wl, p))) for p in COMP + [mine, off]}
-        rows.append((r[mine], r[off], {p: r[p] for p in COMP}))
+        rows.append((r[mine], r[off], {p: r[p] for p in COMP}, wl))
     if not rows:
         sys.exit("pooled_table.py: no workload in %s" % runs)
     return rows
 
 
 def summary(rows):
-    j = [m[0] / min(c[0] for c in cs.values()) for m, _, cs in rows]
-    k = [m[1] / min(c[1] for c in cs.values()) for m, _, cs in rows]
-    oj = [m[0] / o[0] for m, o, _ in rows]
-    ok = [m[1] / o[1] for m, o, _ in rows]
+    j = [m[0] / min(c[0] for c in cs.values()) for m, _, cs, _ in rows]
+    k = [m[1] / min(c[1] for c in cs.values()) for m, _, cs, _ in rows]
+    oj = [m[0] / o[0] for m, o, _, _ in rows]
+    ok = [m[1] / o[1] for m, o, _, _ in rows]
     return (len(rows), gm(j), max(j), sum(x > 1.01 for x in j), gm(k), max(k),
             sum(x > 1.03 for x in k), gm(oj), gm(ok))
 
@@ -68,6 +72,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("runs", nargs="+")
     ap.add_argument("--label", help="MixDNN's results under this label (default lp or mixdnn)")
+    ap.add_argument("--by", action="append", default=[], metavar="REGEX",
+                    help="also a row for the pooled workloads whose names match (repeatable)")
     a = ap.parse_args()
     sets = [(r, one_set(r, a.label)) for r in a.runs]
     print("| runs | workloads | JCT ÷ best | worst | > +1 % | makespan ÷ best | worst | > +3 % | JCT ÷ GLPK off | makespan ÷ GLPK off |")
@@ -80,13 +86,21 @@ def main():
     pool = [x for _, rows in sets for x in rows]
     for p in COMP + ["mixdnn"]:
         j, k = [], []
-        for m, _, cs in pool:
+        for m, _, cs, _ in pool:
             mine = m if p == "mixdnn" else cs[p]
             others = [v for q, v in cs.items() if q != p]
             j.append(mine[0] / min(v[0] for v in others))
             k.append(mine[1] / min(v[1] for v in others))
         name = "**mixdnn** (against all six)" if p == "mixdnn" else p
         print("| %s | %d | %d | %.3f | %.3f |" % (name, sum(x > 1.01 for x in j), sum(x > 1.03 for x in k), gm(j), gm(k)))
+    if a.by:
+        print()
+        print("| workloads matching | workloads | JCT ÷ best | worst | > +1 % | makespan ÷ best | worst | > +3 % | JCT ÷ GLPK off | makespan ÷ GLPK off |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for rx in a.by:
+            rows = [x for x in pool if re.search(rx, x[3])]
+            if rows:
+                print("| `%s` | %d | %.3f | %.3f | %d | %.3f | %.3f | %d | %.3f | %.3f |" % ((rx,) + summary(rows)))
 
 
 if __name__ == "__main__":
