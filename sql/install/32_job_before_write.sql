@@ -37,6 +37,40 @@ REVOKE ALL ON FUNCTION mixdnn._check_job_transition(bigint, text, text) FROM PUB
 -- Called by the jobs' trigger as whoever changes a job's status.
 GRANT EXECUTE ON FUNCTION mixdnn._check_job_transition(bigint, text, text) TO mixdnn_user, mixdnn_admin, mixdnn_launcher;
 
+-- What a submission may not set: its status, the scheduler's plan and run
+-- columns, a submitted_at later than now.
+CREATE OR REPLACE FUNCTION mixdnn._check_new_job(j mixdnn.jobs) RETURNS void
+	LANGUAGE plpgsql STABLE
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	IF j.status IS DISTINCT FROM 'pending' THEN
+		RAISE EXCEPTION 'a new job must have status pending, not %', coalesce(j.status, 'NULL')
+			USING ERRCODE = 'invalid_parameter_value';
+	END IF;
+	IF j.planned_gpu_type IS NOT NULL OR j.planned_gpus IS NOT NULL OR j.planned_start IS NOT NULL
+	   OR j.planned_end IS NOT NULL OR j.started_at IS NOT NULL OR j.finished_at IS NOT NULL
+	   OR j.exit_code IS NOT NULL OR j.attempt <> 0 THEN
+		RAISE EXCEPTION 'plan and run columns of a job are written by the scheduler'
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'Leave planned_*, started_at, finished_at, exit_code and attempt unset when submitting.';
+	END IF;
+	-- An admin may give an earlier submitted_at, not a later one: a job
+	-- submitted in the future would count against its owner's
+	-- submission budget (46_submission_budget.sql) until then, cancelled
+	-- or not, and no admin may delete it. Superusers (replays) may.
+	IF j.submitted_at > mixdnn.now() AND mixdnn._caller_level() <> 'system' THEN
+		RAISE EXCEPTION 'submitted_at cannot be later than now (%), not %', mixdnn.now(), j.submitted_at
+			USING ERRCODE = 'invalid_parameter_value',
+				  DETAIL = 'A job''s submitted_at counts against its owner''s submission budget until an hour after it.';
+	END IF;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._check_new_job(mixdnn.jobs) IS 'internal: refuses a submission that sets its status, plan or run columns, or a submitted_at later than now';
+REVOKE ALL ON FUNCTION mixdnn._check_new_job(mixdnn.jobs) FROM PUBLIC;
+-- Called by the jobs' trigger as whoever submits.
+GRANT EXECUTE ON FUNCTION mixdnn._check_new_job(mixdnn.jobs) TO mixdnn_user, mixdnn_admin, mixdnn_launcher;
+
 CREATE OR REPLACE FUNCTION mixdnn._job_before_write() RETURNS trigger
 	LANGUAGE plpgsql
 	SET search_path = pg_catalog, pg_temp
@@ -63,26 +97,7 @@ BEGIN
 	END IF;
 
 	IF TG_OP = 'INSERT' THEN
-		IF NEW.status IS DISTINCT FROM 'pending' THEN
-			RAISE EXCEPTION 'a new job must have status pending, not %', coalesce(NEW.status, 'NULL')
-				USING ERRCODE = 'invalid_parameter_value';
-		END IF;
-		IF NEW.planned_gpu_type IS NOT NULL OR NEW.planned_gpus IS NOT NULL OR NEW.planned_start IS NOT NULL
-		   OR NEW.planned_end IS NOT NULL OR NEW.started_at IS NOT NULL OR NEW.finished_at IS NOT NULL
-		   OR NEW.exit_code IS NOT NULL OR NEW.attempt <> 0 THEN
-			RAISE EXCEPTION 'plan and run columns of a job are written by the scheduler'
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = 'Leave planned_*, started_at, finished_at, exit_code and attempt unset when submitting.';
-		END IF;
-		-- An admin may give an earlier submitted_at, not a later one: a job
-		-- submitted in the future would count against its owner's
-		-- submission budget (46_submission_budget.sql) until then, cancelled
-		-- or not, and no admin may delete it. Superusers (replays) may.
-		IF NEW.submitted_at > mixdnn.now() AND mixdnn._caller_level() <> 'system' THEN
-			RAISE EXCEPTION 'submitted_at cannot be later than now (%), not %', mixdnn.now(), NEW.submitted_at
-				USING ERRCODE = 'invalid_parameter_value',
-					  DETAIL = 'A job''s submitted_at counts against its owner''s submission budget until an hour after it.';
-		END IF;
+		PERFORM mixdnn._check_new_job(NEW);
 		NEW.reason := NULL;
 	ELSE
 		IF OLD.status IN ('completed', 'failed', 'cancelled') THEN
