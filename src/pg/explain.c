@@ -116,7 +116,7 @@ stored_plan_note(const mx_preview *pv, const mx_candidate *c, char *detail)
 	 * src/pg/writeback.c), so the queue shows another start than this row.
 	 */
 	if (c->start > j->prev_start + MX_TIME_EPS &&
-		mx_kept_start(j, c->type, c->gpus, c->start, pv->d.snap.now, mx_guc_replan_tolerance) == j->prev_start &&
+		mx_kept_start(&pv->d, pv->ji, &pv->plan.a[pv->ji], mx_guc_replan_tolerance) == j->prev_start &&
 		mx_format_utc(j->prev_start, when, sizeof(when)) == 0)
 		return psprintf("%s; the stored plan keeps its earlier start, %s: a round rewrites a start that "
 						"moves later only by more than mixdnn.replan_tolerance of the time until it, and "

@@ -100,7 +100,6 @@ over_own_quota(const mx_preview *pv)
 static int
 queue_position(const mx_preview *pv)
 {
-	const mx_snapshot *s = &pv->d.snap;
 	const mx_assignment *me = &pv->plan.a[pv->ji];
 	TimestampTz mine = mx_epoch_to_ts(me->start);	/* as stored: to the microsecond */
 	int			i,
@@ -112,8 +111,7 @@ queue_position(const mx_preview *pv)
 
 		if (i == pv->ji || a->status != MX_PLANNED)
 			continue;
-		if (mx_epoch_to_ts(mx_kept_start(&s->jobs[i], a->type, a->gpus, a->start, s->now,
-										 mx_guc_replan_tolerance)) <= mine)
+		if (mx_epoch_to_ts(mx_kept_start(&pv->d, i, a, mx_guc_replan_tolerance)) <= mine)
 			pos++;
 	}
 	return pos;

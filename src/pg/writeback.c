@@ -184,12 +184,16 @@ decision_changed(const mx_job_row *r, const new_row *nr, double now, double tole
 }
 
 double
-mx_kept_start(const mx_job *j, int type, int gpus, double start, double now, double tolerance)
+mx_kept_start(const mx_db_snapshot *d, int i, const mx_assignment *a, double tolerance)
 {
-	if (j->prev_type >= 0 && j->prev_type == type && j->prev_gpus == gpus && j->prev_start > 0 &&
-		later_start_kept(j->prev_start, start, now, tolerance))
-		return j->prev_start;
-	return start;
+	const mx_job_row *r = &d->rows[i];
+	new_row		nr;
+
+	decide_row(&d->snap, a, r, &nr);
+	if (nr.planned && r->planned && r->has_start && nr.start > r->start &&
+		decision_changed(r, &nr, d->snap.now, tolerance) != ROW_REVISED)
+		return mx_ts_to_epoch(r->start);
+	return a->start;
 }
 
 /* The write-back statement's arrays: one entry per row it writes. */

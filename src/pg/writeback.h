@@ -26,13 +26,13 @@ int			mx_write_plan(const mx_db_snapshot *d, const mx_plan *p, int64 round_id, d
 						  int *skipped);
 
 /*
- * The planned start a write-back leaves stored for job j when the round
- * plans it on (type, gpus) at start: its stored start when that is the
- * same configuration and start moves later by at most tolerance x the time
- * from now to the stored start (not a change, above), else start. Tells
- * what mixdnn.queue will show (explain, what_if).
+ * The planned start a write-back leaves stored for job i of d when the
+ * round plans it as a: its stored start when decision_changed() would not
+ * rewrite the row (the same configuration and run time, a start later by
+ * at most tolerance x the time from now to the stored one), else a's.
+ * Tells what mixdnn.queue will show (explain, what_if).
  */
-double		mx_kept_start(const mx_job *j, int type, int gpus, double start, double now, double tolerance);
+double		mx_kept_start(const mx_db_snapshot *d, int i, const mx_assignment *a, double tolerance);
 
 /*
  * When the horizon was full, the waiting jobs behind it that the round did
