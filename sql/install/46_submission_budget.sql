@@ -60,26 +60,20 @@ BEGIN
 		-- size, or that of the value out of line, without reading it.
 		-- oldest: of the jobs in the window only (an admin's backdated ones
 		-- never count again), for when the budget comes back.
-		SELECT pg_catalog.count(*), pg_catalog.sum(b.bytes),
+		SELECT pg_catalog.count(*),
+			   pg_catalog.sum(COALESCE(pg_catalog.pg_column_size(b.name), 0)::bigint
+							  OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(b.model), 0)
+							  OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(b.command), 0)
+							  OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(b.env), 0)
+							  OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(b.workdir), 0)
+							  OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(b.allowed_types), 0)),
 			   pg_catalog.min(b.submitted_at) FILTER (WHERE b.submitted_at OPERATOR(pg_catalog.>) since)
 			INTO n_rows, n_bytes, oldest
-			FROM (SELECT j.submitted_at,
-						 COALESCE(pg_catalog.pg_column_size(j.name), 0)::bigint
-						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(j.model), 0)
-						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(j.command), 0)
-						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(j.env), 0)
-						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(j.workdir), 0)
-						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(j.allowed_types), 0) AS bytes
+			FROM (SELECT j.submitted_at, j.name, j.model, j.command, j.env, j.workdir, j.allowed_types
 					FROM mixdnn.jobs j
 				   WHERE j.owner OPERATOR(pg_catalog.=) r.owner AND j.submitted_at OPERATOR(pg_catalog.>) since
 				  UNION ALL
-				  SELECT n.submitted_at,
-						 COALESCE(pg_catalog.pg_column_size(n.name), 0)::bigint
-						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(n.model), 0)
-						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(n.command), 0)
-						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(n.env), 0)
-						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(n.workdir), 0)
-						 OPERATOR(pg_catalog.+) COALESCE(pg_catalog.pg_column_size(n.allowed_types), 0)
+				  SELECT n.submitted_at, n.name, n.model, n.command, n.env, n.workdir, n.allowed_types
 					FROM new_jobs n
 				   WHERE n.owner OPERATOR(pg_catalog.=) r.owner
 					 AND NOT n.submitted_at OPERATOR(pg_catalog.>) since) b;
