@@ -138,13 +138,6 @@ typedef enum row_change
 	ROW_REVISED					/* a new decision: the row and a history row */
 } row_change;
 
-/* A start moved later by at most tolerance x the time from now to the old one keeps the old one. */
-static bool
-later_start_kept(double old_s, double new_s, double now, double tolerance)
-{
-	return new_s > old_s && new_s - old_s <= tolerance * Max(0.0, old_s - now);
-}
-
 /*
  * Whether the decision for a job changed: its status or configuration, its
  * reason while it has no plan, its run time, or its planned start: always
@@ -178,7 +171,7 @@ decision_changed(const mx_job_row *r, const new_row *nr, double now, double tole
 		/* Within the tolerance the row stays whole: its reason names its start. */
 		old_s = mx_ts_to_epoch(r->start);
 		new_s = mx_ts_to_epoch(nr->start);
-		return later_start_kept(old_s, new_s, now, tolerance) ? ROW_SAME : ROW_REVISED;
+		return new_s - old_s > tolerance * Max(0.0, old_s - now) ? ROW_REVISED : ROW_SAME;
 	}
 	return str_eq(nr->reason, r->reason) ? ROW_SAME : ROW_REASON;
 }
