@@ -57,7 +57,7 @@ BEGIN
 	END IF;
 	-- An admin may give an earlier submitted_at, not a later one: a job
 	-- submitted in the future would count against its owner's
-	-- submission budget (46_submission_budget.sql) until then, cancelled
+	-- submission budget (46_submission_limits.sql) until then, cancelled
 	-- or not, and no admin may delete it. Superusers (replays) may.
 	IF j.submitted_at > mixdnn.now() AND mixdnn._caller_level() <> 'system' THEN
 		RAISE EXCEPTION 'submitted_at cannot be later than now (%), not %', mixdnn.now(), j.submitted_at

@@ -1,7 +1,7 @@
 -- 44_role_setting.sql — a role's own value of a mixdnn limit
 -- (ALTER ROLE ... [IN DATABASE ...] SET), for the limits that bind a role
 -- whoever submits its jobs: the waiting-jobs limit (65_tenancy.sql) and the
--- submission budget (46_submission_budget.sql). Also the upgrade piece
+-- submission budget (46_submission_limits.sql). Also the upgrade piece
 -- 0.1.0--0.2.0/99zo (a link to this file): 0.1.0 has neither function.
 
 CREATE OR REPLACE FUNCTION mixdnn._guc_int(setting text, value text) RETURNS int

@@ -42,7 +42,7 @@ int			mx_guc_max_retries;
 int			mx_guc_lock_timeout_ms;
 int			mx_guc_planning_horizon;
 int			mx_guc_max_waiting_jobs;
-/* read by the submission trigger (46_submission_budget.sql) only */
+/* read by the submission trigger (46_submission_limits.sql) only */
 static int	max_submissions_per_hour;
 static int	max_submission_kb_per_hour;
 bool		mx_guc_fair_share;

@@ -173,7 +173,7 @@ caller_waiting_limit(bool *setting)
 
 /*
  * The caller's waiting jobs, as the submission trigger counts them
- * (mixdnn._jobs_waiting_limit), when they reach the limit *lim; -1 when
+ * (mixdnn._check_waiting_limit), when they reach the limit *lim; -1 when
  * the caller is not limited or below it. The count runs as the caller:
  * row-level security and owner = current_user select their jobs. It
  * stops at *lim + 1: more than the limit (a limit lowered since the jobs

@@ -11,8 +11,9 @@
 #                                   of 200 in a rolled-back transaction (no
 #                                   round), the role holding 100,000 older
 #                                   jobs; window: "full" (the jobs above in
-#                                   the hour) or "empty"; variant: off (trigger
-#                                   disabled), on, noidx (on, without
+#                                   the hour) or "empty"; variant: off (both
+#                                   settings 0: the trigger finds no limit),
+#                                   on, noidx (on, without
 #                                   jobs_owner_submitted_idx)
 # Runs against the server of PGHOST/PGPORT (PGUSER a superuser) in a
 # throwaway database; the extension must be installed there.
@@ -78,7 +79,7 @@ for r in $(seq 1 "$RUNS"); do
 	for window in full empty; do
 		for variant in off on noidx; do
 			case $variant in
-				off) prep="ALTER TABLE mixdnn.jobs DISABLE TRIGGER jobs_submission_budget" ;;
+				off) prep="SET LOCAL mixdnn.max_submissions_per_hour = 0; SET LOCAL mixdnn.max_submission_bytes_per_hour = 0" ;;
 				noidx) prep="DROP INDEX mixdnn.jobs_owner_submitted_idx" ;;
 				*) prep="SELECT" ;;
 			esac

@@ -1,1 +1,1 @@
-../../install/46_submission_budget.sql
+../../install/46_submission_limits.sql
