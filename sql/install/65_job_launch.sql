@@ -6,44 +6,47 @@
 -- piece 0.1.0--0.2.0/99zi (a link to this file): every statement here can
 -- run again over what it made.
 
-CREATE OR REPLACE FUNCTION mixdnn._job_check_env() RETURNS trigger
-	LANGUAGE plpgsql
+-- Run as the caller, by the trigger below and by `mixdnn when` (bin/mixdnn),
+-- which asks where and when a job would run and should refuse what a
+-- submission of the same job file would.
+CREATE OR REPLACE FUNCTION mixdnn._check_job_text(workdir text, command text, env jsonb) RETURNS void
+	LANGUAGE plpgsql STABLE
 	SET search_path = pg_catalog, pg_temp
 	AS $$
 DECLARE
 	k		text;
 	v		jsonb;
 BEGIN
-	IF NEW.workdir IS NOT NULL
-	   AND (NEW.workdir OPERATOR(pg_catalog.!~) '^/' OR pg_catalog.length(NEW.workdir) OPERATOR(pg_catalog.>) 4096) THEN
+	IF workdir IS NOT NULL
+	   AND (workdir OPERATOR(pg_catalog.!~) '^/' OR pg_catalog.length(workdir) OPERATOR(pg_catalog.>) 4096) THEN
 		RAISE EXCEPTION 'workdir must be an absolute path (starting with /) of at most 4096 characters, not "%"',
-				pg_catalog.left(NEW.workdir, 200)
+				pg_catalog.left(workdir, 200)
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	IF NEW.workdir OPERATOR(pg_catalog.~) '[[:cntrl:]]' THEN
+	IF workdir OPERATOR(pg_catalog.~) '[[:cntrl:]]' THEN
 		RAISE EXCEPTION 'workdir must not contain control characters (such as a newline)'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
 	-- exec takes at most 128 kB in one argument (sh -c COMMAND); launchers
 	-- fetch and hold the command of every part they claim.
-	IF pg_catalog.octet_length(NEW.command) OPERATOR(pg_catalog.>) 65536 THEN
-		RAISE EXCEPTION 'command must be at most 64 kB, not % bytes', pg_catalog.octet_length(NEW.command)
+	IF pg_catalog.octet_length(command) OPERATOR(pg_catalog.>) 65536 THEN
+		RAISE EXCEPTION 'command must be at most 64 kB, not % bytes', pg_catalog.octet_length(command)
 			USING ERRCODE = 'program_limit_exceeded',
 				  HINT = 'Put a long command in a script and run the script.';
 	END IF;
-	IF NEW.env IS NULL THEN
-		RETURN NEW;
+	IF env IS NULL THEN
+		RETURN;
 	END IF;
-	IF pg_catalog.jsonb_typeof(NEW.env) OPERATOR(pg_catalog.<>) 'object' THEN
+	IF pg_catalog.jsonb_typeof(env) OPERATOR(pg_catalog.<>) 'object' THEN
 		RAISE EXCEPTION 'env must be a JSON object of strings, such as {"NCCL_DEBUG": "INFO"}, not a JSON %',
-				pg_catalog.jsonb_typeof(NEW.env)
+				pg_catalog.jsonb_typeof(env)
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	IF pg_catalog.octet_length(NEW.env::text) OPERATOR(pg_catalog.>) 65536 THEN
+	IF pg_catalog.octet_length(env::text) OPERATOR(pg_catalog.>) 65536 THEN
 		RAISE EXCEPTION 'env must be at most 64 kB of JSON'
 			USING ERRCODE = 'invalid_parameter_value';
 	END IF;
-	FOR k, v IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(NEW.env) e LOOP
+	FOR k, v IN SELECT e.key, e.value FROM pg_catalog.jsonb_each(env) e LOOP
 		IF k OPERATOR(pg_catalog.!~) '^[A-Za-z_][A-Za-z0-9_]{0,127}$' THEN
 			RAISE EXCEPTION 'env key "%" is not an environment variable name', pg_catalog.left(k, 200)
 				USING ERRCODE = 'invalid_parameter_value',
@@ -60,10 +63,22 @@ BEGIN
 				USING ERRCODE = 'invalid_parameter_value';
 		END IF;
 	END LOOP;
+END
+$$;
+COMMENT ON FUNCTION mixdnn._check_job_text(text, text, jsonb) IS 'internal: refuses a workdir that is not an absolute path without control characters, a command over 64 kB or an env that is not a JSON object of strings with free variable names';
+REVOKE ALL ON FUNCTION mixdnn._check_job_text(text, text, jsonb) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION mixdnn._check_job_text(text, text, jsonb) TO mixdnn_user, mixdnn_admin, mixdnn_launcher;
+
+CREATE OR REPLACE FUNCTION mixdnn._job_check_env() RETURNS trigger
+	LANGUAGE plpgsql
+	SET search_path = pg_catalog, pg_temp
+	AS $$
+BEGIN
+	PERFORM mixdnn._check_job_text(NEW.workdir, NEW.command, NEW.env);
 	RETURN NEW;
 END
 $$;
-COMMENT ON FUNCTION mixdnn._job_check_env() IS 'internal: refuses a job whose workdir is not an absolute path without control characters, whose command is over 64 kB or whose env is not a JSON object of strings with free variable names';
+COMMENT ON FUNCTION mixdnn._job_check_env() IS 'internal: refuses a job (mixdnn._check_job_text) whose workdir is not an absolute path without control characters, whose command is over 64 kB or whose env is not a JSON object of strings with free variable names';
 
 -- A restore's load lets rows in as they were (25_restore.sql): a 0.1.0
 -- database may hold values this check refuses, and its dump must restore.

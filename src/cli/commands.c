@@ -218,10 +218,22 @@ mc_why(mc_ctx *c)
 int
 mc_when(mc_ctx *c)
 {
+	PGresult   *res;
 	int			rc = check_spec(c);
 
 	if (rc != 0)
 		return rc;
+	/*
+	 * what_if plans the job's shape only; what a submission of the same
+	 * file would be refused for besides (its workdir, command, env) is
+	 * refused here too, with the submission's error and exit code.
+	 */
+	rc = mc_query(c, "SELECT mixdnn._check_job_text(r.workdir, r.command, r.env) "
+				  "FROM pg_catalog.jsonb_populate_record(NULL::mixdnn.jobs, $1::jsonb) r",
+				  1, (const char *[]) {c->spec}, &res);
+	if (rc != 0)
+		return rc;
+	PQclear(res);
 	return print_query(c, "SELECT w.* FROM pg_catalog.jsonb_populate_record(NULL::mixdnn.jobs, $1::jsonb) r, "
 				  "LATERAL mixdnn.what_if(model_class => coalesce(r.model_class, 'soft'), gpu_type => r.gpu_type, "
 				  "    gpus => r.gpus, min_gpus => r.min_gpus, max_gpus => r.max_gpus, "

@@ -150,6 +150,17 @@ ok $? "allowed_types that is no array, a name that is one: exit 2, the first by 
 echo '{"name": "kinds", "gpus": 1, "duration": 3600, "allowed_types": ["v100"], "env": {"A": "b"}, "model": null}' >"$OUT/kinds.json"
 as "$A" --json when --file "$OUT/kinds.json" >"$OUT/w2" 2>"$OUT/e"
 ok $? "strings, a number (duration in seconds), an array, an object for env and null pass" || sed 's/^/# /' "$OUT/e"
+# when refuses what submit would of the same file: the launcher's own
+# variables in env, a relative workdir, a command over 64 kB (it answered
+# with a start, and the submission then failed), and submits nothing.
+for bad in '"env": {"RANK": "3"}' '"env": {"A": 1}' '"workdir": "rel/dir"' "\"command\": \"$(head -c 65537 /dev/zero | tr '\0' x)\""; do
+	echo "{\"name\": \"whenbad\", \"gpus\": 1, \"duration\": \"1h\", $bad}" >"$OUT/whenbad.json"
+	as "$A" submit --file "$OUT/whenbad.json" >/dev/null 2>"$OUT/es"; src=$?
+	as "$A" when --file "$OUT/whenbad.json" >"$OUT/w3" 2>"$OUT/e"; wrc=$?
+	[ $src = 1 ] && [ $wrc = 1 ] && [ ! -s "$OUT/w3" ] && [ -s "$OUT/e" ] && cmp -s "$OUT/e" "$OUT/es" &&
+		[ "$($PSQL -d "$DB" -Atc "SELECT count(*) FROM mixdnn.jobs WHERE name = 'whenbad'")" = 0 ]
+	ok $? "when with ${bad:0:24}: submit's error and exit 1, no answer" || sed 's/^/# /' "$OUT/e" "$OUT/es"
+done
 # A job file's counts and priority: whole numbers, as their options are
 # (the server's cast error was exit 1), checked before anything is submitted.
 file_number() {	# FIELD VALUE MESSAGE-TAIL [COMMAND]
