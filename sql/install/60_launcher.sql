@@ -109,43 +109,6 @@ CREATE FUNCTION mixdnn.lock_node(node text) RETURNS boolean
 	LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION mixdnn.lock_node(text) IS 'launcher: takes the session lock that makes this session the only launcher of node; false if another session holds it';
 
-CREATE FUNCTION mixdnn.expire_leases() RETURNS int
-	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	r		record;
-	n		int := 0;
-	now_ts	timestamptz;
-BEGIN
-	PERFORM mixdnn._lock_scheduler_now();
-	now_ts := mixdnn.now();
-	FOR r IN
-		SELECT p.job_id, pg_catalog.array_agg(p.node ORDER BY p.node_rank) AS nodes,
-			   pg_catalog.bool_and(p.state = 'launching') AS unclaimed
-		FROM mixdnn.job_parts p JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt
-		WHERE p.state IN ('launching', 'running') AND p.lease_until < now_ts
-		  AND j.status IN ('launching', 'running')
-		GROUP BY p.job_id
-		ORDER BY p.job_id
-	LOOP
-		-- Its launcher is gone: the node takes no new jobs until it calls again.
-		UPDATE mixdnn.gpu_nodes g SET unreachable_since = now_ts
-			WHERE g.node = ANY (r.nodes) AND g.unreachable_since IS NULL;
-		IF mixdnn._lose_job(r.job_id, r.nodes,
-				CASE WHEN r.unclaimed
-					 THEN pg_catalog.format('no launcher claimed it on node %s in time',
-											pg_catalog.array_to_string(r.nodes, ', '))
-					 ELSE pg_catalog.format('launcher of node %s stopped heartbeating',
-											pg_catalog.array_to_string(r.nodes, ', ')) END) THEN
-			n := n + 1;
-		END IF;
-	END LOOP;
-	RETURN n;
-END
-$$;
-COMMENT ON FUNCTION mixdnn.expire_leases() IS 're-queues (or, past mixdnn.max_retries, fails) the jobs with a part whose lease ran out; returns how many; the background worker calls it';
-
 -- Internal, for the background worker: when it must look again.
 CREATE FUNCTION mixdnn._next_wakeup() RETURNS timestamptz
 	LANGUAGE sql STABLE
@@ -208,6 +171,6 @@ $$;
 COMMENT ON FUNCTION mixdnn._repair() IS 'internal: background worker start-up repair of half-done launches';
 
 REVOKE ALL ON FUNCTION mixdnn._lease(), mixdnn._check_node(text), mixdnn._lose_job(bigint, text[], text), mixdnn._lock_job(bigint),
-	mixdnn.expire_leases(), mixdnn._next_wakeup(), mixdnn._repair(), mixdnn.lock_node(text) FROM PUBLIC;
+	mixdnn._next_wakeup(), mixdnn._repair(), mixdnn.lock_node(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION mixdnn.lock_node(text) TO mixdnn_launcher;
-GRANT EXECUTE ON FUNCTION mixdnn.expire_leases() TO mixdnn_admin;
+-- mixdnn.expire_leases(): 61_expire_leases.sql.

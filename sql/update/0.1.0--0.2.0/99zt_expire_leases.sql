@@ -1,0 +1,1 @@
+../../install/61_expire_leases.sql
