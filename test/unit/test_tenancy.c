@@ -560,6 +560,59 @@ test_quota_overdue(void)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * A quota that lends (2 GPUs of all types) beside a larger row that does
+ * not (4: a group's, borrow_limit_all) on one 8-GPU node: a's four 2-GPU
+ * jobs borrow up to 4 GPUs, not the whole node; without such a row they
+ * borrow every idle GPU. Per type likewise.
+ */
+static void
+test_quota_borrow_limit(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			t,
+				i,
+				now;
+
+	t = one_node(&s, &o, 8);
+	for (i = 0; i < 4; i++)
+		fx_hard(&s, i + 1, t, 2, 100)->owner = 0;
+	fx_owner(&s, "a", 1);
+	s.owners[0].quota_all = 2;
+	s.owners[0].borrow_all = 1;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "a round");
+	for (i = 0, now = 0; i < 4; i++)
+		now += starts_now(&s, &p, i) ? 2 : 0;
+	CHECK(now == 8, "lending with no other row: borrows the whole node (%d)", now);
+	mx_plan_free(&p);
+
+	s.owners[0].borrow_limit_all = 4;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "a round");
+	for (i = 0, now = 0; i < 4; i++)
+		now += starts_now(&s, &p, i) ? 2 : 0;
+	CHECK(now == 4, "a row of 4 that does not lend stops the borrowing at 4 (%d)", now);
+	CHECK(p.a[3].status == MX_WAITING &&
+		  strcmp(p.a[3].reason, "over quota: role a holds 4 of the 4 GPUs (all types) its quota allows and needs 2") == 0,
+		  "the rest wait with that row as reason: %s", p.a[3].reason);
+	mx_plan_free(&p);
+
+	s.owners[0].quota_all = -1;
+	s.owners[0].borrow_all = 0;
+	s.owners[0].borrow_limit_all = 0;
+	s.owners[0].quota[t] = 2;
+	s.owners[0].borrow = (uint64_t) 1 << t;
+	s.owners[0].borrow_limit[t] = 6;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "a round");
+	for (i = 0, now = 0; i < 4; i++)
+		now += starts_now(&s, &p, i) ? 2 : 0;
+	CHECK(now == 6, "per type: borrowing stops at 6 (%d)", now);
+	CHECK(mx_tenancy_over_quota(&s, &p, 3, t, 2, NULL, 0) == 2, "a start beyond it is refused, as launch_due asks");
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
 int
 main(void)
 {
@@ -574,5 +627,6 @@ main(void)
 	test_quota_narrow_caps();
 	test_quota_keeps_refusal();
 	test_quota_backfill();
+	test_quota_borrow_limit();
 	return unit_done("test_tenancy");
 }
