@@ -220,10 +220,40 @@ mx_tenancy_over_quota(const mx_snapshot *s, const mx_plan *p, int ji, int type, 
 }
 
 /*
+ * The most GPUs soft job j may ever hold, over the types of mask it can run
+ * on with the cluster as it is (a type whose nodes are all down does not
+ * count); -1 when it can run on none of them.
+ */
+static int
+widest_runnable_cap(const tenancy_round *t, const mx_job *j, const mx_owner *w, uint64_t mask)
+{
+	const mx_snapshot *s = t->s;
+	double		alpha = t->o->scaling_alpha >= 0 && isfinite(t->o->scaling_alpha) ? t->o->scaling_alpha : MX_FITTED_ALPHA;
+	char		why[MX_REASON_LEN];
+	int			most = -1;
+
+	for (int k = 0; k < s->ntypes && k < MX_MAX_TYPES; k++)
+	{
+		mx_job		one = *j;
+		int			cap = hard_cap(w, k);
+
+		if (!(mask & ((uint64_t) 1 << k)) || cap <= most)
+			continue;
+		one.allowed = (uint64_t) 1 << k;
+		if (cap < one.max_gpus)
+			one.max_gpus = cap;
+		if (!mx_job_explain(&t->sub, &one, alpha, why, sizeof(why)))
+			most = cap;
+	}
+	return most;
+}
+
+/*
  * A job the quotas could never let run on some type loses that type (and
- * soft jobs more GPUs than the quota allows); one with nothing left is
- * refused with a reason. Borrowable quotas do not cap: idle GPUs may come,
- * up to a row that does not lend (refuse_cap).
+ * soft jobs more GPUs than the quota allows on the types they can run on
+ * now); one with nothing left is refused with a reason. Borrowable quotas
+ * do not cap: idle GPUs may come, up to a row that does not lend
+ * (refuse_cap).
  */
 static void
 cap_job(tenancy_round *t, int i)
@@ -253,6 +283,22 @@ cap_job(tenancy_round *t, int i)
 	}
 	j->allowed = keep;
 	most = widest_cap(s, w, keep);
+	/*
+	 * A type with a wider quota that cannot run the job now (its nodes are
+	 * down) must not keep its count above what the other types' quotas
+	 * allow: it would be refused there at every start, waiting for a quota
+	 * it may never hold, beside idle GPUs it may use.
+	 */
+	if (j->cls == MX_SOFT)
+		for (k = 0; k < s->ntypes && k < MX_MAX_TYPES; k++)
+			if ((keep & ((uint64_t) 1 << k)) && hard_cap(w, k) < (most < j->max_gpus ? most : j->max_gpus))
+			{
+				int			run = widest_runnable_cap(t, j, w, keep);
+
+				if (run >= j->min_gpus && run < most)
+					most = run;
+				break;
+			}
 	if (j->cls == MX_SOFT && most < j->max_gpus)
 		j->max_gpus = most;
 }
