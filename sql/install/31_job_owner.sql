@@ -37,5 +37,6 @@ $$;
 COMMENT ON FUNCTION mixdnn._check_job_owner(name) IS 'internal: refuses a job owner that is no role, or, named by a non-superuser, no mixdnn user or a superuser';
 
 REVOKE ALL ON FUNCTION mixdnn._check_job_owner(name) FROM PUBLIC;
--- Called by the jobs' trigger when an admin names a job's owner.
-GRANT EXECUTE ON FUNCTION mixdnn._check_job_owner(name) TO mixdnn_admin;
+-- Called by the jobs' trigger when an admin names a job's owner, and when
+-- a submission's owner is one of mixdnn's group roles (SET ROLE mixdnn_user).
+GRANT EXECUTE ON FUNCTION mixdnn._check_job_owner(name) TO mixdnn_user, mixdnn_admin;

@@ -69,10 +69,13 @@ BEGIN
 		RAISE EXCEPTION 'borrow must be true or false, not NULL'
 			USING ERRCODE = 'not_null_violation';
 	END IF;
-	IF EXISTS (SELECT FROM mixdnn.quotas q
+	-- An update only: a second row inserted meets the table's unique
+	-- constraint (23505 too), after INSERT ... ON CONFLICT has had its say
+	-- (a trigger raising here refused every upsert of an existing row).
+	IF TG_OP = 'UPDATE' AND EXISTS (SELECT FROM mixdnn.quotas q
 			   WHERE q.role OPERATOR(pg_catalog.=) NEW.role
 				 AND q.gpu_type IS NOT DISTINCT FROM NEW.gpu_type
-				 AND (TG_OP = 'INSERT' OR q.ctid OPERATOR(pg_catalog.<>) OLD.ctid)) THEN
+				 AND q.ctid OPERATOR(pg_catalog.<>) OLD.ctid) THEN
 		RAISE EXCEPTION 'role % already has a quota for %', NEW.role,
 			coalesce('gpu_type ' || NEW.gpu_type, 'all GPU types (gpu_type NULL)')
 			USING ERRCODE = 'unique_violation',

@@ -122,6 +122,15 @@ typedef struct mx_owner
 	int			borrow_all;		/* 1: may exceed quota_all on GPUs no one else can use now */
 	int			quota[MX_MAX_TYPES];	/* per type, -1: none */
 	uint64_t	borrow;			/* bit t: may exceed quota[t] likewise */
+
+	/*
+	 * With borrowing: the most GPUs a row that does not lend allows beyond
+	 * the lending row that binds (a group's row above a member's own);
+	 * borrowing stops there. 0: no such row, borrowing is bounded by idle
+	 * GPUs only.
+	 */
+	int			borrow_limit_all;
+	int			borrow_limit[MX_MAX_TYPES];
 } mx_owner;
 
 typedef struct mx_snapshot

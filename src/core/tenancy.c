@@ -93,17 +93,34 @@ count_held(const mx_snapshot *s, int *held)
 	}
 }
 
+/*
+ * The most GPUs owner w may hold on type t (-1: of all types together),
+ * borrowing or not: its quota when that does not lend, else the strictest
+ * row that does not lend above it (a group's row binds a member whose own
+ * row lends); INT_MAX when nothing stops it.
+ */
+static int
+refuse_cap(const mx_owner *w, int t)
+{
+	int			q = t < 0 ? w->quota_all : w->quota[t];
+	int			lends = t < 0 ? w->borrow_all : (w->borrow & ((uint64_t) 1 << t)) != 0;
+	int			limit = t < 0 ? w->borrow_limit_all : w->borrow_limit[t];
+
+	if (q < 0)
+		return INT_MAX;
+	if (!lends)
+		return q;
+	return limit > 0 ? limit : INT_MAX;
+}
+
 /* The quota that binds the owner on type t without borrowing: INT_MAX when none. */
 static int
 hard_cap(const mx_owner *w, int t)
 {
-	int			cap = INT_MAX;
+	int			cap = refuse_cap(w, -1);
 
-	if (w->quota_all >= 0 && !w->borrow_all)
-		cap = w->quota_all;
-	if (t >= 0 && t < MX_MAX_TYPES && w->quota[t] >= 0 && !(w->borrow & ((uint64_t) 1 << t)) &&
-		w->quota[t] < cap)
-		cap = w->quota[t];
+	if (t >= 0 && t < MX_MAX_TYPES && refuse_cap(w, t) < cap)
+		cap = refuse_cap(w, t);
 	return cap;
 }
 
@@ -134,8 +151,10 @@ over_quota_with(const mx_snapshot *s, const int *u, int ow, int type, int gpus, 
 	int			typed = type >= 0 && type < s->ntypes && type < MX_MAX_TYPES;
 	int			over_t = typed && w->quota[type] >= 0 && u[type] + gpus > w->quota[type];
 	int			over_a = w->quota_all >= 0 && u[s->ntypes] + gpus > w->quota_all;
-	int			lend_t = !over_t || (w->borrow & ((uint64_t) 1 << type)) != 0;
-	int			lend_a = !over_a || w->borrow_all;
+	int			cap_t = typed ? refuse_cap(w, type) : INT_MAX;
+	int			cap_a = refuse_cap(w, -1);
+	int			lend_t = !over_t || u[type] + gpus <= cap_t;
+	int			lend_a = !over_a || u[s->ntypes] + gpus <= cap_a;
 
 	if (!over_t && !over_a)
 		return 0;
@@ -153,11 +172,12 @@ over_quota_with(const mx_snapshot *s, const int *u, int ow, int type, int gpus, 
 		}
 		if (over_t)
 			snprintf(buf, len, "over quota: role %s %s %d of the %d %s GPUs its quota allows%s and needs %d",
-					 w->name, when[0] ? "would hold" : "holds", u[type], w->quota[type],
+					 w->name, when[0] ? "would hold" : "holds", u[type], lend_t ? w->quota[type] : cap_t,
 					 s->types[type].name, when, gpus);
 		else
 			snprintf(buf, len, "over quota: role %s %s %d of the %d GPUs (all types) its quota allows%s and needs %d",
-					 w->name, when[0] ? "would hold" : "holds", u[s->ntypes], w->quota_all, when, gpus);
+					 w->name, when[0] ? "would hold" : "holds", u[s->ntypes], lend_a ? w->quota_all : cap_a,
+					 when, gpus);
 		if (lend_t && lend_a && strlen(buf) + 40 < len)
 			strcat(buf, "; it may borrow idle GPUs");
 	}
@@ -200,9 +220,40 @@ mx_tenancy_over_quota(const mx_snapshot *s, const mx_plan *p, int ji, int type, 
 }
 
 /*
+ * The most GPUs soft job j may ever hold, over the types of mask it can run
+ * on with the cluster as it is (a type whose nodes are all down does not
+ * count); -1 when it can run on none of them.
+ */
+static int
+widest_runnable_cap(const tenancy_round *t, const mx_job *j, const mx_owner *w, uint64_t mask)
+{
+	const mx_snapshot *s = t->s;
+	double		alpha = t->o->scaling_alpha >= 0 && isfinite(t->o->scaling_alpha) ? t->o->scaling_alpha : MX_FITTED_ALPHA;
+	char		why[MX_REASON_LEN];
+	int			most = -1;
+
+	for (int k = 0; k < s->ntypes && k < MX_MAX_TYPES; k++)
+	{
+		mx_job		one = *j;
+		int			cap = hard_cap(w, k);
+
+		if (!(mask & ((uint64_t) 1 << k)) || cap <= most)
+			continue;
+		one.allowed = (uint64_t) 1 << k;
+		if (cap < one.max_gpus)
+			one.max_gpus = cap;
+		if (!mx_job_explain(&t->sub, &one, alpha, why, sizeof(why)))
+			most = cap;
+	}
+	return most;
+}
+
+/*
  * A job the quotas could never let run on some type loses that type (and
- * soft jobs more GPUs than the quota allows); one with nothing left is
- * refused with a reason. Borrowable quotas do not cap: idle GPUs may come.
+ * soft jobs more GPUs than the quota allows on the types they can run on
+ * now); one with nothing left is refused with a reason. Borrowable quotas
+ * do not cap: idle GPUs may come, up to a row that does not lend
+ * (refuse_cap).
  */
 static void
 cap_job(tenancy_round *t, int i)
@@ -232,6 +283,22 @@ cap_job(tenancy_round *t, int i)
 	}
 	j->allowed = keep;
 	most = widest_cap(s, w, keep);
+	/*
+	 * A type with a wider quota that cannot run the job now (its nodes are
+	 * down) must not keep its count above what the other types' quotas
+	 * allow: it would be refused there at every start, waiting for a quota
+	 * it may never hold, beside idle GPUs it may use.
+	 */
+	if (j->cls == MX_SOFT)
+		for (k = 0; k < s->ntypes && k < MX_MAX_TYPES; k++)
+			if ((keep & ((uint64_t) 1 << k)) && hard_cap(w, k) < (most < j->max_gpus ? most : j->max_gpus))
+			{
+				int			run = widest_runnable_cap(t, j, w, keep);
+
+				if (run >= j->min_gpus && run < most)
+					most = run;
+				break;
+			}
 	if (j->cls == MX_SOFT && most < j->max_gpus)
 		j->max_gpus = most;
 }
@@ -331,8 +398,7 @@ narrow_job(tenancy_round *t, int ji, const mx_assignment *a, const int *u)
 	int			most;
 	char		why[MX_REASON_LEN];
 
-	if (j->cls != MX_SOFT || k < 0 || k >= s->ntypes || k >= MX_MAX_TYPES ||
-		w->quota[k] < 0 || (w->borrow & ((uint64_t) 1 << k)) || u[k] + a->gpus <= w->quota[k])
+	if (j->cls != MX_SOFT || k < 0 || k >= s->ntypes || k >= MX_MAX_TYPES || u[k] + a->gpus <= refuse_cap(w, k))
 		return 0;
 	left = mx_job_types(s, j) & ~((uint64_t) 1 << k);
 	if (left == 0)

@@ -128,8 +128,9 @@ read_shares(mx_snapshot *s, Datum owners)
 
 /*
  * Every quota row binding each owner (its own or a group's); the strictest
- * wins. pg_has_role() is true of a superuser for every role, so a superuser
- * is bound only by the rows naming it.
+ * wins, and when it lends, the strictest row that does not lend bounds the
+ * borrowing. pg_has_role() is true of a superuser for every role, so a
+ * superuser is bound only by the rows naming it.
  */
 static void
 read_quotas(mx_snapshot *s, Datum owners)
@@ -158,6 +159,14 @@ read_quotas(mx_snapshot *s, Datum owners)
 		if (ow < 0 || (!all_types && t < 0))
 			continue;
 		w = &s->owners[ow];
+		/* The strictest row that does not lend stops borrowing (0: none). */
+		if (!borrow && max > 0)
+		{
+			int		   *limit = t < 0 ? &w->borrow_limit_all : &w->borrow_limit[t];
+
+			if (*limit == 0 || max < *limit)
+				*limit = max;
+		}
 		if (t < 0)
 		{
 			if (w->quota_all < 0 || max < w->quota_all)

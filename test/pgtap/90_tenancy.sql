@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(43);
+SELECT plan(45);
 DELETE FROM mixdnn.quotas;
 DELETE FROM mixdnn.shares;
 
@@ -55,8 +55,19 @@ SELECT throws_ok($$INSERT INTO mixdnn.shares VALUES ('tap90_alice', 0)$$, '23514
 	'shares must be between 1 and 1000000, not 0', 'zero shares are refused');
 INSERT INTO mixdnn.quotas (role, gpu_type, max_gpus) VALUES ('tap90_alice', 'v100', 2);
 SELECT throws_ok($$INSERT INTO mixdnn.quotas (role, gpu_type, max_gpus) VALUES ('tap90_alice', 'v100', 4)$$, '23505',
-	'role tap90_alice already has a quota for gpu_type v100', 'a second row for the same role and type is refused');
+	NULL, 'a second row for the same role and type is refused (the table''s unique constraint)');
 SELECT is((SELECT count(*) FROM mixdnn.quotas), 1::bigint, 'the refused rows changed nothing');
+-- An upsert of an existing row works (a trigger's 23505 refused it).
+INSERT INTO mixdnn.quotas (role, gpu_type, max_gpus) VALUES ('tap90_alice', 'v100', 4)
+	ON CONFLICT (role, gpu_type) DO UPDATE SET max_gpus = EXCLUDED.max_gpus;
+INSERT INTO mixdnn.quotas (role, gpu_type, max_gpus) VALUES ('tap90_alice', 'v100', 6) ON CONFLICT DO NOTHING;
+SELECT is((SELECT format('%s %s', count(*), max(max_gpus)) FROM mixdnn.quotas), '1 4',
+	'INSERT ... ON CONFLICT DO UPDATE updates the row, DO NOTHING leaves it');
+UPDATE mixdnn.quotas SET max_gpus = 2 WHERE role = 'tap90_alice';
+INSERT INTO mixdnn.quotas (role, gpu_type, max_gpus) VALUES ('tap90_alice', NULL, 5);
+SELECT throws_ok($$UPDATE mixdnn.quotas SET gpu_type = 'v100' WHERE role = 'tap90_alice' AND gpu_type IS NULL$$, '23505',
+	'role tap90_alice already has a quota for gpu_type v100', 'an update making a second row is refused in plain words');
+DELETE FROM mixdnn.quotas WHERE role = 'tap90_alice' AND gpu_type IS NULL;
 INSERT INTO mixdnn.quotas (role, gpu_type, max_gpus, max_waiting_jobs) VALUES ('tap90_team', NULL, 3, 2);
 RESET ROLE;
 

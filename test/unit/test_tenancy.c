@@ -353,6 +353,42 @@ test_quota_narrow_caps(void)
 }
 
 /*
+ * a's soft job may take 1-4 GPUs of a v100 (quota 2) or a k80 (no quota),
+ * and every k80 node is down: it is capped to the 2 v100s its quota allows
+ * and starts now on idle v100s. Before, the k80s' missing quota kept its
+ * count at 4, which the v100 quota refused at every start: it waited.
+ */
+static void
+test_quota_type_down(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			v,
+				k;
+
+	v100_k80(&s, &o, 8, 8, 0, &v, &k);
+	s.nodes[1].status = MX_NODE_DOWN;
+	fx_soft(&s, 1, v, 4, 1, 4, (1 << v) | (1 << k), 100)->owner = 0;
+	fx_owner(&s, "a", 1);
+	s.owners[0].quota[v] = 2;
+	for (int milp = 1; milp >= 0; milp--)
+	{
+		o.use_milp = milp;
+		CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && starts_now(&s, &p, 0) && p.a[0].type == v &&
+			  p.a[0].gpus == 2, "%s: k80s down: two v100s now (status %d, type %d, %d GPUs: '%s')",
+			  milp ? "the LP" : "the heuristic", p.a[0].status, p.a[0].type, p.a[0].gpus, p.a[0].reason);
+		mx_plan_free(&p);
+	}
+	s.nodes[1].status = MX_NODE_UP;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && starts_now(&s, &p, 0) && p.a[0].type == k &&
+		  p.a[0].gpus == 4, "k80s up: four k80s now, as before (status %d, type %d, %d GPUs)",
+		  p.a[0].status, p.a[0].type, p.a[0].gpus);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
+/*
  * A soft job the snapshot's builder refused (its types deleted: none left,
  * a reason) keeps its own reason when its owner is over quota everywhere.
  */
@@ -560,6 +596,59 @@ test_quota_overdue(void)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * A quota that lends (2 GPUs of all types) beside a larger row that does
+ * not (4: a group's, borrow_limit_all) on one 8-GPU node: a's four 2-GPU
+ * jobs borrow up to 4 GPUs, not the whole node; without such a row they
+ * borrow every idle GPU. Per type likewise.
+ */
+static void
+test_quota_borrow_limit(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	int			t,
+				i,
+				now;
+
+	t = one_node(&s, &o, 8);
+	for (i = 0; i < 4; i++)
+		fx_hard(&s, i + 1, t, 2, 100)->owner = 0;
+	fx_owner(&s, "a", 1);
+	s.owners[0].quota_all = 2;
+	s.owners[0].borrow_all = 1;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "a round");
+	for (i = 0, now = 0; i < 4; i++)
+		now += starts_now(&s, &p, i) ? 2 : 0;
+	CHECK(now == 8, "lending with no other row: borrows the whole node (%d)", now);
+	mx_plan_free(&p);
+
+	s.owners[0].borrow_limit_all = 4;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "a round");
+	for (i = 0, now = 0; i < 4; i++)
+		now += starts_now(&s, &p, i) ? 2 : 0;
+	CHECK(now == 4, "a row of 4 that does not lend stops the borrowing at 4 (%d)", now);
+	CHECK(p.a[3].status == MX_WAITING &&
+		  strcmp(p.a[3].reason, "over quota: role a holds 4 of the 4 GPUs (all types) its quota allows and needs 2") == 0,
+		  "the rest wait with that row as reason: %s", p.a[3].reason);
+	mx_plan_free(&p);
+
+	s.owners[0].quota_all = -1;
+	s.owners[0].borrow_all = 0;
+	s.owners[0].borrow_limit_all = 0;
+	s.owners[0].quota[t] = 2;
+	s.owners[0].borrow = (uint64_t) 1 << t;
+	s.owners[0].borrow_limit[t] = 6;
+	CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0, "a round");
+	for (i = 0, now = 0; i < 4; i++)
+		now += starts_now(&s, &p, i) ? 2 : 0;
+	CHECK(now == 6, "per type: borrowing stops at 6 (%d)", now);
+	CHECK(mx_tenancy_over_quota(&s, &p, 3, t, 2, NULL, 0) == 2, "a start beyond it is refused, as launch_due asks");
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
 int
 main(void)
 {
@@ -572,7 +661,9 @@ main(void)
 	test_refusal_keeps_reasons();
 	test_quota_other_type();
 	test_quota_narrow_caps();
+	test_quota_type_down();
 	test_quota_keeps_refusal();
 	test_quota_backfill();
+	test_quota_borrow_limit();
 	return unit_done("test_tenancy");
 }
