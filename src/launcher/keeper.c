@@ -505,8 +505,15 @@ check_part(keeper *k)
 		give_up_part(k, "no launcher adopted it in time");
 		k->leaving = true;
 	}
-	/* Whatever the command left behind must not hold the GPUs. */
-	if (k->cmd_done && !k->killing)
+	/*
+	 * Whatever the command left behind must not hold the GPUs: killed at
+	 * once when the command ended on its own. A part being stopped keeps
+	 * its grace (SIGKILL above, at term_at + grace): the shell of
+	 * "cd DIR && train" or "train | tee LOG" waits for them rather than
+	 * exec them, dies at the SIGTERM, and the training's own handler
+	 * (a checkpoint) was cut short after 50 ms.
+	 */
+	if (k->cmd_done && !k->killing && k->term_at == 0)
 		kill_part(k);
 	/*
 	 * Again each turn until it is gone: without a cgroup the part's
