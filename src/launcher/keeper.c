@@ -473,12 +473,14 @@ accept_launcher(keeper *k)
 /*
  * Past its lease the database may start the job elsewhere: the part must
  * be gone by then, whatever its launcher is doing. A command that already
- * exited has a result to report; only a running one is given up.
+ * exited has a result to report; only a running one is given up. What it
+ * left in a stop's grace (check_part) is killed all the same.
  */
 static void
 check_lease(keeper *k, double now)
 {
-	if (k->lease_until <= 0 || now < k->lease_until || k->cmd_done || k->lease_lost)
+	if (k->lease_until <= 0 || now < k->lease_until || k->lease_lost
+		|| (k->cmd_done && (k->killing || k->part_done)))
 		return;
 	give_up_part(k, "its lease ran out: no launcher renewed it in time");
 }

@@ -53,4 +53,19 @@ for mode in cgroup subreaper; do
 	is "$(status_of "$jd")" failed "$mode: and the job was reported (failed, 143 from its shell)"
 	mv "$T/launcher-n1.log" "$T/launcher-n1-$mode.log.old"
 done
+
+# The grace never outlasts the part's lease: a cancelled part is renewed no
+# more, and what its shell left is killed at its keeper's lease deadline
+# (the database may start the job elsewhere after it), not at a longer grace.
+reset_cluster
+set_setting mixdnn.lease_timeout 5s
+start_launcher n1 --kill-grace 60
+je=$(submit stubborn hard a100 1 "cd /tmp && sh -c 'trap \"\" TERM; sleep 3080.$S'" '1 h')
+wait_until 15 "pgrep -f 'sleep 3080.$S' >/dev/null"
+ok $? "a job ignoring SIGTERM behind a shell runs, with a lease of 5 s and a grace of 60 s"
+q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $je" >/dev/null
+wait_until 20 "! pgrep -f 'sleep 3080.$S' >/dev/null"
+ok $? "cancelled, it ends at its lease deadline, not after the grace" \
+	|| pkill -f "sleep 3080.$S"
+set_setting mixdnn.lease_timeout ''
 done_testing
