@@ -45,6 +45,14 @@ lx_usermap_load(const char *path, char *why, size_t why_size)
 		map_entry  *m;
 
 		lineno++;
+		/* read in pieces, the rest of a long comment would be a line of its own: "ROLE OS_USER" */
+		if (strchr(line, '\n') == NULL && !feof(f))
+		{
+			snprintf(why, why_size, "user map \"%s\" line %d: longer than %d bytes", path, lineno,
+					 (int) sizeof(line) - 2);
+			fclose(f);
+			return -1;
+		}
 		line[strcspn(line, "#\n")] = '\0';
 		n = sscanf(line, "%255s %255s %1s", role, user, extra);
 		if (n <= 0)

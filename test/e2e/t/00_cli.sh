@@ -71,6 +71,10 @@ printf 'a b\n' >"$T/usermap-rw"
 chmod 666 "$T/usermap-rw"
 config_error "a --user-map others can write" 'that no one else can write' \
 	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --user-map "$T/usermap-rw"
+# read in pieces, the tail of a long comment was a line "ROLE OS_USER" of its own: alice's jobs ran as bob
+{ printf '# '; head -c 1021 /dev/zero | tr '\0' x; printf ' alice bob\n'; } >"$T/usermap-long"
+config_error "a --user-map line over 1022 bytes" 'usermap-long" line 1: longer than 1022 bytes' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --user-map "$T/usermap-long"
 mkdir -p "$T/open/out"
 config_error "an --output-dir inside a directory others can write" 'other accounts may write to '"$T"'/open' \
 	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --output-dir "$T/open/out"
