@@ -413,6 +413,8 @@ read_launcher(keeper *k)
 		{
 			k->term_at = lx_now();
 			lx_tree_signal(&k->tree, SIGTERM);
+			/* a stopped process (SIGSTOP, ^Z) would sit on its SIGTERM until the grace's SIGKILL */
+			lx_tree_signal(&k->tree, SIGCONT);
 		}
 		else if (buf[i] == 'K')
 			kill_part(k);

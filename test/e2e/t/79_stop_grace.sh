@@ -24,30 +24,35 @@ for mode in cgroup subreaper; do
 	opts=()
 	[ "$mode" = subreaper ] && opts=(--no-cgroups)
 	start_launcher n1 --kill-grace 8 "${opts[@]}"
-	a=$T/out/$mode-and b=$T/out/$mode-pipe c=$T/out/$mode-stop
+	a=$T/out/$mode-and b=$T/out/$mode-pipe c=$T/out/$mode-stop f=$T/out/$mode-frozen
 	ja=$(submit grace hard a100 1 "cd /tmp && $(saver "$a")" '1 h')
 	jb=$(submit grace hard a100 1 "$(saver "$b") | cat" '1 h')
 	# ignores SIGTERM behind a shell that dies: SIGKILL at the end of the grace
 	jc=$(submit stubborn hard a100 1 "cd /tmp && sh -c 'trap \"\" TERM; sleep 3079.$S'" '1 h')
-	wait_until 15 "ups '$a' '$b' && pgrep -f 'sleep 3079.$S' >/dev/null"
-	ok $? "$mode: three jobs run, each behind a shell that waits for it"
+	# stopped (SIGSTOP) when the cancel comes: it gets SIGCONT after its SIGTERM
+	jf=$(submit frozen hard a100 1 "exec $(saver "$f")" '1 h')
+	wait_until 15 "ups '$a' '$b' '$f' && pgrep -f 'sleep 3079.$S' >/dev/null"
+	ok $? "$mode: four jobs run, three of them each behind a shell that waits for it"
+	pkill -STOP -f "echo up > $f.up"
 	cancelled_at=$(date +%s.%N)
-	q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id IN ($ja, $jb, $jc)" >/dev/null
+	q "UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id IN ($ja, $jb, $jc, $jf)" >/dev/null
 	wait_until 15 "[ -s '$a' ] && [ -s '$b' ]"
 	ok $? "$mode: cancelled, 'cd DIR && ...' and '... | cat' finished their SIGTERM handlers" \
 		|| diag "$(grep -E "job ($ja|$jb) " "$T/launcher-n1.log" | tail -4)"
+	wait_until 15 "[ -s '$f' ]"
+	ok $? "$mode: so did the job that was stopped (SIGSTOP), continued after its SIGTERM"
 	wait_until 20 "! pgrep -f 'sleep 3079.$S' >/dev/null"
 	ok $? "$mode: what ignores SIGTERM ends at the grace's SIGKILL"
 	took=$(awk -v a="$cancelled_at" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 	# a lower bound only, which no load can break: SIGKILL comes 8 s after the stop
 	ok "$(awk -v t="$took" 'BEGIN { exit !(t >= 8) }'; echo $?)" "$mode: not before the grace of 8 s ($took s)"
-	wait_until 10 "[ \"\$(grep -c 'reported exit code' '$T/launcher-n1.log')\" -ge 3 ]"
-	ok $? "$mode: the three parts were reported once they were gone"
+	wait_until 10 "[ \"\$(grep -c 'reported exit code' '$T/launcher-n1.log')\" -ge 4 ]"
+	ok $? "$mode: the four parts were reported once they were gone"
 
 	# The launcher's own SIGTERM (systemctl stop) stops its parts the same way.
 	jd=$(submit grace hard a100 1 "cd /tmp && $(saver "$c")" '1 h')
 	wait_until 15 "ups '$c'"
-	ok $? "$mode: a fourth job runs"
+	ok $? "$mode: another job runs"
 	stop_launcher n1
 	is "$(cat "$c" 2>/dev/null)" saved "$mode: SIGTERM to the launcher: its SIGTERM handler finished too"
 	is "$(status_of "$jd")" failed "$mode: and the job was reported (failed, 143 from its shell)"
