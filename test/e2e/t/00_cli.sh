@@ -45,6 +45,8 @@ config_error "a launcher that is not root, without --allow-same-user" 'could rea
 	runuser -u nobody -- env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --state-dir "$T/nobody-state"
 config_error "PGPASSWORD" 'PGPASSWORD is set' env PGPASSWORD=secret PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1
 config_error "a password in --dsn" '--dsn holds a password' "${L[@]}" --node n1 --dsn "user=$E2E_LAUNCHER_ROLE password=secret"
+config_error "a client key's passphrase in --dsn" '--dsn holds a password (sslpassword)' \
+	"${L[@]}" --node n1 --dsn "user=$E2E_LAUNCHER_ROLE sslpassword=secret"
 echo secret >"$T/pw"
 chmod 644 "$T/pw"
 config_error "a --password-file others can read" 'no one else can read' "${L[@]}" --node n1 --password-file "$T/pw"
