@@ -63,6 +63,15 @@ lx_usermap_load(const char *path, char *why, size_t why_size)
 			fclose(f);
 			return -1;
 		}
+		/* the first line counted: a line added below to change a role's account did nothing */
+		for (int i = 0; i < nmap; i++)
+			if (strcmp(map[i].role, role) == 0)
+			{
+				snprintf(why, why_size, "user map \"%s\" line %d: role \"%s\" is mapped on an earlier line too",
+						 path, lineno, role);
+				fclose(f);
+				return -1;
+			}
 		m = realloc(map, (nmap + 1) * sizeof(map_entry));
 		if (m == NULL || (m[nmap].role = strdup(role)) == NULL || (m[nmap].user = strdup(user)) == NULL)
 		{

@@ -77,6 +77,10 @@ config_error "a --user-map others can write" 'that no one else can write' \
 { printf '# '; head -c 1021 /dev/zero | tr '\0' x; printf ' alice bob\n'; } >"$T/usermap-long"
 config_error "a --user-map line over 1022 bytes" 'usermap-long" line 1: longer than 1022 bytes' \
 	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --user-map "$T/usermap-long"
+# the first line counted, and a line added to change alice's account did nothing
+printf 'alice alice\n# alice moved\nalice bob\n' >"$T/usermap-twice"
+config_error "a --user-map mapping a role twice" 'usermap-twice" line 3: role "alice" is mapped on an earlier line too' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --user-map "$T/usermap-twice"
 mkdir -p "$T/open/out"
 config_error "an --output-dir inside a directory others can write" 'other accounts may write to '"$T"'/open' \
 	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --output-dir "$T/open/out"
