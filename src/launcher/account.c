@@ -45,6 +45,14 @@ lx_usermap_load(const char *path, char *why, size_t why_size)
 		map_entry  *m;
 
 		lineno++;
+		/* read in pieces, the rest of a long comment would be a line of its own: "ROLE OS_USER" */
+		if (strchr(line, '\n') == NULL && !feof(f))
+		{
+			snprintf(why, why_size, "user map \"%s\" line %d: longer than %d bytes", path, lineno,
+					 (int) sizeof(line) - 2);
+			fclose(f);
+			return -1;
+		}
 		line[strcspn(line, "#\n")] = '\0';
 		n = sscanf(line, "%255s %255s %1s", role, user, extra);
 		if (n <= 0)
@@ -55,6 +63,15 @@ lx_usermap_load(const char *path, char *why, size_t why_size)
 			fclose(f);
 			return -1;
 		}
+		/* the first line counted: a line added below to change a role's account did nothing */
+		for (int i = 0; i < nmap; i++)
+			if (strcmp(map[i].role, role) == 0)
+			{
+				snprintf(why, why_size, "user map \"%s\" line %d: role \"%s\" is mapped on an earlier line too",
+						 path, lineno, role);
+				fclose(f);
+				return -1;
+			}
 		m = realloc(map, (nmap + 1) * sizeof(map_entry));
 		if (m == NULL || (m[nmap].role = strdup(role)) == NULL || (m[nmap].user = strdup(user)) == NULL)
 		{

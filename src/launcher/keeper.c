@@ -413,6 +413,8 @@ read_launcher(keeper *k)
 		{
 			k->term_at = lx_now();
 			lx_tree_signal(&k->tree, SIGTERM);
+			/* a stopped process (SIGSTOP, ^Z) would sit on its SIGTERM until the grace's SIGKILL */
+			lx_tree_signal(&k->tree, SIGCONT);
 		}
 		else if (buf[i] == 'K')
 			kill_part(k);
@@ -473,12 +475,14 @@ accept_launcher(keeper *k)
 /*
  * Past its lease the database may start the job elsewhere: the part must
  * be gone by then, whatever its launcher is doing. A command that already
- * exited has a result to report; only a running one is given up.
+ * exited has a result to report; only a running one is given up. What it
+ * left in a stop's grace (check_part) is killed all the same.
  */
 static void
 check_lease(keeper *k, double now)
 {
-	if (k->lease_until <= 0 || now < k->lease_until || k->cmd_done || k->lease_lost)
+	if (k->lease_until <= 0 || now < k->lease_until || k->lease_lost
+		|| (k->cmd_done && (k->killing || k->part_done)))
 		return;
 	give_up_part(k, "its lease ran out: no launcher renewed it in time");
 }
@@ -505,8 +509,15 @@ check_part(keeper *k)
 		give_up_part(k, "no launcher adopted it in time");
 		k->leaving = true;
 	}
-	/* Whatever the command left behind must not hold the GPUs. */
-	if (k->cmd_done && !k->killing)
+	/*
+	 * Whatever the command left behind must not hold the GPUs: killed at
+	 * once when the command ended on its own. A part being stopped keeps
+	 * its grace (SIGKILL above, at term_at + grace): the shell of
+	 * "cd DIR && train" or "train | tee LOG" waits for them rather than
+	 * exec them, dies at the SIGTERM, and the training's own handler
+	 * (a checkpoint) was cut short after 50 ms.
+	 */
+	if (k->cmd_done && !k->killing && k->term_at == 0)
 		kill_part(k);
 	/*
 	 * Again each turn until it is gone: without a cgroup the part's

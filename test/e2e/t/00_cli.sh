@@ -45,6 +45,8 @@ config_error "a launcher that is not root, without --allow-same-user" 'could rea
 	runuser -u nobody -- env PGUSER=$E2E_LAUNCHER_ROLE "$MIXDNN_LAUNCHER" --node n1 --state-dir "$T/nobody-state"
 config_error "PGPASSWORD" 'PGPASSWORD is set' env PGPASSWORD=secret PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1
 config_error "a password in --dsn" '--dsn holds a password' "${L[@]}" --node n1 --dsn "user=$E2E_LAUNCHER_ROLE password=secret"
+config_error "a client key's passphrase in --dsn" '--dsn holds a password (sslpassword)' \
+	"${L[@]}" --node n1 --dsn "user=$E2E_LAUNCHER_ROLE sslpassword=secret"
 echo secret >"$T/pw"
 chmod 644 "$T/pw"
 config_error "a --password-file others can read" 'no one else can read' "${L[@]}" --node n1 --password-file "$T/pw"
@@ -71,6 +73,14 @@ printf 'a b\n' >"$T/usermap-rw"
 chmod 666 "$T/usermap-rw"
 config_error "a --user-map others can write" 'that no one else can write' \
 	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --user-map "$T/usermap-rw"
+# read in pieces, the tail of a long comment was a line "ROLE OS_USER" of its own: alice's jobs ran as bob
+{ printf '# '; head -c 1021 /dev/zero | tr '\0' x; printf ' alice bob\n'; } >"$T/usermap-long"
+config_error "a --user-map line over 1022 bytes" 'usermap-long" line 1: longer than 1022 bytes' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --user-map "$T/usermap-long"
+# the first line counted, and a line added to change alice's account did nothing
+printf 'alice alice\n# alice moved\nalice bob\n' >"$T/usermap-twice"
+config_error "a --user-map mapping a role twice" 'usermap-twice" line 3: role "alice" is mapped on an earlier line too' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --user-map "$T/usermap-twice"
 mkdir -p "$T/open/out"
 config_error "an --output-dir inside a directory others can write" 'other accounts may write to '"$T"'/open' \
 	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --output-dir "$T/open/out"
