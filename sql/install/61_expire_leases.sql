@@ -35,16 +35,15 @@ BEGIN
 											pg_catalog.array_to_string(r.nodes, ', '))
 					 ELSE pg_catalog.format('launcher of node %s stopped heartbeating',
 											pg_catalog.array_to_string(r.nodes, ', ')) END);
-		-- Its launcher is gone: the node takes no new jobs until it calls
-		-- again. Not a node whose launcher called within the lease while
-		-- the job's row is held (_lose_job left it): its owner's open
-		-- cancel keeps the heartbeat from renewing the part, which says
-		-- nothing of the launcher; marked at every cycle, the node would
-		-- keep every other job off its free GPUs for as long as she holds
-		-- the row.
+		-- Its launcher is gone, or claims nothing: the node takes no new
+		-- jobs until it calls again. Not a node whose launcher called
+		-- within the lease and had claimed the part: a lease that ran out
+		-- there says nothing of the launcher (its owner's open cancel held
+		-- the part's row, so the heartbeat could not renew it), and a node
+		-- marked for it would keep every other job off its free GPUs.
 		UPDATE mixdnn.gpu_nodes g SET unreachable_since = now_ts
 			WHERE g.node = ANY (r.nodes) AND g.unreachable_since IS NULL
-			  AND (lost OR g.last_heartbeat IS NULL OR g.last_heartbeat < now_ts - mixdnn._lease());
+			  AND (r.unclaimed OR g.last_heartbeat IS NULL OR g.last_heartbeat < now_ts - mixdnn._lease());
 		IF lost THEN
 			n := n + 1;
 		END IF;

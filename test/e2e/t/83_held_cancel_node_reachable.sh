@@ -5,8 +5,8 @@
 # It also marked the part's node unreachable, at every cycle, a second
 # after each heartbeat had cleared it: for as long as she kept the
 # transaction open every other job stayed off the node's free GPUs ("no up
-# node has a v100"). Now a node is marked only when the job is re-queued
-# or its launcher has not called within a lease.
+# node has a v100"). A node is marked only when its launcher has not
+# called within a lease, or did not claim the part.
 #
 # The launcher of n3 is played by SQL (claim_parts and heartbeat_parts as
 # the launcher role every half second): no process runs, so the users need
@@ -69,10 +69,37 @@ session_send "COMMIT;"
 session_close
 is "$(status_of "$a")" cancelled "her cancel commits"
 
-# The rule's other half: a launcher that stopped calling, with a job's row
-# held, still has its node marked once its last call is a lease old.
 wait_until 10 "[ \"\$(status_of $b)\" = running ]"
 ok $? "bob's job runs"
+
+# Held past its lease and then let go (the cancel rolled back) when the
+# launcher has just stopped calling: the worker re-queues the job at its
+# next cycle, and n3 is not marked for it, its launcher's last call being
+# younger than a lease (sampled as often as psql allows for 2 s, before
+# that call is a lease old).
+PGUSER=e2e_held_bob session_open bob1
+session_send "BEGIN; UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $b; SELECT 'held';"
+wait_until 10 "grep -q held '$T/bob1.out'"
+sleep 6
+stop_beat
+session_send "ROLLBACK;"
+session_close
+marked=0
+end=$(($(date +%s%N) + 2000000000))
+while [ "$(date +%s%N)" -lt "$end" ]; do
+	marked=$((marked + $(n3_marked)))
+done
+is "$(q "SELECT attempt FROM mixdnn.jobs WHERE job_id = $b")" 2 "a lease run out under a row lock let go: the job is re-queued and launched again on n3"
+is "$marked" 0 "... and n3 is not marked: its launcher called within a lease" ||
+	diag "$(q "SELECT last_heartbeat, unreachable_since, mixdnn.now() FROM mixdnn.gpu_nodes WHERE node = 'n3'")"
+beat &
+BEAT=$!
+wait_until 15 "[ \"\$(status_of $b)\" = running ]"
+ok $? "... and bob's job runs again" ||
+	diag "$(q "SELECT status, attempt, reason FROM mixdnn.jobs WHERE job_id = $b")"
+
+# The rule's other half: a launcher that stopped calling, with a job's row
+# held, still has its node marked once its last call is a lease old.
 PGUSER=e2e_held_bob session_open bob
 session_send "BEGIN; UPDATE mixdnn.jobs SET status = 'cancelled' WHERE job_id = $b; SELECT 'held';"
 wait_until 10 "grep -q held '$T/bob.out'"
