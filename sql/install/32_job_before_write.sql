@@ -91,11 +91,9 @@ BEGIN
 	-- make a job another role's than a mixdnn user's who is no superuser, or
 	-- an admin could run a command as postgres (docs/design.md, "Threat
 	-- model"). A restore's rows do not come here (the trigger's WHEN).
-	-- mixdnn's own group roles own no job, whoever submits as one (SET
-	-- ROLE mixdnn_user: every user could read and cancel it, and no row of
-	-- mixdnn.quotas could bind it but by binding every user).
-	IF TG_OP = 'INSERT' AND (NEW.owner IS DISTINCT FROM current_user
-							 OR NEW.owner IN ('mixdnn_user', 'mixdnn_admin', 'mixdnn_launcher'))
+	-- mixdnn's group roles own no job, whoever submits as one (SET ROLE
+	-- mixdnn_user).
+	IF TG_OP = 'INSERT' AND (NEW.owner IS DISTINCT FROM current_user OR mixdnn._is_group_role(NEW.owner))
 	   OR TG_OP = 'UPDATE' AND NEW.owner IS DISTINCT FROM OLD.owner THEN
 		PERFORM mixdnn._check_job_owner(NEW.owner);
 	END IF;

@@ -30,7 +30,7 @@ SET LOCAL ROLE tap113o_alice;
 SET LOCAL ROLE mixdnn_user;
 SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration)
 	VALUES ('g1', 'hard', 'v100', 4, '1h'), ('g2', 'hard', 'v100', 4, '1h')$$, '42501',
-	'a job''s owner must be a member of mixdnn_user and not a superuser, not "mixdnn_user"',
+	'a job cannot be owned by mixdnn''s group role "mixdnn_user"',
 	'a user who SET ROLE mixdnn_user cannot submit jobs that role would own');
 RESET ROLE;
 SET LOCAL ROLE tap113o_carol;
@@ -43,7 +43,7 @@ SET LOCAL ROLE tap113o_admin;
 SET LOCAL ROLE mixdnn_admin;
 SELECT throws_ok($$INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration)
 	VALUES ('m1', 'hard', 'v100', 1, '1h')$$, '42501',
-	'a job''s owner must be a member of mixdnn_user and not a superuser, not "mixdnn_admin"',
+	'a job cannot be owned by mixdnn''s group role "mixdnn_admin"',
 	'nor an admin who SET ROLE mixdnn_admin');
 RESET ROLE;
 :commit

@@ -190,6 +190,25 @@ case "$out" in
 *) ok 1 "an upgrade keeps a command over 64 kB and warns of it"; echo "$out" | tail -5 | sed 's/^/# /' ;;
 esac
 
+# A job a user submitted as SET ROLE mixdnn_user, which 0.1.0 let her do
+# (here a superuser names that owner): every member can read and cancel
+# it; the upgrade names it.
+fresh_db mx_up_group
+out=$($PSQL -d mx_up_group -tA 2>&1 <<SQL
+$old_v100
+INSERT INTO mixdnn.jobs (name, owner, model_class, gpu_type, gpus, duration)
+	VALUES ('mine', current_user, 'hard', 'v100', 2, '1 hour'), ('shared', 'mixdnn_user', 'hard', 'v100', 2, '1 hour');
+SET client_min_messages = warning;
+ALTER EXTENSION mixdnn UPDATE;
+SELECT job_id FROM mixdnn.jobs WHERE name = 'shared';
+SQL
+)
+id=${out##*$'\n'}
+case "$out" in
+*"WARNING:  jobs owned by one of mixdnn's group roles, which every member can read and cancel: $id"$'\n'*) ok 0 "an upgrade names the jobs a group role owns" ;;
+*) ok 1 "an upgrade names the jobs a group role owns"; echo "$out" | tail -5 | sed 's/^/# /' ;;
+esac
+
 # An infinite submitted_at, which 0.1.0 let an admin write: the upgrade gives
 # it a finite time in the same place of the queue and says so, and the
 # constraint is valid, as in a fresh install (a NOT VALID one left the row,
