@@ -22,13 +22,61 @@ typedef struct map_entry
 static map_entry *map = NULL;
 static int	nmap = 0;
 
+/* a user map's longest line, its newline not counted */
+#define LINE_MAX_BYTES 1022
+
+/*
+ * One line of the user map read into role and user: 1 a mapping, 0 none
+ * (blank or a comment), -1 an error in why. A mistake here runs a job as
+ * another account than the one the administrator named, so whatever is not
+ * plainly one mapping is an error, not skipped.
+ */
+static int
+map_line(const char *path, FILE *f, char *line, int lineno, char *role, char *user,
+		 char *why, size_t why_size)
+{
+	char		extra[2];
+	int			n;
+
+	/* read in pieces, the rest of a long comment would be a line of its own: "ROLE OS_USER" */
+	if (strchr(line, '\n') == NULL && !feof(f))
+	{
+		snprintf(why, why_size, "user map \"%s\" line %d: longer than %d bytes", path, lineno, LINE_MAX_BYTES);
+		return -1;
+	}
+	/* an editor's byte-order mark would be part of the first role's name, which then maps no role */
+	if (lineno == 1 && strncmp(line, "\xEF\xBB\xBF", 3) == 0)
+	{
+		snprintf(why, why_size, "user map \"%s\" line 1: starts with a byte-order mark (save it without one)", path);
+		return -1;
+	}
+	line[strcspn(line, "#\n")] = '\0';
+	n = sscanf(line, "%255s %255s %1s", role, user, extra);
+	if (n <= 0)
+		return 0;
+	if (n != 2)
+	{
+		snprintf(why, why_size, "user map \"%s\" line %d: \"ROLE OS_USER\" expected", path, lineno);
+		return -1;
+	}
+	/* a role mapped twice is ambiguous: refused rather than one line picked */
+	for (int i = 0; i < nmap; i++)
+		if (strcmp(map[i].role, role) == 0)
+		{
+			snprintf(why, why_size, "user map \"%s\" line %d: role \"%s\" is mapped on an earlier line too",
+					 path, lineno, role);
+			return -1;
+		}
+	return 1;
+}
+
 int
 lx_usermap_load(const char *path, char *why, size_t why_size)
 {
 	char		bad[PATH_MAX + 256];
 	/* it decides whose account a job runs as: no one else may change it */
 	FILE	   *f = lx_safe_fopen(path, bad, sizeof(bad));
-	char		line[1024];
+	char		line[LINE_MAX_BYTES + 2];
 	int			lineno = 0;
 
 	if (f == NULL)
@@ -39,39 +87,17 @@ lx_usermap_load(const char *path, char *why, size_t why_size)
 	while (fgets(line, sizeof(line), f))
 	{
 		char		role[256],
-					user[256],
-					extra[2];
-		int			n;
+					user[256];
+		int			rc = map_line(path, f, line, ++lineno, role, user, why, why_size);
 		map_entry  *m;
 
-		lineno++;
-		/* read in pieces, the rest of a long comment would be a line of its own: "ROLE OS_USER" */
-		if (strchr(line, '\n') == NULL && !feof(f))
+		if (rc < 0)
 		{
-			snprintf(why, why_size, "user map \"%s\" line %d: longer than %d bytes", path, lineno,
-					 (int) sizeof(line) - 2);
 			fclose(f);
 			return -1;
 		}
-		line[strcspn(line, "#\n")] = '\0';
-		n = sscanf(line, "%255s %255s %1s", role, user, extra);
-		if (n <= 0)
+		if (rc == 0)
 			continue;
-		if (n != 2)
-		{
-			snprintf(why, why_size, "user map \"%s\" line %d: \"ROLE OS_USER\" expected", path, lineno);
-			fclose(f);
-			return -1;
-		}
-		/* the first line counted: a line added below to change a role's account did nothing */
-		for (int i = 0; i < nmap; i++)
-			if (strcmp(map[i].role, role) == 0)
-			{
-				snprintf(why, why_size, "user map \"%s\" line %d: role \"%s\" is mapped on an earlier line too",
-						 path, lineno, role);
-				fclose(f);
-				return -1;
-			}
 		m = realloc(map, (nmap + 1) * sizeof(map_entry));
 		if (m == NULL || (m[nmap].role = strdup(role)) == NULL || (m[nmap].user = strdup(user)) == NULL)
 		{

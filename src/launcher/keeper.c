@@ -413,7 +413,7 @@ read_launcher(keeper *k)
 		{
 			k->term_at = lx_now();
 			lx_tree_signal(&k->tree, SIGTERM);
-			/* a stopped process (SIGSTOP, ^Z) would sit on its SIGTERM until the grace's SIGKILL */
+			/* a stopped process (SIGSTOP, ^Z) would not run its SIGTERM handler before the grace's SIGKILL */
 			lx_tree_signal(&k->tree, SIGCONT);
 		}
 		else if (buf[i] == 'K')
@@ -512,10 +512,10 @@ check_part(keeper *k)
 	/*
 	 * Whatever the command left behind must not hold the GPUs: killed at
 	 * once when the command ended on its own. A part being stopped keeps
-	 * its grace (SIGKILL above, at term_at + grace): the shell of
-	 * "cd DIR && train" or "train | tee LOG" waits for them rather than
-	 * exec them, dies at the SIGTERM, and the training's own handler
-	 * (a checkpoint) was cut short after 50 ms.
+	 * its grace (SIGKILL above, at term_at + grace): a shell that does not
+	 * exec its last command ("cd DIR && train", "train | tee LOG") dies at
+	 * the SIGTERM while its children still run their handlers (a
+	 * checkpoint).
 	 */
 	if (k->cmd_done && !k->killing && k->term_at == 0)
 		kill_part(k);

@@ -181,13 +181,13 @@ refuse_exposed_password(const char *dsn)
 	opts = PQconninfoParse(dsn, NULL);
 	if (opts == NULL)
 		config_error("--dsn is not a valid connection string");
-	/* every option libpq calls secret ('*'): password, and sslpassword, the passphrase of the client key */
+	/* every option libpq marks secret ('*'): password, and sslpassword, the client key's passphrase */
 	for (o = opts; o->keyword != NULL; o++)
-		if ((strcmp(o->keyword, "password") == 0 || (o->dispchar != NULL && strchr(o->dispchar, '*') != NULL))
-			&& o->val != NULL && o->val[0] != '\0')
+		if (o->dispchar != NULL && strchr(o->dispchar, '*') != NULL && o->val != NULL && o->val[0] != '\0')
 			config_error("--dsn holds a password (%s), which anyone on the node can read in the command line; %s",
-						 o->keyword, strcmp(o->keyword, "password") != 0 ? "use a client key (sslkey) without a "
-						 "passphrase, that only this account can read" : "use --password-file or a passfile (PGPASSFILE) instead");
+						 o->keyword, strcmp(o->keyword, "sslpassword") == 0
+						 ? "use a client key (sslkey) without a passphrase, that only this account can read"
+						 : "use --password-file or a passfile (PGPASSFILE) instead");
 	PQconninfoFree(opts);
 }
 

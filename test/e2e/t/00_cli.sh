@@ -81,6 +81,10 @@ config_error "a --user-map line over 1022 bytes" 'usermap-long" line 1: longer t
 printf 'alice alice\n# alice moved\nalice bob\n' >"$T/usermap-twice"
 config_error "a --user-map mapping a role twice" 'usermap-twice" line 3: role "alice" is mapped on an earlier line too' \
 	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --user-map "$T/usermap-twice"
+# an editor's byte-order mark made the first role "\xEF\xBB\xBFalice": alice's jobs ran as the account alice
+printf '\xEF\xBB\xBFalice bob\n' >"$T/usermap-bom"
+config_error "a --user-map that starts with a byte-order mark" 'usermap-bom" line 1: starts with a byte-order mark' \
+	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --user-map "$T/usermap-bom"
 mkdir -p "$T/open/out"
 config_error "an --output-dir inside a directory others can write" 'other accounts may write to '"$T"'/open' \
 	env PGUSER=$E2E_LAUNCHER_ROLE "${L[@]}" --node n1 --output-dir "$T/open/out"
