@@ -69,9 +69,9 @@ BEGIN
 		RAISE EXCEPTION 'borrow must be true or false, not NULL'
 			USING ERRCODE = 'not_null_violation';
 	END IF;
-	-- An update only: a second row inserted meets the table's unique
-	-- constraint (23505 too), after INSERT ... ON CONFLICT has had its say
-	-- (a trigger raising here refused every upsert of an existing row).
+	-- An update only: on an insert the table's unique constraint reports a
+	-- duplicate (23505 too), after INSERT ... ON CONFLICT has had its say,
+	-- which a trigger raising here would take from it.
 	IF TG_OP = 'UPDATE' AND EXISTS (SELECT FROM mixdnn.quotas q
 			   WHERE q.role OPERATOR(pg_catalog.=) NEW.role
 				 AND q.gpu_type IS NOT DISTINCT FROM NEW.gpu_type

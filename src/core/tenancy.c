@@ -113,7 +113,10 @@ refuse_cap(const mx_owner *w, int t)
 	return limit > 0 ? limit : INT_MAX;
 }
 
-/* The quota that binds the owner on type t without borrowing: INT_MAX when none. */
+/*
+ * The most GPUs the owner may ever hold on type t, borrowing included
+ * (refuse_cap of the type and of all types); INT_MAX when nothing stops it.
+ */
 static int
 hard_cap(const mx_owner *w, int t)
 {
