@@ -591,11 +591,49 @@ test_guard_overdue(void)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * T counts the latest end of a running part even where the work bounds do
+ * not: one GPU of 64 busy for 100000 s spreads to about 1600 s over the
+ * cluster, so without the part's end T would be now + 1 h (the job's own
+ * run time) and the 1 h job critical.
+ */
+static void
+test_guard_bound_part_end(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	unsigned char g[1];
+	int			t,
+				n0,
+				i;
+	char		name[16];
+
+	fx_init(&s, NOW);
+	mx_options_default(&o);
+	o.critical_wait = 0;
+	t = fx_type(&s, "v100", 1.0);
+	n0 = fx_node(&s, "n0", t, 8, MX_NODE_UP);
+	for (i = 1; i < 8; i++)
+	{
+		snprintf(name, sizeof(name), "n%d", i);
+		fx_node(&s, name, t, 8, MX_NODE_UP);
+	}
+	fx_part(&s, 1, n0, 1, NOW + 100000);
+	fx_hard(&s, 10, t, 1, 3600);
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[0] == MX_GUARD_NONE,
+		  "a 1-GPU part running until +100000 s: T = now + 100000 s, a 1 h job is not critical (guard %d)", g[0]);
+	s.parts[0].expected_end = NOW + 1000;
+	CHECK(mx_job_guards(&s, &o, g, NULL) == 0 && g[0] == MX_GUARD_CRITICAL,
+		  "the part ends at +1000 s: T = now + 1 h, the job is critical (guard %d)", g[0]);
+	mx_snapshot_free(&s);
+}
+
 int
 main(void)
 {
 	test_weight();
 	test_guard_overdue();
+	test_guard_bound_part_end();
 	test_choices();
 	test_order_and_ties();
 	test_guard_critical();

@@ -124,6 +124,36 @@ refused(void)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * mx_plan_enforce_limits() as plan_limits.h states it, on a hand-made plan:
+ * a start before now - 1 s is no plan (the planner never makes one, so no
+ * round can show this line failing; a plan in the past would be launched
+ * at once as if it had been due all along).
+ */
+static void
+enforce_past_start(void)
+{
+	mx_snapshot s;
+	mx_plan		p;
+
+	cluster(&s, NOW);
+	fx_hard(&s, 1, 0, 1, 600.0);
+	fx_hard(&s, 2, 0, 1, 600.0);
+	fx_hard(&s, 3, 0, 1, 600.0);
+	CHECK(mx_plan_init(&p, 3) == 0, "enforce: a plan of three jobs");
+	fx_put(&p, 0, 0, 1, NOW - 10.0, 600.0);	/* 10 s in the past */
+	fx_put(&p, 1, 0, 1, NOW - 0.5, 600.0);	/* within the second of slack */
+	fx_put(&p, 2, 0, 1, NOW + 60.0, 600.0);
+	CHECK(mx_plan_enforce_limits(&s, &p) == 1, "enforce: one assignment changed");
+	CHECK(p.a[0].status == MX_UNPLANNABLE && isnan(p.a[0].start) && p.a[0].gpus == 0,
+		  "enforce: a start 10 s before now is no plan (status %d)", p.a[0].status);
+	CHECK(p.a[1].status == MX_PLANNED && p.a[1].start == NOW - 0.5,
+		  "enforce: a start half a second before now is kept");
+	CHECK(p.a[2].status == MX_PLANNED && p.a[2].start == NOW + 60.0, "enforce: a later start is kept");
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
 int
 main(void)
 {
@@ -137,6 +167,7 @@ main(void)
 		end_of_time(pol);
 	}
 	refused();
+	enforce_past_start();
 	CHECK(mx_runtime_ok(MX_MAX_RUNTIME_S) && !mx_runtime_ok(MX_MAX_RUNTIME_S * 1.001) && !mx_runtime_ok(NAN) &&
 		  !mx_runtime_ok(INFINITY) && !mx_runtime_ok(0), "mx_runtime_ok: finite, positive, at most ten years");
 	return unit_done("test_plan_limits");
