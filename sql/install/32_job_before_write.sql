@@ -82,8 +82,10 @@ BEGIN
 		RAISE EXCEPTION 'name must have 1 to 200 characters, not %', pg_catalog.length(NEW.name)
 			USING ERRCODE = 'check_violation';
 	END IF;
-	-- A model or duration stored before 0.2.0 keeps planning: checked when written.
-	PERFORM mixdnn._check_job_terms(NEW.priority,
+	-- A model or duration stored before 0.2.0 keeps planning, and a user
+	-- cancels a job an admin gave a priority above hers: checked when written.
+	PERFORM mixdnn._check_job_terms(
+		CASE WHEN TG_OP = 'INSERT' OR NEW.priority IS DISTINCT FROM OLD.priority THEN NEW.priority END,
 		CASE WHEN TG_OP = 'INSERT' OR NEW.duration IS DISTINCT FROM OLD.duration THEN NEW.duration END,
 		CASE WHEN TG_OP = 'INSERT' OR NEW.model IS DISTINCT FROM OLD.model THEN NEW.model END);
 	-- Jobs run as their owner's OS account: an owner named must be a role

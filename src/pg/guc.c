@@ -45,6 +45,8 @@ int			mx_guc_max_waiting_jobs;
 /* read by the submission trigger (46_submission_limits.sql) only */
 static int	max_submissions_per_hour;
 static int	max_submission_kb_per_hour;
+/* read by mixdnn._check_job_terms (30b_job_terms.sql) only */
+static int	max_user_priority;
 bool		mx_guc_fair_share;
 int			mx_guc_fair_share_half_life_s;
 double		mx_guc_replan_tolerance;
@@ -359,6 +361,16 @@ define_tenancy_gucs(void)
 							"Counted as stored (pg_column_size); cancelled and finished jobs count too. 0 means no limit.",
 							&max_submission_kb_per_hour, 16 * 1024, 0, INT_MAX,
 							PGC_SUSET, GUC_UNIT_KB, NULL, NULL, NULL);
+
+	/*
+	 * A plain user's priority sets her jobs' order against everyone's: 0
+	 * is Slurm's rule (users may only lower theirs; an admin raises a job).
+	 */
+	DefineCustomIntVariable("mixdnn.max_user_priority",
+							"Highest priority a plain user (not an admin) may give a job.",
+							"An admin may give any (-100..100); 100 means no ceiling.",
+							&max_user_priority, 100, -100, 100,
+							PGC_SUSET, 0, NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("mixdnn.fair_share",
 							 "Weigh each job by its owner's fair-share factor (mixdnn.shares).",

@@ -1,0 +1,1 @@
+../../install/30b_job_terms.sql
