@@ -438,6 +438,13 @@ ok $? "a line of \\. alone in TYPES.csv ends its data, as \\copy's end-of-data m
 printf '%s\n\n#j0,0,,hard,fast,1,10\nj1,0,,hard,fast,1,10\n' "$H" >"$T/xh.csv"
 "$SIM" $A --trace "$T/xh.csv" --policy k8s --quiet --out "$T/xh.out" >/dev/null 2>&1
 is "$?:$(field "$T/xh.out" '#j0' status)" "0:completed" "a '#' line in the trace is a job, as replay.py's csv module reads it"
+# blank lines before the header too (csv.DictReader took the first line
+# for the header, blank or not: replay.py read no column)
+printf '\n\r\n%s\nj1,0,,hard,fast,1,10\n' "$H" >"$T/xbh.csv"
+"$SIM" $A --trace "$T/xbh.csv" --policy k8s --quiet --out "$T/xbh.out" >/dev/null 2>&1
+is "$?:$(field "$T/xbh.out" j1 status):$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import replay
+print(",".join(r["name"] + "@" + r["submit_s"] for r in replay.load_trace(sys.argv[2])))' test/sim/diff "$T/xbh.csv" 2>&1)" \
+	"0:completed:j1@0" "blank lines before the trace's header are skipped, by the simulator and by replay.py"
 printf '%s\n# a comment\nj1,0,,hard,fast,1,10\n' "$H" >"$T/xh.csv"
 bad_in "a '#' comment line in the trace (a row without submit_s to replay.py)" 'xh.csv:2: submit_s' $A --trace "$T/xh.csv"
 AT="name,submit_s,model,model_class,gpu_type,gpus,duration_s,min_gpus,max_gpus,allowed_types"

@@ -57,6 +57,7 @@ show an instant where it did.
 import argparse
 import csv
 import datetime
+import itertools
 import os
 import random
 import shutil
@@ -196,7 +197,11 @@ def sql_int(v):
 # ---------------------------------------------------------------- inputs
 
 def load_trace(path):
-    rows = list(csv.DictReader(open(path, newline="")))
+    # csv skips blank lines between rows, but DictReader takes the first
+    # line for the header, blank or not; the simulator skips blank lines
+    # before the header too (src/sim/csv.c), and so does this
+    lines = itertools.dropwhile(lambda line: line in ("\n", "\r\n", "\r"), open(path, newline=""))
+    rows = list(csv.DictReader(lines))
     for r in rows:
         r["submit_us"] = int((Decimal(r["submit_s"]) + EPOCH) * 1000000)
         # what the job asks for (the simulator plans with it) and the share
