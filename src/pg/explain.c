@@ -108,9 +108,12 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, double 
 							"others until their expected end", type_free_now(s, c->type), c->gpus,
 							s->types[c->type].name);
 		case MX_BLOCK_GUARDS:
-			return psprintf("%d %s GPUs are reserved for starving or makespan-critical jobs", c->gpus, s->types[c->type].name);
+			/* "some of them": the count is the configuration's, not how many are reserved */
+			return psprintf("its %d %s GPUs are not all free for its run: starving or makespan-critical jobs "
+							"have reserved some of them", c->gpus, s->types[c->type].name);
 		case MX_BLOCK_RESERVATIONS:
-			return psprintf("%d %s GPUs are planned for other waiting jobs", c->gpus, s->types[c->type].name);
+			return psprintf("its %d %s GPUs are not all free for its run: other waiting jobs are planned on "
+							"some of them", c->gpus, s->types[c->type].name);
 		case MX_BLOCK_OBJECTIVE:
 			return pstrdup("it would fit, but the round's plan has more total utility");
 		case MX_BLOCK_CLUSTER:
@@ -123,8 +126,9 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, double 
 			return psprintf("%d %s GPUs would take the job's owner beyond its quota (mixdnn.quotas)",
 							c->gpus, s->types[c->type].name);
 		case MX_BLOCK_FAIR_SHARE:
-			return psprintf("%d %s GPUs are planned for other owners' jobs, served first because this job's owner "
-							"has used more than its fair share (mixdnn.shares)", c->gpus, s->types[c->type].name);
+			return psprintf("its %d %s GPUs are not all free for its run: other owners' jobs are planned on some "
+							"of them, served first because this job's owner has used more than its fair share "
+							"(mixdnn.shares)", c->gpus, s->types[c->type].name);
 		default:
 			return pstrdup(isfinite(c->start) ? "finishes no sooner than the chosen configuration"
 						   : "never fits the up nodes beside the other jobs' plans");
