@@ -42,38 +42,6 @@ seconds_interval(double s)
 	return iv;
 }
 
-/*
- * GPUs of a type free now on the nodes that take jobs, as the planner's
- * capacity counts them (src/core/capacity.c): a node's held GPUs are its
- * busy indices or its parts' GPUs, whichever is more, at most its GPUs.
- */
-static int
-type_free_now(const mx_snapshot *s, int type)
-{
-	int			i,
-				p,
-				free = 0;
-
-	for (i = 0; i < s->nnodes; i++)
-	{
-		const mx_node *nd = &s->nodes[i];
-		int			g = nd->gpus > MX_MAX_NODE_GPUS ? MX_MAX_NODE_GPUS : nd->gpus;
-		uint64_t	mask = g >= 64 ? ~(uint64_t) 0 : (((uint64_t) 1 << g) - 1);
-		int			held = __builtin_popcountll(nd->busy & mask),
-					parts = 0;
-
-		if (nd->status != MX_NODE_UP || nd->type != type || g <= 0)
-			continue;
-		for (p = 0; p < s->nparts; p++)
-			if (s->parts[p].node == i && s->parts[p].gpus > 0)
-				parts += s->parts[p].gpus;
-		if (parts > held)
-			held = parts;
-		free += held < g ? g - held : 0;
-	}
-	return free;
-}
-
 /* The row's plain words: what was chosen, or what keeps it from running sooner. */
 static char *
 candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, double critical_from,
@@ -105,7 +73,7 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, double 
 		case MX_BLOCK_CAPACITY:
 			/* how many are free now, not the configuration's count: 2 held of 8 read "8 ... are held" */
 			return psprintf("%d of the %d %s GPUs it needs are free now; launching or running jobs hold the "
-							"others until their expected end", type_free_now(s, c->type), c->gpus,
+							"others until their expected end", mx_type_free_now(s, c->type), c->gpus,
 							s->types[c->type].name);
 		case MX_BLOCK_GUARDS:
 			/* "some of them": the count is the configuration's, not how many are reserved */
