@@ -103,12 +103,16 @@ waiting_cause(const mx_preview *pv)
 {
 	const mx_snapshot *s = &pv->d.snap;
 	const mx_job *j = &s->jobs[pv->ji];
+	const mx_assignment *a = &pv->plan.a[pv->ji];
 	int			need = j->cls == MX_HARD ? j->ref_gpus : j->min_gpus;
 	uint64_t	types = mx_job_types(s, j);
 	int			k;
 
-	if (pv->plan.a[pv->ji].status != MX_WAITING)
+	if (a->status != MX_WAITING)
 		return MX_BLOCK_CLUSTER;
+	/* the configuration the policy waits for (the requested one under k8s and sjf) */
+	if (a->type >= 0 && a->type < s->ntypes && a->gpus > 0)
+		return mx_type_free_now(s, a->type) >= a->gpus ? MX_BLOCK_RESERVATIONS : MX_BLOCK_CAPACITY;
 	for (k = 0; k < s->ntypes && k < 64; k++)
 		if ((types & (UINT64CONST(1) << k)) && mx_type_free_now(s, k) >= need)
 			return MX_BLOCK_RESERVATIONS;

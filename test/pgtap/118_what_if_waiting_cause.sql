@@ -12,22 +12,25 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(5);
+SELECT plan(6);
 
 INSERT INTO mixdnn.gpu_types (gpu_type, speed) VALUES ('a100', 1.0), ('v100', 1.0);
-INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'a100', 2), ('n2', 'v100', 2);
+INSERT INTO mixdnn.gpu_nodes (node, gpu_type, gpus) VALUES ('n1', 'a100', 4), ('n2', 'v100', 2);
 :commit
 SET LOCAL mixdnn.policy = 'k8s';
 INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration) VALUES ('p1', 'hard', 'a100', 2, '1 hour');
 :commit
-SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'p1'), 'planned', 'k8s: p1 starts now on both a100s');
-SELECT is((SELECT (reason, blocked_by) FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'a100', gpus => 2, duration => '1 hour')),
-	('k8s: needs 2 a100 GPUs, 0 free now'::text, 'reservations'::text),
-	'what_if of a second such job: its GPUs go to p1, which starts now (it said cluster)');
+SELECT is((SELECT status FROM mixdnn.jobs WHERE name = 'p1'), 'planned', 'k8s: p1 starts now on 2 of the 4 a100s');
+SELECT is((SELECT (reason, blocked_by) FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'a100', gpus => 4, duration => '1 hour')),
+	('k8s: needs 4 a100 GPUs, 2 free now'::text, 'reservations'::text),
+	'what_if of a 4-GPU job: 2 of the GPUs go to p1, which starts now (it said cluster)');
 SELECT is(mixdnn.launch_due(), 1, 'p1 launches');
-SELECT is((SELECT (reason, blocked_by) FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'a100', gpus => 2, duration => '1 hour')),
-	('k8s: needs 2 a100 GPUs, 0 free now'::text, 'capacity'::text),
+SELECT is((SELECT (reason, blocked_by) FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'a100', gpus => 4, duration => '1 hour')),
+	('k8s: needs 4 a100 GPUs, 2 free now'::text, 'capacity'::text),
 	'... then held by p1: capacity (it said cluster)');
+SELECT is((SELECT (reason, blocked_by) FROM mixdnn.what_if(gpus => 4, min_gpus => 1, allowed_types => '{a100}', duration => '1 hour')),
+	('k8s: needs 4 a100 GPUs, 2 free now'::text, 'capacity'::text),
+	'a soft job waits for its requested 4 under k8s, not its min_gpus of 1: capacity');
 UPDATE mixdnn.gpu_nodes SET status = 'down' WHERE node = 'n2';
 :commit
 SELECT is((SELECT blocked_by FROM mixdnn.what_if(model_class => 'hard', gpu_type => 'v100', gpus => 2, duration => '1 hour')),
