@@ -71,11 +71,17 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, double 
 	switch (c->blocked_by)
 	{
 		case MX_BLOCK_CAPACITY:
-			return psprintf("%d %s GPUs are held by launching or running jobs", c->gpus, s->types[c->type].name);
+			/* how many are free now, not the configuration's count: 2 held of 8 read "8 ... are held" */
+			return psprintf("%d of the %d %s GPUs it needs are free now; launching or running jobs hold the "
+							"others until their expected end", mx_type_free_now(s, c->type), c->gpus,
+							s->types[c->type].name);
 		case MX_BLOCK_GUARDS:
-			return psprintf("%d %s GPUs are reserved for starving or makespan-critical jobs", c->gpus, s->types[c->type].name);
+			/* "some of them": the count is the configuration's, not how many are reserved */
+			return psprintf("its %d %s GPUs are not all free for its run: starving or makespan-critical jobs "
+							"have reserved some of them", c->gpus, s->types[c->type].name);
 		case MX_BLOCK_RESERVATIONS:
-			return psprintf("%d %s GPUs are planned for other waiting jobs", c->gpus, s->types[c->type].name);
+			return psprintf("its %d %s GPUs are not all free for its run: other waiting jobs are planned on "
+							"some of them", c->gpus, s->types[c->type].name);
 		case MX_BLOCK_OBJECTIVE:
 			return pstrdup("it would fit, but the round's plan has more total utility");
 		case MX_BLOCK_CLUSTER:
@@ -88,8 +94,9 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, double 
 			return psprintf("%d %s GPUs would take the job's owner beyond its quota (mixdnn.quotas)",
 							c->gpus, s->types[c->type].name);
 		case MX_BLOCK_FAIR_SHARE:
-			return psprintf("%d %s GPUs are planned for other owners' jobs, served first because this job's owner "
-							"has used more than its fair share (mixdnn.shares)", c->gpus, s->types[c->type].name);
+			return psprintf("its %d %s GPUs are not all free for its run: other owners' jobs are planned on some "
+							"of them, served first because this job's owner has used more than its fair share "
+							"(mixdnn.shares)", c->gpus, s->types[c->type].name);
 		default:
 			return pstrdup(isfinite(c->start) ? "finishes no sooner than the chosen configuration"
 						   : "never fits the up nodes beside the other jobs' plans");

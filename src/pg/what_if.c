@@ -91,6 +91,35 @@ over_own_quota(const mx_preview *pv)
 }
 
 /*
+ * Why a job the round leaves waiting, not over a quota, waits: the up
+ * nodes cannot hold it (unplannable: cluster), or, under the policies that
+ * start a job only now (k8s, sjf, ...), its GPUs are not free now: held by
+ * launching or running jobs on every type it may run on (capacity), or
+ * free but given to jobs the round starts first (reservations), as
+ * mixdnn.explain() names them. It said "cluster" of every such job.
+ */
+static mx_block_cause
+waiting_cause(const mx_preview *pv)
+{
+	const mx_snapshot *s = &pv->d.snap;
+	const mx_job *j = &s->jobs[pv->ji];
+	const mx_assignment *a = &pv->plan.a[pv->ji];
+	int			need = j->cls == MX_HARD ? j->ref_gpus : j->min_gpus;
+	uint64_t	types = mx_job_types(s, j);
+	int			k;
+
+	if (a->status != MX_WAITING)
+		return MX_BLOCK_CLUSTER;
+	/* the configuration the policy waits for (the requested one under k8s and sjf) */
+	if (a->type >= 0 && a->type < s->ntypes && a->gpus > 0)
+		return mx_type_free_now(s, a->type) >= a->gpus ? MX_BLOCK_RESERVATIONS : MX_BLOCK_CAPACITY;
+	for (k = 0; k < s->ntypes && k < 64; k++)
+		if ((types & (UINT64CONST(1) << k)) && mx_type_free_now(s, k) >= need)
+			return MX_BLOCK_RESERVATIONS;
+	return MX_BLOCK_CAPACITY;
+}
+
+/*
  * The job's position as mixdnn.queue will show it after the round its
  * submission runs: planned jobs by the start that round leaves stored
  * (a later start within mixdnn.replan_tolerance keeps the earlier one:
@@ -134,7 +163,7 @@ what_if_plan(const mx_preview *pv, void *arg)
 		put_row(rsinfo, pv, queue_position(pv), a->reason, NULL);
 	else
 		put_row(rsinfo, pv, 0, a->reason,
-				mx_block_cause_name(over_own_quota(pv) ? MX_BLOCK_QUOTA : MX_BLOCK_CLUSTER));
+				mx_block_cause_name(over_own_quota(pv) ? MX_BLOCK_QUOTA : waiting_cause(pv)));
 }
 
 /*
