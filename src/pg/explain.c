@@ -71,9 +71,9 @@ candidate_detail(const mx_preview *pv, const mx_candidate *c, int guard, double 
 	switch (c->blocked_by)
 	{
 		case MX_BLOCK_CAPACITY:
-			/* how many are free now, not the configuration's count: 2 held of 8 read "8 ... are held" */
+			/* how many are free now: the configuration's count is what it needs, not what is held */
 			return psprintf("%d of the %d %s GPUs it needs are free now; launching or running jobs hold the "
-							"others until their expected end", mx_type_free_now(s, c->type), c->gpus,
+							"others until their expected end", mx_type_free_now(pv, c->type), c->gpus,
 							s->types[c->type].name);
 		case MX_BLOCK_GUARDS:
 			/* "some of them": the count is the configuration's, not how many are reserved */

@@ -8,6 +8,7 @@
 #include "executor/spi.h"
 #include "miscadmin.h"
 
+#include "capacity.h"
 #include "clock.h"
 #include "guc.h"
 #include "preview.h"
@@ -216,33 +217,18 @@ mx_preview_job(int64 job_id, mx_preview_fn fn, void *arg)
 }
 
 /*
- * GPUs of a type free now on the nodes that take jobs, as the planner's
- * capacity counts them (src/core/capacity.c): a node's held GPUs are its
- * busy indices or its parts' GPUs, whichever is more, at most its GPUs.
+ * GPUs of a type free now, as the round's capacity counts them (the
+ * core's, at the snapshot's now).
  */
 int
-mx_type_free_now(const mx_snapshot *s, int type)
+mx_type_free_now(const mx_preview *pv, int type)
 {
-	int			i,
-				p,
-				free = 0;
+	mx_capacity c;
+	int			free;
 
-	for (i = 0; i < s->nnodes; i++)
-	{
-		const mx_node *nd = &s->nodes[i];
-		int			g = nd->gpus > MX_MAX_NODE_GPUS ? MX_MAX_NODE_GPUS : nd->gpus;
-		uint64_t	mask = g >= 64 ? ~(uint64_t) 0 : (((uint64_t) 1 << g) - 1);
-		int			held = __builtin_popcountll(nd->busy & mask),
-					parts = 0;
-
-		if (nd->status != MX_NODE_UP || nd->type != type || g <= 0)
-			continue;
-		for (p = 0; p < s->nparts; p++)
-			if (s->parts[p].node == i && s->parts[p].gpus > 0)
-				parts += s->parts[p].gpus;
-		if (parts > held)
-			held = parts;
-		free += held < g ? g - held : 0;
-	}
+	if (mx_capacity_init(&c, &pv->d.snap, pv->o.overrun_s, mx_overrun_factor(&pv->o)) < 0)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	free = mx_capacity_free_at(&c, type, pv->d.snap.now);
+	mx_capacity_free(&c);
 	return free;
 }

@@ -58,10 +58,7 @@ void		mx_preview_run(const mx_hypothetical *extra, mx_preview_fn fn, void *arg);
  */
 void		mx_preview_job(int64 job_id, mx_preview_fn fn, void *arg);
 
-/*
- * GPUs of a type free now on the nodes that take jobs, as the planner's
- * capacity counts them (held: busy indices or parts' GPUs, the more).
- */
-int			mx_type_free_now(const mx_snapshot *s, int type);
+/* GPUs of a type free now, as the round's capacity counts them. */
+int			mx_type_free_now(const mx_preview *pv, int type);
 
 #endif

@@ -96,7 +96,7 @@ over_own_quota(const mx_preview *pv)
  * start a job only now (k8s, sjf, ...), its GPUs are not free now: held by
  * launching or running jobs on every type it may run on (capacity), or
  * free but given to jobs the round starts first (reservations), as
- * mixdnn.explain() names them. It said "cluster" of every such job.
+ * mixdnn.explain() names them.
  */
 static mx_block_cause
 waiting_cause(const mx_preview *pv)
@@ -112,9 +112,9 @@ waiting_cause(const mx_preview *pv)
 		return MX_BLOCK_CLUSTER;
 	/* the configuration the policy waits for (the requested one under k8s and sjf) */
 	if (a->type >= 0 && a->type < s->ntypes && a->gpus > 0)
-		return mx_type_free_now(s, a->type) >= a->gpus ? MX_BLOCK_RESERVATIONS : MX_BLOCK_CAPACITY;
+		return mx_type_free_now(pv, a->type) >= a->gpus ? MX_BLOCK_RESERVATIONS : MX_BLOCK_CAPACITY;
 	for (k = 0; k < s->ntypes && k < 64; k++)
-		if ((types & (UINT64CONST(1) << k)) && mx_type_free_now(s, k) >= need)
+		if ((types & (UINT64CONST(1) << k)) && mx_type_free_now(pv, k) >= need)
 			return MX_BLOCK_RESERVATIONS;
 	return MX_BLOCK_CAPACITY;
 }
