@@ -2,7 +2,7 @@
 # DROP EXTENSION committed while the launch worker's step runs: the step
 # began with the extension there and then met a dropped table. The worker
 # leaves quietly at its next cycle; before, it logged a WARNING "mixdnn
-# worker ... step failed: relation "mixdnn.job_parts" does not exist" for
+# worker ... step failed: relation "mixdnn.…" does not exist" for
 # an ordinary drop (seen once in six drops right after a cancel).
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/../ops.sh"
