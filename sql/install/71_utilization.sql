@@ -71,9 +71,16 @@ BEGIN
 		UNION ALL
 		SELECT DISTINCT w.t, 0 FROM win w
 		WHERE NOT EXISTS (SELECT FROM mixdnn.gpu_nodes n WHERE n.gpu_type = w.t)),
+	-- Step i starts at from_ts + i * step, not at the previous start + step:
+	-- months from 31 January are 31 January, 28 February, 31 March, not
+	-- 28 March. Each ends where the next starts. The series' length is the
+	-- window over the step's length in seconds (a month counted as 30 days,
+	-- a day as 24 hours) with room for longer months and DST days.
 	buckets AS (
-		SELECT (row_number() OVER (ORDER BY b))::int AS i, b AS s, least(b + step, to_ts) AS e
-		FROM generate_series(from_ts, to_ts - interval '1 microsecond', step) b),
+		SELECT k::int + 1 AS i, from_ts + k * step AS s, least(from_ts + (k + 1) * step, to_ts) AS e
+		FROM generate_series(0::bigint, ceil(1.25 * (date_part('epoch', to_ts) - date_part('epoch', from_ts))
+											 / date_part('epoch', step))::bigint + 1) k
+		WHERE from_ts + k * step < to_ts),
 	starts AS (
 		SELECT array_agg(b.s ORDER BY b.i) AS a FROM buckets b),
 	busy AS (

@@ -112,8 +112,9 @@ BEGIN
 				y + (r - 1) * rowh + 1,
 				round(greatest(0.5, plotw * date_part('epoch', least(bar.e, to_ts) - greatest(bar.s, from_ts)) / span)::numeric, 1),
 				rowh - 2, abs(hashtext(bar.owner::text)) % 360,
-				mixdnn._xml_text(format('job %s%s of %s (%s, %s GPUs, %s): %s to %s', bar.job_id,
-					coalesce(' "' || bar.name || '"', ''), bar.owner, bar.model_class, bar.gpus, bar.status,
+				mixdnn._xml_text(format('job %s%s of %s (%s, %s GPU%s, %s): %s to %s', bar.job_id,
+					coalesce(' "' || bar.name || '"', ''), bar.owner, bar.model_class, bar.gpus,
+					CASE WHEN bar.gpus = 1 THEN '' ELSE 's' END, bar.status,
 					bar.s, bar.e)));
 			-- The first plan of what ran, as a thin line over the bar: planned
 			-- versus actual; none where it starts at -infinity.

@@ -182,6 +182,34 @@ typedef struct cli_args
 	unsigned	given;			/* OPT_* given */
 } cli_args;
 
+/*
+ * What getopt refused, said in the command line's terms, then usage, exit 2.
+ * A negative number is not an option the user meant: "why -1" is a bad job
+ * id, not an unknown option '1'.
+ */
+static void
+bad_option(int argc, char **argv, const struct option *opts)
+{
+	const char *arg = argv[optind - 1];
+
+	/* getopt stays on an element whose later characters it has not read yet */
+	if (optopt > 0 && optind < argc && argv[optind][0] == '-' && argv[optind][1] != '-' &&
+		strchr(argv[optind] + 1, optopt) != NULL)
+		arg = argv[optind];
+	while (opts->name != NULL && opts->val != optopt)
+		opts++;
+	if (optopt >= '0' && optopt <= '9')
+		fprintf(stderr, "mixdnn: \"%s\" is not a job id\n", arg);
+	else if (optopt == 0 || opts->name == NULL || strncmp(arg, "--", 2) != 0)
+		fprintf(stderr, "mixdnn: unknown or ambiguous option \"%s\"\n", arg);
+	else if (opts->has_arg == no_argument)
+		fprintf(stderr, "mixdnn: --%s takes no value\n", opts->name);
+	else
+		fprintf(stderr, "mixdnn: --%s needs a value\n", opts->name);
+	usage(stderr);
+	exit(MC_EXIT_USAGE);
+}
+
 static void
 parse_args(int argc, char **argv, mc_ctx *c, cli_args *a)
 {
@@ -203,6 +231,7 @@ parse_args(int argc, char **argv, mc_ctx *c, cli_args *a)
 		"max_gpus", "allowed_types", "duration", "priority", "model", "command"};
 	int			o;
 
+	opterr = 0;					/* bad_option says what was wrong */
 	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1)
 	{
 		if (o >= 1 && o <= 11)
@@ -247,8 +276,7 @@ parse_args(int argc, char **argv, mc_ctx *c, cli_args *a)
 				usage(stdout);
 				exit(MC_EXIT_OK);
 			default:
-				usage(stderr);
-				exit(MC_EXIT_USAGE);
+				bad_option(argc, argv, opts);
 		}
 	}
 	if (a->spec.f)

@@ -81,6 +81,17 @@ ok $? "bob cannot ask why about alice's job: exit 3"
 as "$A" why nine 2>/dev/null
 [ $? = 2 ]
 ok $? "why with a bad id: exit 2"
+for id in -1 -12; do
+	as "$A" why "$id" 2>"$OUT/e"
+	[ $? = 2 ] && grep -qx -- "mixdnn: \"$id\" is not a job id" "$OUT/e"
+	ok $? "why $id: not a job id (it was read as an unknown option), exit 2" || sed 's/^/# /' "$OUT/e"
+done
+as "$A" queue --limit 2>"$OUT/e"
+[ $? = 2 ] && grep -qx -- "mixdnn: --limit needs a value" "$OUT/e"
+ok $? "an option without its value says so, exit 2" || sed 's/^/# /' "$OUT/e"
+as "$A" queue --json=yes 2>"$OUT/e"
+[ $? = 2 ] && grep -qx -- "mixdnn: --json takes no value" "$OUT/e"
+ok $? "a value given to a flag: exit 2, said so" || sed 's/^/# /' "$OUT/e"
 
 as "$B" --json when --class hard --gpu-type v100 --gpus 1 --duration '10 min' >"$OUT/when"
 ok $? "when"
@@ -98,8 +109,8 @@ ok $? "--all with --user: exit 2"
 as "$A" cancel 9223372036854775807 2>/dev/null
 [ $? = 3 ]
 ok $? "the largest bigint is a job id (not found: exit 3)"
-as "$A" submit --name bad --gpus 1 --duration 1h --frob 2>/dev/null
-[ $? = 2 ]
+as "$A" submit --name bad --gpus 1 --duration 1h --frob 2>"$OUT/e"
+[ $? = 2 ] && grep -qx -- 'mixdnn: unknown or ambiguous option "--frob"' "$OUT/e"
 ok $? "an unknown option: exit 2"
 # An argument or option the command does not take is refused, not ignored:
 # an unquoted "--duration 2 hours python train.py" submitted a 2-second job

@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(33);
+SELECT plan(34);
 
 CREATE ROLE tap81_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap81_bob NOLOGIN IN ROLE mixdnn_user;
@@ -63,6 +63,11 @@ SELECT throws_ok($$SELECT * FROM mixdnn.utilization(pg_temp.t0(), pg_temp.t0() +
 SELECT is((SELECT count(*) FROM mixdnn.utilization('2026-01-31 00:00+00', '2026-06-01 00:00+00', interval '1 month')
 	WHERE gpu_type = (SELECT min(gpu_type) FROM mixdnn.gpu_types)), 5::bigint,
 	'a step of one month from 31 January: five buckets');
+SET LOCAL timezone = 'UTC';
+SELECT results_eq($$SELECT DISTINCT bucket::date FROM mixdnn.utilization('2026-01-31 00:00+00', '2026-06-01 00:00+00', interval '1 month')
+	ORDER BY 1$$,
+	$$VALUES ('2026-01-31'::date), ('2026-02-28'), ('2026-03-31'), ('2026-04-30'), ('2026-05-31')$$,
+	'... each a whole month from 31 January: 31 March, not 28 March after 28 February');
 RESET statement_timeout;
 SELECT throws_ok($$SELECT * FROM mixdnn.utilization(NULL, pg_temp.t0(), '1 hour')$$, '22004', NULL,
 	'a NULL bound is refused');

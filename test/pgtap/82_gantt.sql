@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(21);
+SELECT plan(22);
 
 CREATE ROLE tap82_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap82_bob NOLOGIN IN ROLE mixdnn_user;
@@ -58,6 +58,8 @@ INSERT INTO mixdnn.jobs (name, model_class, gpu_type, gpus, duration)
 :commit
 CREATE TEMP TABLE g2 AS SELECT mixdnn.gantt_svg(pg_temp.t0() - interval '1 hour', pg_temp.t0() + interval '3 hours') AS svg;
 SELECT ok(xml_is_well_formed_document((SELECT svg FROM g2)), 'a job name with control characters keeps the chart well-formed XML');
+SELECT ok((SELECT svg ~ '\(hard, 1 GPU, ' AND svg !~ '[^0-9]1 GPUs' AND svg ~ '\(hard, 2 GPUs, ' FROM g2),
+	'a title counts one GPU in the singular ("1 GPU"), two in the plural');
 SELECT ok((SELECT svg LIKE '%"ctl??]0;x? ]]&gt; &lt;b&gt;&amp;amp;"%' FROM g2),
 	'its name is drawn, the controls as ?, the markup escaped');
 SELECT ok((SELECT svg LIKE '%"nonchar??x"%' FROM g2), 'U+FFFE and U+FFFF, which XML forbids too, as ?');
