@@ -27,7 +27,12 @@
  *             job that does not fit gets a reservation at its earliest start
  *             (MX_PLANNED with that start); every later job starts now if it
  *             fits now next to the running jobs and the reservation (so it
- *             cannot delay it), else MX_WAITING.
+ *             cannot delay it), else MX_WAITING. As contract §6's shared rules
+ *             of the comparators say, a running job past its expected end
+ *             counts as ending now, its GPUs still held (the caller builds
+ *             cap with no overrun grace; free_now holds what is really free):
+ *             a reservation that waits only for such GPUs is held from now
+ *             and its job is MX_WAITING, so no round comes due for it.
  *
  * A job whose requested configuration no up node set could ever hold, or
  * that its profile marks infeasible (throughput 0), is MX_UNPLANNABLE.
@@ -169,6 +174,7 @@ typedef struct bl_state
 	double		now;
 	double		fifo_t;			/* static: planned start of the previous job */
 	int			head_reserved;	/* backfill: the reservation is taken */
+	int		   *free_now;		/* backfill: GPUs of each type really free now, or NULL */
 } bl_state;
 
 /* static: strict FIFO, each job no earlier than the one before. */
@@ -208,9 +214,12 @@ plan_backfill(bl_state *b, mx_assignment *a, const char *tname, double len)
 		mx_unplan_late(a);
 		return;
 	}
-	/* fits now next to the running jobs and the reservation */
-	if (t <= b->now + MX_TIME_EPS && mx_capacity_reserve(b->cap, a->type, a->gpus, b->now, len) == 0)
+	/* fits now next to the running jobs and the reservation, on GPUs really free now */
+	if (t <= b->now + MX_TIME_EPS && (b->free_now == NULL || b->free_now[a->type] >= a->gpus) &&
+		mx_capacity_reserve(b->cap, a->type, a->gpus, b->now, len) == 0)
 	{
+		if (b->free_now != NULL)
+			b->free_now[a->type] -= a->gpus;
 		a->status = MX_PLANNED;
 		a->start = b->now;
 		a->end = b->now + len;
@@ -219,6 +228,14 @@ plan_backfill(bl_state *b, mx_assignment *a, const char *tname, double len)
 	if (!b->head_reserved && isfinite(t) && mx_capacity_reserve(b->cap, a->type, a->gpus, t, len) == 0)
 	{
 		b->head_reserved = 1;
+		if (t <= b->now + MX_TIME_EPS)
+		{
+			/* only GPUs of jobs past their expected end are missing: reserved from now, it waits */
+			a->status = MX_WAITING;
+			set_reason(a, "backfill: reserved %d %s GPUs from now, held by jobs past their estimate; %d free now",
+					   tname, a->gpus, b->free_now != NULL ? b->free_now[a->type] : 0);
+			return;
+		}
 		a->status = MX_PLANNED;
 		a->start = t;
 		a->end = t + len;
@@ -321,10 +338,22 @@ mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, mx
 	int		   *order;
 	int			i;
 	mx_policy	pol = baseline_start(o->policy, p);
-	bl_state	b = {cap, s->now, s->now, 0};
+	bl_state	b = {cap, s->now, s->now, 0, NULL};
 
 	if (n <= 0)
 		return;
+	if (pol == MX_POLICY_BACKFILL)
+	{
+		/* cap has no overrun grace; a 1 s grace keeps every held GPU busy at now */
+		mx_capacity held;
+		int			k;
+
+		if (mx_capacity_init(&held, s, 1.0, 0) == 0 &&
+			(b.free_now = malloc((size_t) (s->ntypes > 0 ? s->ntypes : 1) * sizeof(int))) != NULL)
+			for (k = 0; k < s->ntypes; k++)
+				b.free_now[k] = mx_capacity_free_at(&held, k, s->now);
+		mx_capacity_free(&held);
+	}
 	order = malloc((size_t) n * sizeof(int));
 	if (order == NULL)
 	{
@@ -346,4 +375,5 @@ mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, mx
 	for (i = 0; i < n; i++)
 		baseline_job(s, o, pol, &b, order[i], p);
 	free(order);
+	free(b.free_now);
 }

@@ -497,8 +497,12 @@ plan_other_policy(const mx_snapshot *s, const mx_options *o, mx_plan *out, doubl
 		out->solve_ms = mx_wall_ms() - t0;
 		return 0;
 	}
-	/* mx_overrun_factor: 0 here, the baselines keep the fixed grace */
-	if (mx_capacity_init(&cap, s, o->overrun_s, mx_overrun_factor(o)) < 0)
+	/*
+	 * mx_overrun_factor: 0 here, static keeps the fixed grace; backfill
+	 * none, as contract §6's comparators: a job past its expected end counts
+	 * as ending now (baselines.c keeps its GPUs held)
+	 */
+	if (mx_capacity_init(&cap, s, o->policy == MX_POLICY_BACKFILL ? 0 : o->overrun_s, mx_overrun_factor(o)) < 0)
 		return -1;
 	set_solver(out, mx_policy_name(o->policy));
 	mx_baseline_plan(s, o, &cap, out);

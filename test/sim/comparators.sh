@@ -138,6 +138,24 @@ cut -d, -f1-8 "$T/t5.csv" >"$T/t5x.csv"
 is "$(run f4s4.csv t5.csv hgreedy)" "a 0-100 fast x4; b 100-120 fast x4; c 50-51 slow x1" "hgreedy plans with estimate_s; an overrun job holds its GPUs"
 is "$(run f4s4.csv t5x.csv hgreedy)" "a 0-100 fast x4; b 1-41 slow x4; c 50-51 slow x1" "hgreedy with exact estimates"
 
+# 5b. backfill follows the same rule (SPEC §6, shared rules of the
+# comparators): a job past its expected end counts as ending now, its GPUs
+# still held. On 4 fast GPUs, a (2 GPUs, estimated 10 s, runs 100 s) and b
+# (1 GPU, 0-50) run; at 20 c (2 GPUs) is the head: a counts as ending now,
+# so c's reservation is from now with 1 GPU to spare, and d (1 GPU, 50 s)
+# backfills on it: d 20-70, c 70-80 (a really ends at 100). Assuming a ends
+# 60 s from now (the fixed grace backfill used before) gave c 50-60 and
+# d 60-110.
+cat >"$T/t5b.csv" <<'X'
+name,submit_s,model,model_class,gpu_type,gpus,duration_s,estimate_s
+a,0,,hard,fast,2,100,10
+b,0,,hard,fast,1,50,
+c,20,,hard,fast,2,10,
+d,20,,hard,fast,1,50,
+X
+is "$(run f4.csv t5b.csv backfill)" "a 0-100 fast x2; b 0-50 fast x1; c 70-80 fast x2; d 20-70 fast x1" \
+	"backfill: a job past its estimate counts as ending now (GPUs held); the head waits, reserved from now"
+
 # 6. sjf orders by the estimate, not the true run time.
 # At 10 b (runs 5 s, estimated 50) and c (runs 30 s, estimated 30) wait:
 #   c first 10-40, then b 40-45. Exact: b 10-15, c 15-45.
