@@ -339,20 +339,27 @@ mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, mx
 	int			i;
 	mx_policy	pol = baseline_start(o->policy, p);
 	bl_state	b = {cap, s->now, s->now, 0, NULL};
+	int			free_now[MX_MAX_TYPES];
 
 	if (n <= 0)
 		return;
 	if (pol == MX_POLICY_BACKFILL)
 	{
-		/* cap has no overrun grace; a 1 s grace keeps every held GPU busy at now */
+		/*
+		 * cap has no overrun grace; a 1 s grace keeps every held GPU busy
+		 * at now. Without memory for it nothing may start: every job waits.
+		 */
 		mx_capacity held;
-		int			k;
 
-		if (mx_capacity_init(&held, s, 1.0, 0) == 0 &&
-			(b.free_now = malloc((size_t) (s->ntypes > 0 ? s->ntypes : 1) * sizeof(int))) != NULL)
-			for (k = 0; k < s->ntypes; k++)
-				b.free_now[k] = mx_capacity_free_at(&held, k, s->now);
-		mx_capacity_free(&held);
+		for (int k = 0; k < MX_MAX_TYPES; k++)
+			free_now[k] = 0;
+		if (mx_capacity_init(&held, s, 1.0, 0) == 0)
+		{
+			for (int k = 0; k < s->ntypes && k < MX_MAX_TYPES; k++)
+				free_now[k] = mx_capacity_free_at(&held, k, s->now);
+			mx_capacity_free(&held);
+		}
+		b.free_now = free_now;
 	}
 	order = malloc((size_t) n * sizeof(int));
 	if (order == NULL)
@@ -375,5 +382,4 @@ mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, mx
 	for (i = 0; i < n; i++)
 		baseline_job(s, o, pol, &b, order[i], p);
 	free(order);
-	free(b.free_now);
 }
