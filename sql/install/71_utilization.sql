@@ -54,7 +54,7 @@ BEGIN
 	-- search. A join of every step with every part took 33 to 47 s over 100
 	-- days of 200,000 parts, and 2 to 5 s for one day of them.
 	RETURN QUERY
-	WITH parts AS (
+	WITH RECURSIVE parts AS (
 		-- never ending before its launch: a virtual clock set earlier made busy_gpus negative
 		SELECT p.gpu_type AS t, p.gpus AS g, l.at AS s, greatest(coalesce(p.finished_at, mixdnn.now()), l.at) AS e
 		FROM mixdnn.job_parts p
@@ -73,14 +73,17 @@ BEGIN
 		WHERE NOT EXISTS (SELECT FROM mixdnn.gpu_nodes n WHERE n.gpu_type = w.t)),
 	-- Step i starts at from_ts + i * step, not at the previous start + step:
 	-- months from 31 January are 31 January, 28 February, 31 March, not
-	-- 28 March. Each ends where the next starts. The series' length is the
-	-- window over the step's length in seconds (a month counted as 30 days,
-	-- a day as 24 hours) with room for longer months and DST days.
+	-- 28 March. Each ends where the next starts. Step by step, so that no
+	-- start past to_ts is computed (near 294276 AD one is out of range),
+	-- and a step of no length (a local day a time zone skipped, as
+	-- Pacific/Apia's 30 December 2011) is left out: it divided by zero.
+	steps(k, s, n) AS (
+		SELECT 0::bigint, from_ts, from_ts + step
+		UNION ALL
+		SELECT st.k + 1, st.n, from_ts + (st.k + 2) * step FROM steps st WHERE st.n < to_ts),
 	buckets AS (
-		SELECT k::int + 1 AS i, from_ts + k * step AS s, least(from_ts + (k + 1) * step, to_ts) AS e
-		FROM generate_series(0::bigint, ceil(1.25 * (date_part('epoch', to_ts) - date_part('epoch', from_ts))
-											 / date_part('epoch', step))::bigint + 1) k
-		WHERE from_ts + k * step < to_ts),
+		SELECT (row_number() OVER (ORDER BY st.k))::int AS i, st.s, least(st.n, to_ts) AS e
+		FROM steps st WHERE st.n > st.s),
 	starts AS (
 		SELECT array_agg(b.s ORDER BY b.i) AS a FROM buckets b),
 	busy AS (

@@ -185,16 +185,23 @@ typedef struct cli_args
 /*
  * What getopt refused, said in the command line's terms, then usage, exit 2.
  * A negative number is not an option the user meant: "why -1" is a bad job
- * id, not an unknown option '1'.
+ * id, not an unknown option '1'. first is optind before the getopt_long
+ * call that refused: the element it read is at or after it.
  */
 static void
-bad_option(int argc, char **argv, const struct option *opts)
+bad_option(int argc, char **argv, const struct option *opts, int first)
 {
 	const char *arg = argv[optind - 1];
 
-	/* getopt stays on an element whose later characters it has not read yet */
-	if (optopt > 0 && optind < argc && argv[optind][0] == '-' && argv[optind][1] != '-' &&
-		strchr(argv[optind] + 1, optopt) != NULL)
+	/*
+	 * No short option is valid, so getopt refuses a "-xyz" element at its
+	 * first character and stays on it when more follow (optind not moved):
+	 * the element it read is argv[optind - 1] only when that one was read
+	 * in this call (at or after first) and is an option, not a non-option
+	 * the permutation skipped; else argv[optind]. optopt is a char: a
+	 * UTF-8 byte of "-é" is negative.
+	 */
+	if (optind < argc && !(optind - 1 >= first && argv[optind - 1][0] == '-' && argv[optind - 1][1] != '\0'))
 		arg = argv[optind];
 	while (opts->name != NULL && opts->val != optopt)
 		opts++;
@@ -229,10 +236,11 @@ parse_args(int argc, char **argv, mc_ctx *c, cli_args *a)
 	};
 	static const char *const keys[] = {NULL, "name", "model_class", "gpu_type", "gpus", "min_gpus",
 		"max_gpus", "allowed_types", "duration", "priority", "model", "command"};
-	int			o;
+	int			o,
+				first;
 
 	opterr = 0;					/* bad_option says what was wrong */
-	while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1)
+	while (first = optind, (o = getopt_long(argc, argv, "", opts, NULL)) != -1)
 	{
 		if (o >= 1 && o <= 11)
 		{
@@ -276,7 +284,7 @@ parse_args(int argc, char **argv, mc_ctx *c, cli_args *a)
 				usage(stdout);
 				exit(MC_EXIT_OK);
 			default:
-				bad_option(argc, argv, opts);
+				bad_option(argc, argv, opts, first);
 		}
 	}
 	if (a->spec.f)

@@ -203,6 +203,13 @@ plan_static(bl_state *b, mx_assignment *a, const char *tname, double len)
 				   tname, a->gpus, mx_capacity_free_at(b->cap, a->type, b->now));
 }
 
+/* GPUs of type k free now, for a reason: held ones too, though cap counts an overdue job's as free */
+static int
+backfill_free_now(const bl_state *b, int k)
+{
+	return b->free_now != NULL ? b->free_now[k] : mx_capacity_free_at(b->cap, k, b->now);
+}
+
 /* EASY backfill: what fits now beside the one reservation, which the first job that waits gets. */
 static void
 plan_backfill(bl_state *b, mx_assignment *a, const char *tname, double len)
@@ -233,19 +240,19 @@ plan_backfill(bl_state *b, mx_assignment *a, const char *tname, double len)
 			/* only GPUs of jobs past their expected end are missing: reserved from now, it waits */
 			a->status = MX_WAITING;
 			set_reason(a, "backfill: reserved %d %s GPUs from now, held by jobs past their estimate; %d free now",
-					   tname, a->gpus, b->free_now != NULL ? b->free_now[a->type] : 0);
+					   tname, a->gpus, backfill_free_now(b, a->type));
 			return;
 		}
 		a->status = MX_PLANNED;
 		a->start = t;
 		a->end = t + len;
 		set_reason(a, "backfill: reserved %d %s GPUs at the earliest start; %d free now",
-				   tname, a->gpus, mx_capacity_free_at(b->cap, a->type, b->now));
+				   tname, a->gpus, backfill_free_now(b, a->type));
 		return;
 	}
 	a->status = MX_WAITING;
 	set_reason(a, "backfill: %d %s GPUs not free now without delaying the reservation (%d free)",
-			   tname, a->gpus, mx_capacity_free_at(b->cap, a->type, b->now));
+			   tname, a->gpus, backfill_free_now(b, a->type));
 }
 
 /* k8s: first fit now, in submit order; what does not fit waits. */

@@ -134,9 +134,10 @@ fill_candidate(const mx_snapshot *s, const mx_options *o, const explain_caps *k,
 	/*
 	 * k8s and the comparators plan no later start: a job they leave waiting
 	 * waits for what keeps it from starting now (else every later fit read
-	 * as "objective").
+	 * as "objective"). So does one backfill leaves waiting, the head
+	 * reserved from now among them (GPUs of jobs past their estimate).
 	 */
-	double		cause_end = !planned && (o->policy == MX_POLICY_K8S ||
+	double		cause_end = !planned && (o->policy == MX_POLICY_K8S || o->policy == MX_POLICY_BACKFILL ||
 										 (o->policy >= MX_POLICY_SJF && o->policy <= MX_POLICY_K8S_ANY))
 		? s->now + c->runtime + 2 * MX_TIME_EPS : chosen_end;
 

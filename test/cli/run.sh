@@ -86,6 +86,14 @@ for id in -1 -12; do
 	[ $? = 2 ] && grep -qx -- "mixdnn: \"$id\" is not a job id" "$OUT/e"
 	ok $? "why $id: not a job id (it was read as an unknown option), exit 2" || sed 's/^/# /' "$OUT/e"
 done
+# the element getopt refused, not a neighbour: -1 before -10, and the
+# first byte of a UTF-8 character (a negative optopt) in "-é"
+as "$A" why -1 -10 2>"$OUT/e"
+[ $? = 2 ] && grep -qx -- 'mixdnn: "-1" is not a job id' "$OUT/e"
+ok $? "why -1 -10: the first refused, exit 2" || sed 's/^/# /' "$OUT/e"
+as "$A" queue -é 2>"$OUT/e"
+[ $? = 2 ] && grep -qx -- 'mixdnn: unknown or ambiguous option "-é"' "$OUT/e"
+ok $? "queue -é: named as typed, not the command before it, exit 2" || sed 's/^/# /' "$OUT/e"
 as "$A" queue --limit 2>"$OUT/e"
 [ $? = 2 ] && grep -qx -- "mixdnn: --limit needs a value" "$OUT/e"
 ok $? "an option without its value says so, exit 2" || sed 's/^/# /' "$OUT/e"

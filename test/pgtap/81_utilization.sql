@@ -10,7 +10,7 @@
 \pset tuples_only on
 BEGIN;
 \ir lib/fixture.sql
-SELECT plan(34);
+SELECT plan(36);
 
 CREATE ROLE tap81_alice NOLOGIN IN ROLE mixdnn_user;
 CREATE ROLE tap81_bob NOLOGIN IN ROLE mixdnn_user;
@@ -83,6 +83,12 @@ SELECT throws_ok($$SELECT * FROM mixdnn.utilization('4713-01-01 00:00+00 BC', '2
 	NULL, 'a window wider than an interval holds: 22023, not 22008');
 SELECT lives_ok($$SELECT * FROM mixdnn.utilization('294276-11-01 00:00+00', '294276-12-01 00:00+00', '1 day')$$,
 	'a window at the calendar''s end whose steps fit is answered');
+SELECT lives_ok($$SELECT * FROM mixdnn.utilization('294276-11-01 00:00+00', '294276-12-25 00:00+00', '1 day')$$,
+	'... and one of 54 days: no start past to_ts is computed (from_ts + 68 days was out of range)');
+SET LOCAL timezone = 'Pacific/Apia';
+SELECT is((SELECT count(DISTINCT bucket) FROM mixdnn.utilization('2011-12-28 12:00', '2012-01-03', '1 day')), 5::bigint,
+	'a local day the time zone skipped (Apia, 30 December 2011) is no bucket of no length (it divided by zero)');
+SET LOCAL timezone = 'UTC';
 SELECT throws_ok($$SELECT mixdnn.gantt_svg('4713-01-01 00:00+00 BC', '294276-12-31 00:00+00')$$, '22023',
 	'mixdnn.gantt_svg draws windows of at most 10000 years', 'a Gantt chart over the whole calendar is refused, in plain words');
 

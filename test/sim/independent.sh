@@ -35,21 +35,36 @@ python3 "$ROOT/tools/opt_workloads.py" --data "$DATA" --profiles "$W/profiles.cs
 printf 'm-on5-n medium\nm-bat-w medium\n' >>"$T/list"
 
 # same OURS.csv INDEP.csv: "" when every job starts at the same time on the
-# same configuration in both, else the first that does not
+# same configuration in both, else the first that does not; a job in one
+# file only, a name twice, a start that is no finite number or a comparison
+# that fails (its exit status) is a difference too
 same() {
-	python3 - "$1" "$2" <<'PY'
-import csv, sys
-ours = {r["name"]: r for r in csv.DictReader(open(sys.argv[1]))}
-ind = list(csv.DictReader(open(sys.argv[2])))
-for r in ind:
-    o = ours.get(r["name"])
-    a = (o["start_s"], o["gpu_type"], o["gpus"]) if o and o["start_s"] else None
-    b = (r["start_s"], r["gpu_type"], r["gpus"]) if r["start_s"] else None
-    if (a is None) != (b is None) or (a and (abs(float(a[0]) - float(b[0])) > 0.01 or a[1:] != b[1:])):
-        print("%s: ours %s, independent %s" % (r["name"], a, b))
-        break
-if len(ours) != len(ind):
-    print("%d jobs in ours, %d in the independent run" % (len(ours), len(ind)))
+	python3 - "$1" "$2" <<'PY' 2>&1 || echo "the comparison failed"
+import csv, math, sys
+def rows(path):
+    rs = list(csv.DictReader(open(path)))
+    names = [r["name"] for r in rs]
+    if len(set(names)) != len(names):
+        print("%s names a job twice" % path)
+        sys.exit(0)
+    return {r["name"]: r for r in rs}
+def key(r):
+    if not r["start_s"]:
+        return None
+    t = float(r["start_s"])
+    if not math.isfinite(t):
+        print("%s: start %s" % (r["name"], r["start_s"]))
+        sys.exit(0)
+    return (t, r["gpu_type"], r["gpus"])
+ours, ind = rows(sys.argv[1]), rows(sys.argv[2])
+if set(ours) != set(ind):
+    print("jobs in one run only: ours %s, independent %s" % (sorted(set(ours) - set(ind))[:3], sorted(set(ind) - set(ours))[:3]))
+    sys.exit(0)
+for name, r in ind.items():
+    a, b = key(ours[name]), key(r)
+    if (a is None) != (b is None) or (a and (abs(a[0] - b[0]) > 0.01 or a[1:] != b[1:])):
+        print("%s: ours %s, independent %s" % (name, a, b))
+        sys.exit(0)
 PY
 }
 

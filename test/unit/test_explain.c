@@ -252,9 +252,54 @@ test_critical_from(void)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * backfill, contract §6: a job past its expected end counts as ending now,
+ * its GPUs held. The head that waits for them is reserved from now and
+ * waits: explain says they are held (capacity), not "objective", and the
+ * reasons count held GPUs as held. n0's 4 GPUs are 1000 s overdue, n1's
+ * run to +1000.
+ */
+static void
+test_backfill_overdue(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	mx_explanation e;
+	int			t,
+				n0,
+				n1;
+
+	fx_init(&s, NOW);
+	mx_options_default(&o);
+	o.policy = MX_POLICY_BACKFILL;
+	t = fx_type(&s, "v100", 1.0);
+	n0 = fx_node(&s, "n0", t, 4, MX_NODE_UP);
+	fx_part(&s, 1, n0, 4, NOW - 1000);
+	fx_hard(&s, 10, t, 4, 100);
+	CHECK(mx_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_WAITING, "backfill: the head waits (status %d)",
+		  p.a[0].status);
+	CHECK(mx_explain_job(&s, &o, &p, 0, &e) == 0 && e.n == 1 && e.c[0].blocked_by == MX_BLOCK_CAPACITY,
+		  "... explain: its GPUs are held (capacity), not objective (%s)",
+		  e.n > 0 ? mx_block_cause_name(e.c[0].blocked_by) : "no row");
+	mx_explanation_free(&e);
+	mx_plan_free(&p);
+
+	n1 = fx_node(&s, "n1", t, 4, MX_NODE_UP);
+	fx_part(&s, 2, n1, 4, NOW + 1000);
+	s.jobs[0].ref_gpus = 8;
+	fx_hard(&s, 11, t, 2, 10)->submitted = NOW + 1;
+	CHECK(mx_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_PLANNED && p.a[1].status == MX_WAITING &&
+		  strstr(p.a[0].reason, "; 0 free now") != NULL && strstr(p.a[1].reason, "(0 free)") != NULL,
+		  "backfill: the reasons count the overdue job's GPUs as held ('%s', '%s')", p.a[0].reason, p.a[1].reason);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
 int
 main(void)
 {
+	test_backfill_overdue();
 	test_causes();
 	test_critical_from();
 	test_cluster_and_names();
