@@ -239,7 +239,7 @@ plan_backfill(bl_state *b, mx_assignment *a, const char *tname, double len)
 		{
 			/* only GPUs of jobs past their expected end are missing: reserved from now, it waits */
 			a->status = MX_WAITING;
-			set_reason(a, "backfill: reserved %d %s GPUs from now, held by jobs past their estimate; %d free now",
+			set_reason(a, "backfill: reserved %d %s GPUs from now, held past their expected end; %d free now",
 					   tname, a->gpus, backfill_free_now(b, a->type));
 			return;
 		}

@@ -607,14 +607,15 @@ idle_at(sim_state *st, double tau)
 #define SIM_IDLE_ROUNDS_RUN 1000
 
 /*
- * Rounds while every running job has outlived its estimate (static and
- * backfill). These policies assume such a job ends overrun_s from now
- * (mx_overrun_factor is 0 for them), so a job waiting behind it is planned
+ * Rounds while every running job has outlived its estimate (static;
+ * backfill counts such a job as ending now and plans its head no later
+ * start, contract §6). static assumes such a job ends overrun_s from now
+ * (mx_overrun_factor is 0 for it), so a job waiting behind it is planned
  * overrun_s ahead, and that start comes due, is re-planned overrun_s ahead,
  * and so on until the job really ends: a job estimated at 1 s that ran
  * 1e12 s made 1.7e10 rounds. Nothing else changes between those rounds:
  * the same jobs wait and run, every running job is assumed to end
- * overrun_s after the round, and these policies read no time but relative
+ * overrun_s after the round, and static reads no time but relative
  * ones (no aging, no previous plan) except the calendar's end
  * (mx_ends_in_calendar), so each round is the one before moved in time and
  * starts nothing. Only the calendar can change that, and once a round
@@ -637,7 +638,7 @@ skip_idle_rounds(sim_state *st)
 	int			k;
 
 	if (!st->idle_round || st->nwaiting == 0 || st->nrunning == 0 ||
-		(po->policy != MX_POLICY_STATIC && po->policy != MX_POLICY_BACKFILL) ||
+		po->policy != MX_POLICY_STATIC ||
 		!(step > SIM_EPS) || !isfinite(step))
 	{
 		st->idle_rounds = 0;

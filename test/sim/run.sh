@@ -575,12 +575,13 @@ is "$?:$(field "$T/ok25.out" y status):$(field "$T/ok25.out" long status) $(fiel
 	"taken as the database takes them: min_gpus = max_gpus = gpus on a hard job, a 366-day estimate, a 63-character model of 126 bytes with its profile (z on 4 GPUs: 10 x 1 / 4)"
 
 # ---------------------------------------------------------------- 7b. an overrun under static and backfill
-# These policies assume a job past its estimate ends overrun_s (60 s) from
-# now, so the job behind it is planned 60 s ahead, again and again: j1,
-# estimated at 1 s, running 1e12 s, made 1.7e10 rounds (a hang). Rounds in
-# which nothing can change are skipped after 1000 in a row (src/sim/simrun.c
-# skip_idle_rounds);
-# j2's plan reaches past 9999-12-31 meanwhile and it is rejected.
+# static assumes a job past its estimate ends overrun_s (60 s) from now, so
+# the job behind it is planned 60 s ahead, again and again: j1, estimated
+# at 1 s, running 1e12 s, made 1.7e10 rounds (a hang; so did backfill
+# before it counted such a job as ending now, contract §6). Rounds in which
+# nothing can change are skipped after 1000 in a row (src/sim/simrun.c
+# skip_idle_rounds); j2's plan reaches past 9999-12-31 meanwhile and it is
+# rejected (under backfill once j1 ends).
 printf '%s,estimate_s\nj1,0,,hard,fast,4,1e12,1\nj2,5,,hard,fast,4,10,\n' "$H" >"$T/hang.csv"
 for p in static backfill; do
 	timeout 20 "$SIM" --types "$T/types.csv" --nodes "$T/nodes1.csv" --trace "$T/hang.csv" --policy $p --quiet \

@@ -589,7 +589,7 @@ test_quota_overdue(void)
 		o.overrun_factor = f;
 		/* contract §6: a job past its expected end counts as ending now, its GPUs still held */
 		CHECK(mx_tenancy_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_WAITING &&
-			  strstr(p.a[0].reason, "from now, held by jobs past their estimate") != NULL,
+			  strstr(p.a[0].reason, "from now, held past their expected end") != NULL,
 			  "backfill, overrun_factor %d: waits, reserved from now, no start at now + grace (status %d, %s)",
 			  f, p.a[0].status, p.a[0].reason);
 		mx_plan_free(&p);

@@ -66,7 +66,8 @@ CREATE FUNCTION pg_temp.jid(n text) RETURNS bigint
 -- exceed the type's GPUs on up nodes. A held GPU counts until its job's
 -- planned_end; past it, until now + the larger of mixdnn.overrun_grace and
 -- mixdnn.overrun_factor x the time past it (the planner's documented overrun
--- rule, docs/model.md; the factor is 0 for the baselines). Returns the
+-- rule, docs/model.md; the factor is 0 for the baselines; backfill: until
+-- now, as contract §6's comparators). Returns the
 -- violations (none = OK).
 CREATE FUNCTION pg_temp.plan_overbooking()
 	RETURNS TABLE (gpu_type text, at timestamptz, used bigint, capacity bigint)
@@ -80,6 +81,9 @@ CREATE FUNCTION pg_temp.plan_overbooking()
 		UNION ALL
 		SELECT n.gpu_type, count(*), mixdnn.now(),
 			   CASE WHEN j.planned_end > mixdnn.now() THEN j.planned_end
+					-- backfill counts a job past its estimate as ending now (contract
+					-- §6), its GPUs held: busy at now, not after
+					WHEN current_setting('mixdnn.policy') = 'backfill' THEN mixdnn.now() + interval '1 second'
 					ELSE mixdnn.now() + greatest(current_setting('mixdnn.overrun_grace')::interval,
 						current_setting('mixdnn.overrun_factor')::float8
 						* (current_setting('mixdnn.policy') = 'mixdnn')::int
@@ -108,6 +112,9 @@ CREATE FUNCTION pg_temp.plan_peak(typ text) RETURNS bigint
 		UNION ALL
 		SELECT n.gpu_type, count(*), mixdnn.now(),
 			   CASE WHEN j.planned_end > mixdnn.now() THEN j.planned_end
+					-- backfill counts a job past its estimate as ending now (contract
+					-- §6), its GPUs held: busy at now, not after
+					WHEN current_setting('mixdnn.policy') = 'backfill' THEN mixdnn.now() + interval '1 second'
 					ELSE mixdnn.now() + greatest(current_setting('mixdnn.overrun_grace')::interval,
 						current_setting('mixdnn.overrun_factor')::float8
 						* (current_setting('mixdnn.policy') = 'mixdnn')::int
