@@ -68,15 +68,27 @@ for name, r in ind.items():
 PY
 }
 
+# Every run first, two at a time (the Python simulator takes about a
+# second a run): $T/r/WL.POL.ours.csv and .ind.csv, a .failed file when a
+# run failed.
+mkdir -p "$T/r"
+for pol in k8s backfill sjf hgreedy hsjf k8s-any; do
+	while read -r wl cl; do echo "$wl $cl $pol"; done <"$T/list"
+done | SIM="$SIM" IND="$IND" W="$W" R="$T/r" xargs -P 2 -L 1 sh -c '
+	"$SIM" --types "$W/types.csv" --nodes "$W/nodes-$1.csv" --profiles "$W/profiles.csv" --trace "$W/$0.csv" \
+		--policy "$2" --quiet --out "$R/$0.$2.ours.csv" </dev/null >/dev/null 2>&1 &&
+		$IND --types "$W/types.csv" --nodes "$W/nodes-$1.csv" --profiles "$W/profiles.csv" --trace "$W/$0.csv" \
+			--policy "$2" --out "$R/$0.$2.ind.csv" </dev/null >/dev/null 2>&1 || : >"$R/$0.$2.failed"'
+
 for pol in k8s backfill sjf hgreedy hsjf k8s-any; do
 	bad=""
 	n=0
 	while read -r wl cl; do
-		"$SIM" --types "$W/types.csv" --nodes "$W/nodes-$cl.csv" --profiles "$W/profiles.csv" --trace "$W/$wl.csv" \
-			--policy "$pol" --quiet --out "$T/ours.csv" </dev/null >/dev/null 2>&1 &&
-			$IND --types "$W/types.csv" --nodes "$W/nodes-$cl.csv" --profiles "$W/profiles.csv" --trace "$W/$wl.csv" \
-				--policy "$pol" --out "$T/ind.csv" >/dev/null 2>&1 || { bad="$bad $wl: a run failed;"; continue; }
-		d=$(same "$T/ours.csv" "$T/ind.csv")
+		if [ -e "$T/r/$wl.$pol.failed" ]; then
+			bad="$bad $wl: a run failed;"
+			continue
+		fi
+		d=$(same "$T/r/$wl.$pol.ours.csv" "$T/r/$wl.$pol.ind.csv")
 		[ -z "$d" ] || bad="$bad $wl $d;"
 		n=$((n + 1))
 	done <"$T/list"
