@@ -182,6 +182,8 @@ typedef struct cli_args
 	unsigned	given;			/* OPT_* given */
 } cli_args;
 
+static bool names_ids_command(int argc, char **argv);
+
 /*
  * What getopt refused, said in the command line's terms, then usage, exit 2.
  * A negative number is not an option the user meant: "why -1" is a bad job
@@ -205,8 +207,10 @@ bad_option(int argc, char **argv, const struct option *opts, int first)
 		arg = argv[optind];
 	while (opts->name != NULL && opts->val != optopt)
 		opts++;
-	if (optopt >= '0' && optopt <= '9')
+	if (optopt >= '0' && optopt <= '9' && names_ids_command(argc, argv))
 		fprintf(stderr, "mixdnn: \"%s\" is not a job id\n", arg);
+	else if (optopt >= '0' && optopt <= '9')
+		fprintf(stderr, "mixdnn: \"%s\" is not an option\n", arg);
 	else if (optopt == 0 || opts->name == NULL || strncmp(arg, "--", 2) != 0)
 		fprintf(stderr, "mixdnn: unknown or ambiguous option \"%s\"\n", arg);
 	else if (opts->has_arg == no_argument)
@@ -411,6 +415,17 @@ static const struct
 	{"history", mc_history, false, false, OPT_ALL | OPT_USER | OPT_LIMIT},
 	{"top", mc_top, false, false, OPT_INTERVAL | OPT_ITERATIONS}
 };
+
+/* Whether an argument names a command that takes job ids ("why -1": a bad id, "history -5": no option). */
+static bool
+names_ids_command(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		for (size_t k = 0; k < sizeof(commands) / sizeof(commands[0]); k++)
+			if (commands[k].ids && strcmp(argv[i], commands[k].name) == 0)
+				return true;
+	return false;
+}
 
 /*
  * An argument or option the command does not take is refused (exit 2),
