@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "baselines.h"
+#include "freepool.h"
 #include "plan_limits.h"
 #include "tolerance.h"
 #include "utility.h"
@@ -174,7 +175,7 @@ typedef struct bl_state
 	double		now;
 	double		fifo_t;			/* static: planned start of the previous job */
 	int			head_reserved;	/* backfill: the reservation is taken */
-	int		   *free_now;		/* backfill: GPUs of each type really free now, or NULL */
+	int		   *free_now;		/* backfill: GPUs of each type really free now (freepool.h) */
 } bl_state;
 
 /* static: strict FIFO, each job no earlier than the one before. */
@@ -203,13 +204,6 @@ plan_static(bl_state *b, mx_assignment *a, const char *tname, double len)
 				   tname, a->gpus, mx_capacity_free_at(b->cap, a->type, b->now));
 }
 
-/* GPUs of type k free now, for a reason: held ones too, though cap counts an overdue job's as free */
-static int
-backfill_free_now(const bl_state *b, int k)
-{
-	return b->free_now != NULL ? b->free_now[k] : mx_capacity_free_at(b->cap, k, b->now);
-}
-
 /* EASY backfill: what fits now beside the one reservation, which the first job that waits gets. */
 static void
 plan_backfill(bl_state *b, mx_assignment *a, const char *tname, double len)
@@ -222,11 +216,10 @@ plan_backfill(bl_state *b, mx_assignment *a, const char *tname, double len)
 		return;
 	}
 	/* fits now next to the running jobs and the reservation, on GPUs really free now */
-	if (t <= b->now + MX_TIME_EPS && (b->free_now == NULL || b->free_now[a->type] >= a->gpus) &&
+	if (t <= b->now + MX_TIME_EPS && b->free_now[a->type] >= a->gpus &&
 		mx_capacity_reserve(b->cap, a->type, a->gpus, b->now, len) == 0)
 	{
-		if (b->free_now != NULL)
-			b->free_now[a->type] -= a->gpus;
+		b->free_now[a->type] -= a->gpus;
 		a->status = MX_PLANNED;
 		a->start = b->now;
 		a->end = b->now + len;
@@ -240,19 +233,19 @@ plan_backfill(bl_state *b, mx_assignment *a, const char *tname, double len)
 			/* only GPUs of jobs past their expected end are missing: reserved from now, it waits */
 			a->status = MX_WAITING;
 			set_reason(a, "backfill: reserved %d %s GPUs from now, held past their expected end; %d free now",
-					   tname, a->gpus, backfill_free_now(b, a->type));
+					   tname, a->gpus, b->free_now[a->type]);
 			return;
 		}
 		a->status = MX_PLANNED;
 		a->start = t;
 		a->end = t + len;
 		set_reason(a, "backfill: reserved %d %s GPUs at the earliest start; %d free now",
-				   tname, a->gpus, backfill_free_now(b, a->type));
+				   tname, a->gpus, b->free_now[a->type]);
 		return;
 	}
 	a->status = MX_WAITING;
 	set_reason(a, "backfill: %d %s GPUs not free now without delaying the reservation (%d free)",
-			   tname, a->gpus, backfill_free_now(b, a->type));
+			   tname, a->gpus, b->free_now[a->type]);
 }
 
 /* k8s: first fit now, in submit order; what does not fit waits. */
@@ -353,18 +346,17 @@ mx_baseline_plan(const mx_snapshot *s, const mx_options *o, mx_capacity *cap, mx
 	if (pol == MX_POLICY_BACKFILL)
 	{
 		/*
-		 * cap has no overrun grace; a 1 s grace keeps every held GPU busy
-		 * at now. Without memory for it nothing may start: every job waits.
+		 * cap has no overrun grace; the comparators' pool keeps an overdue
+		 * job's GPUs held. Without memory for it nothing may start: every
+		 * job waits.
 		 */
-		mx_capacity held;
+		mx_freepool pool;
 
-		for (int k = 0; k < MX_MAX_TYPES; k++)
-			free_now[k] = 0;
-		if (mx_capacity_init(&held, s, 1.0, 0) == 0)
+		memset(free_now, 0, sizeof(free_now));
+		if (mx_freepool_init(&pool, s) == 0)
 		{
-			for (int k = 0; k < s->ntypes && k < MX_MAX_TYPES; k++)
-				free_now[k] = mx_capacity_free_at(&held, k, s->now);
-			mx_capacity_free(&held);
+			memcpy(free_now, pool.free_now, sizeof(free_now));
+			mx_freepool_free(&pool);
 		}
 		b.free_now = free_now;
 	}
