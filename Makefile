@@ -138,7 +138,7 @@ build/unit/%: test/unit/%.c test/unit/unit.h $(CORE_OBJS)
 
 .PHONY: unitcheck
 unitcheck: $(UNIT_TESTS)
-	@set -e; for t in $(UNIT_TESTS); do $$t; done
+	@bash test/unit/run.sh $(UNIT_TESTS)
 	@bash tools/mutate.sh -n
 
 .PHONY: simcheck eval eval-opt eval-fresh

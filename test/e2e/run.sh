@@ -11,8 +11,8 @@
 #
 # It starts its own cluster (port MIXDNN_E2E_PORT, default 5497) because
 # the tests restart the server and change settings; given more than one
-# file, it runs them in MIXDNN_E2E_JOBS shards at once (default 2), one
-# cluster each on the next ports (shards.sh). To use a running server
+# file, it runs them in MIXDNN_E2E_JOBS shards at once (default 4), one
+# cluster each from port 5500 (shards.sh). To use a running server
 # instead, set MIXDNN_E2E_USE_ENV=1 with PGHOST/PGPORT/PGDATABASE/PGUSER (a
 # superuser; mixdnn.launch_worker must be on in PGDATABASE) and, for the restart
 # test, MIXDNN_E2E_PGDATA. MIXDNN_LAUNCHER overrides bin/mixdnn-launcher;
@@ -36,9 +36,9 @@ fi
 
 # Most of a file's time is waiting on real processes (leases, heartbeats,
 # restarts), not CPU: without MIXDNN_E2E_USE_ENV the files run in
-# MIXDNN_E2E_JOBS shards (default 2), each on its own cluster; see shards.sh.
+# MIXDNN_E2E_JOBS shards (default 4), each on its own cluster; see shards.sh.
 if [ -z "${MIXDNN_E2E_SHARD:-}" ] && [ "${MIXDNN_E2E_USE_ENV:-}" != 1 ] &&
-	[ "${MIXDNN_E2E_JOBS:-2}" -gt 1 ] && [ "${#tests[@]}" -gt 1 ]; then
+	[ "${MIXDNN_E2E_JOBS:-4}" -gt 1 ] && [ "${#tests[@]}" -gt 1 ]; then
 	exec bash "$E2E/shards.sh" "${tests[@]}"
 fi
 

@@ -332,4 +332,19 @@ fx_same_assignments(const mx_plan *a, const mx_plan *b)
 	return 1;
 }
 
+/* Every job of s takes its configuration and start in plan p as the previous plan. */
+static inline void
+fx_set_previous_plan(mx_snapshot *s, const mx_plan *p)
+{
+	for (int k = 0; k < p->n; k++)
+	{
+		const mx_assignment *a = &p->a[k];
+		mx_job	   *j = &s->jobs[a->job];
+
+		j->prev_type = a->status == MX_PLANNED ? a->type : -1;
+		j->prev_gpus = a->status == MX_PLANNED ? a->gpus : 0;
+		j->prev_start = a->status == MX_PLANNED ? a->start : 0;
+	}
+}
+
 #endif
