@@ -16,13 +16,18 @@
 # four at once took the suite from 526 to 311 s with the same results.
 # What a file uses outside its cluster and scratch directory must not
 # collide with another file's: 00_cli.sh a default state directory under
-# /tmp (of an account no other file runs a launcher as), 11_accounts.sh the
-# OS accounts only it creates, 10_process_tree.sh pgrep/pkill of "sleep
-# 3017".."sleep 3028" (markers no other file uses), 70_fork_fails.sh and
-# 71_launcher_gone_while_waiting.sh an OS account each (mxe2e_nproc,
-# mxe2e_nproc71), 13_pytorch.sh TCP ports
-# from 29500, 14_foreign_keeper.sh processes of nobody, 81_gantt.sh
-# Chromium's default profile; parts' cgroups are named by installation.
+# /tmp (of an account no other file runs a launcher as), 20_bounded_waits.sh
+# the default one of node n3 (/run/mixdnn-launcher/n3, no other file's),
+# 11_accounts.sh OS accounts it creates (67_job_loginuid.sh creates one of
+# them, mxe2e_alice, if missing: each tolerates the other's useradd),
+# 10_process_tree.sh pgrep/pkill of "sleep 3017".."sleep 3028", and
+# 57_node_down_stops_parts.sh and 79_stop_grace.sh of "sleep 3117.S",
+# "3079.S", "3080.S" with S their own process id (markers no other file
+# uses), 70_fork_fails.sh and 71_launcher_gone_while_waiting.sh an OS
+# account each (mxe2e_nproc, mxe2e_nproc71), 13_pytorch.sh TCP ports from
+# 29500, 80_metrics.sh TCP port PGPORT + 20000 (its shard's own),
+# 14_foreign_keeper.sh processes of nobody, 81_gantt.sh Chromium's default
+# profile; parts' cgroups are named by installation.
 #
 # Each shard is a session of its own (setsid): an interrupt or a CI
 # time-out stops every shard's files, launchers and jobs, and run.sh's exit

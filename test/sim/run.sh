@@ -72,16 +72,30 @@ done
 # one core each: they start now, in two lanes beside this file's own
 # tests, each into $T/NAME.tap and its exit status into $T/NAME.rc, and
 # are waited for where they are reported (154 s -> about 90 s on 2 cores).
-sub_suite() {	# sub_suite NAME: test/sim/NAME.sh
-	sh "$ROOT/test/sim/$1.sh" "$SIM" >"$T/$1.tap" 2>&1
-	echo $? >"$T/$1.rc"
+lane() {	# lane NAME...: test/sim/NAME.sh one after another, in a session of their own
+	setsid sh -c 'root=$1 sim=$2 t=$3
+		shift 3
+		for n in "$@"; do sh "$root/test/sim/$n.sh" "$sim" >"$t/$n.tap" 2>&1; echo $? >"$t/$n.rc"; done' \
+		lane "$ROOT" "$SIM" "$T" "$@" &
 }
-(sub_suite lpbound; sub_suite headroom) &
-LANE1=$!
-(sub_suite comparators; sub_suite batchbound
-	if [ -n "$DATA" ] && [ -d "$DATA/gavel" ]; then sub_suite independent; fi) &
-LANE2=$!
-trap 'kill $LANE1 $LANE2 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+# an interrupt or a time-out stops the lanes' scripts and what they run
+# (their sessions), not only this shell, once this shell's command of the
+# moment has ended (a shell runs its traps between commands); the lanes
+# are gone once reported
+stop_lanes() {
+	for p in $LANES; do kill -s TERM -- "-$p" 2>/dev/null; done
+}
+lane lpbound headroom
+LANES=$!
+if [ -n "$DATA" ] && [ -d "$DATA/gavel" ]; then
+	lane comparators batchbound independent
+else
+	lane comparators batchbound
+fi
+LANES="$LANES $!"
+trap 'rm -rf "$T"' EXIT
+trap 'stop_lanes; exit 130' INT
+trap 'stop_lanes; exit 143' TERM
 sub_result() {	# sub_result NAME DESCRIPTION: its test, then its lines other than passes
 	rc=$(cat "$T/$1.rc" 2>/dev/null || echo 1)
 	ok "$rc" "$2"
@@ -827,7 +841,8 @@ sh "$ROOT/test/sim/tenancy.sh" "$SIM"
 ok $? "owners, quotas and fair share (test/sim/tenancy.sh)"
 
 # the sub-suites started at the top
-wait "$LANE1" "$LANE2"
+wait $LANES
+LANES=
 # the comparators of SPEC §6 and estimate_s: their own hand-checked cases
 sub_result comparators "comparators and estimate_s (test/sim/comparators.sh)"
 # the six comparators against an independent implementation of the

@@ -12,9 +12,17 @@ set -u
 jobs=${MIXDNN_UNIT_JOBS:-2}
 out=$(mktemp -d /tmp/mixdnn-unit.XXXXXX)
 pids=()
+# Each binary runs in a session of its own (setsid, as e2e's shards), so
+# that an interrupt or a CI time-out stops the binaries themselves, not
+# only the shells around them.
+stop() {
+	local p
+	for p in "${pids[@]}"; do kill -TERM -- "-$p" 2>/dev/null; done
+	wait
+}
 trap 'rm -rf "$out"' EXIT
-trap 'kill "${pids[@]}" 2>/dev/null; exit 130' INT
-trap 'kill "${pids[@]}" 2>/dev/null; exit 143' TERM HUP
+trap 'stop; exit 130' INT
+trap 'stop; exit 143' TERM HUP
 
 rank() {
 	case "$(basename "$1")" in
@@ -32,7 +40,7 @@ for t in "${order[@]}"; do
 		running=$((running - 1))
 	fi
 	b=$(basename "$t")
-	("$t" >"$out/$b.out" 2>&1; echo $? >"$out/$b.rc") &
+	setsid sh -c '"$1" >"$2" 2>&1; echo $? >"$3"' unit "$t" "$out/$b.out" "$out/$b.rc" &
 	pids+=($!)
 	running=$((running + 1))
 done
