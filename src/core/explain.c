@@ -156,6 +156,15 @@ fill_candidate(const mx_snapshot *s, const mx_options *o, const explain_caps *k,
 		out->blocked_by = cause_of(s, k, c, cause_end);
 	else
 		out->blocked_by = MX_BLOCK_NONE;
+
+	/*
+	 * Backfill has no objective: a job it leaves waiting whose GPUs are
+	 * free now waits for the one reservation, and when the head holds that
+	 * from now (GPUs of jobs past their estimate) it is in no planned row.
+	 */
+	if (o->policy == MX_POLICY_BACKFILL && !planned && out->blocked_by == MX_BLOCK_OBJECTIVE &&
+		c->type == a->type && c->gpus == a->gpus)
+		out->blocked_by = MX_BLOCK_RESERVATIONS;
 }
 
 /*

@@ -296,10 +296,49 @@ test_backfill_overdue(void)
 	mx_snapshot_free(&s);
 }
 
+/*
+ * Backfill: the head needs 2 GPUs of a job past its estimate besides the
+ * 2 free ones, so it is reserved from now and waits (no planned row); a
+ * later 2-GPU job would fit the free ones but would delay that
+ * reservation: it waits for the reservation, not for an objective.
+ */
+static void
+test_backfill_behind_head(void)
+{
+	mx_snapshot s;
+	mx_options	o;
+	mx_plan		p;
+	mx_explanation e;
+	int			t,
+				n0;
+
+	fx_init(&s, NOW);
+	mx_options_default(&o);
+	o.policy = MX_POLICY_BACKFILL;
+	t = fx_type(&s, "v100", 1.0);
+	n0 = fx_node(&s, "n0", t, 4, MX_NODE_UP);
+	fx_part(&s, 1, n0, 2, NOW - 1000);
+	fx_hard(&s, 10, t, 4, 100);
+	fx_hard(&s, 11, t, 2, 50)->submitted = NOW + 1;
+	CHECK(mx_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_WAITING && p.a[1].status == MX_WAITING &&
+		  strstr(p.a[1].reason, "without delaying the reservation (2 free)") != NULL,
+		  "backfill: the head and the job behind it wait ('%s')", p.a[1].reason);
+	CHECK(mx_explain_job(&s, &o, &p, 1, &e) == 0 && e.n == 1 && e.c[0].blocked_by == MX_BLOCK_RESERVATIONS,
+		  "... explain: the job behind waits for the reservation, not the objective (%s)",
+		  e.n > 0 ? mx_block_cause_name(e.c[0].blocked_by) : "no row");
+	mx_explanation_free(&e);
+	CHECK(mx_explain_job(&s, &o, &p, 0, &e) == 0 && e.n == 1 && e.c[0].blocked_by == MX_BLOCK_CAPACITY,
+		  "... and the head for its GPUs (%s)", e.n > 0 ? mx_block_cause_name(e.c[0].blocked_by) : "no row");
+	mx_explanation_free(&e);
+	mx_plan_free(&p);
+	mx_snapshot_free(&s);
+}
+
 int
 main(void)
 {
 	test_backfill_overdue();
+	test_backfill_behind_head();
 	test_causes();
 	test_critical_from();
 	test_cluster_and_names();
