@@ -253,6 +253,24 @@ test_critical_from(void)
 }
 
 /*
+ * Backfill on one node of 4 v100s, `held` of them by a job 1000 s past its
+ * expected end, and a 4-GPU head waiting: the v100 type's index.
+ */
+static int
+backfill_overdue(mx_snapshot *s, mx_options *o, int held)
+{
+	int			t;
+
+	fx_init(s, NOW);
+	mx_options_default(o);
+	o->policy = MX_POLICY_BACKFILL;
+	t = fx_type(s, "v100", 1.0);
+	fx_part(s, 1, fx_node(s, "n0", t, 4, MX_NODE_UP), held, NOW - 1000);
+	fx_hard(s, 10, t, 4, 100);
+	return t;
+}
+
+/*
  * backfill, contract §6: a job past its expected end counts as ending now,
  * its GPUs held. The head that waits for them is reserved from now and
  * waits: explain says they are held (capacity), not "objective", and the
@@ -267,16 +285,9 @@ test_backfill_overdue(void)
 	mx_plan		p;
 	mx_explanation e;
 	int			t,
-				n0,
 				n1;
 
-	fx_init(&s, NOW);
-	mx_options_default(&o);
-	o.policy = MX_POLICY_BACKFILL;
-	t = fx_type(&s, "v100", 1.0);
-	n0 = fx_node(&s, "n0", t, 4, MX_NODE_UP);
-	fx_part(&s, 1, n0, 4, NOW - 1000);
-	fx_hard(&s, 10, t, 4, 100);
+	t = backfill_overdue(&s, &o, 4);
 	CHECK(mx_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_WAITING, "backfill: the head waits (status %d)",
 		  p.a[0].status);
 	CHECK(mx_explain_job(&s, &o, &p, 0, &e) == 0 && e.n == 1 && e.c[0].blocked_by == MX_BLOCK_CAPACITY,
@@ -309,16 +320,9 @@ test_backfill_behind_head(void)
 	mx_options	o;
 	mx_plan		p;
 	mx_explanation e;
-	int			t,
-				n0;
+	int			t;
 
-	fx_init(&s, NOW);
-	mx_options_default(&o);
-	o.policy = MX_POLICY_BACKFILL;
-	t = fx_type(&s, "v100", 1.0);
-	n0 = fx_node(&s, "n0", t, 4, MX_NODE_UP);
-	fx_part(&s, 1, n0, 2, NOW - 1000);
-	fx_hard(&s, 10, t, 4, 100);
+	t = backfill_overdue(&s, &o, 2);
 	fx_hard(&s, 11, t, 2, 50)->submitted = NOW + 1;
 	CHECK(mx_plan_round(&s, &o, &p) == 0 && p.a[0].status == MX_WAITING && p.a[1].status == MX_WAITING &&
 		  strstr(p.a[1].reason, "without delaying the reservation (2 free)") != NULL,
