@@ -220,6 +220,47 @@ exec(PGconn *conn, const char *sql, int nparams, const char *const *params)
 	return answer(conn, PQsendQueryParams(conn, sql, nparams, NULL, params, NULL, NULL, 0));
 }
 
+/*
+ * PQconnectdbParams, but waited for at most answer_wait_s in all, as a
+ * call is (answer()): libpq's connect_timeout bounds each host's attempt
+ * only when it is set, and a --dsn may set it to 0 (no limit), or name
+ * several hosts. A server that accepts the connection and never answers
+ * (a stopped postmaster, a proxy whose backend is gone) kept the launcher
+ * in libpq without bound, deaf to SIGTERM. The host name lookup
+ * (getaddrinfo, in PQconnectStartParams and at each next host) is not
+ * bounded by this: libpq does it blocking. On time-out: NULL, *late set.
+ */
+static PGconn *
+connect_in_time(const char *const *keys, const char *const *values, bool *late)
+{
+	double		deadline = lx_now() + answer_wait_s;
+	PGconn	   *conn = PQconnectStartParams(keys, values, 1);
+	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+
+	if (conn == NULL || PQstatus(conn) == CONNECTION_BAD)
+		return conn;
+	while (st != PGRES_POLLING_OK && st != PGRES_POLLING_FAILED)
+	{
+		struct pollfd pfd = {.fd = PQsocket(conn), .events = st == PGRES_POLLING_READING ? POLLIN : POLLOUT};
+		double		left = deadline - lx_now();
+		int			r;
+
+		if (left <= 0)
+		{
+			PQfinish(conn);
+			*late = true;
+			return NULL;
+		}
+		r = poll(&pfd, 1, (int) (left * 1000) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		/* ready, timed out (checked above) or an error PQconnectPoll reports */
+		if (r != 0)
+			st = PQconnectPoll(conn);
+	}
+	return conn;
+}
+
 PGconn *
 lx_db_connect(const char *dsn, const char *node, const char *password)
 {
@@ -227,6 +268,7 @@ lx_db_connect(const char *dsn, const char *node, const char *password)
 	const char *keys[10];
 	const char *values[10];
 	int			k = 0;
+	bool		late = false;
 	PGconn	   *conn;
 
 	snprintf(appname, sizeof(appname), "mixdnn-launcher %s", node);
@@ -257,12 +299,15 @@ lx_db_connect(const char *dsn, const char *node, const char *password)
 	keys[k] = NULL;
 	values[k] = NULL;
 
-	conn = PQconnectdbParams(keys, values, 1);
+	conn = connect_in_time(keys, values, &late);
 	if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
 	{
 		char		msg[1024];
 
-		snprintf(msg, sizeof(msg), "%s", conn ? PQerrorMessage(conn) : "out of memory");
+		if (late)
+			snprintf(msg, sizeof(msg), "no answer from the server within %.0f s", answer_wait_s);
+		else
+			snprintf(msg, sizeof(msg), "%s", conn ? PQerrorMessage(conn) : "out of memory");
 		one_line(msg);
 		lx_log("cannot connect: %s", msg);
 		PQfinish(conn);

@@ -51,7 +51,7 @@ weight() {
 	06_worker | 79_stop_grace | 83_held_cancel_node_reachable) echo 26 ;;
 	04_server_restart) echo 25 ;;
 	90_fair_share) echo 24 ;;
-	47_two_launchers_one_dir | 54_keeper_handover) echo 21 ;;
+	47_two_launchers_one_dir | 54_keeper_handover | 78_connect_unanswered) echo 21 ;;
 	44_failover) echo 19 ;;
 	27_slow_lookup | 43_two_databases) echo 18 ;;
 	09_rounds_skip_locked_rows | 20_waiting_limit_concurrent | 26_client_stall | 48_notify_lock | 51_drop_while_starting) echo 17 ;;
