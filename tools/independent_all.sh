@@ -32,6 +32,7 @@ for d in "$@"; do
 		echo "$d/in/types.csv $d/in/nodes-$cl.csv $d/in/profiles.csv $d/in/$wl.csv d$k-$wl"
 	done
 done >"$R/list"
+[ -s "$R/list" ] || { echo "no workloads in $*" >&2; exit 1; }
 
 while read -r t n p tr id; do
 	for pol in $POLICIES; do echo "$t $n $p $tr $id $pol"; done
@@ -58,5 +59,6 @@ for pol in $POLICIES; do
 		if [ -z "$d" ]; then same=$((same + 1)); else echo "  $id $pol: $d"; rc=1; fi
 	done <"$R/list"
 	echo "$pol: $same of $all workloads the same"
+	[ "$same" -eq "$all" ] || rc=1
 done
 exit "$rc"

@@ -162,7 +162,7 @@ fill_candidate(const mx_snapshot *s, const mx_options *o, const explain_caps *k,
 	 * free now waits for the one reservation, and when the head holds that
 	 * from now (GPUs of jobs past their estimate) it is in no planned row.
 	 */
-	if (o->policy == MX_POLICY_BACKFILL && !planned && out->blocked_by == MX_BLOCK_OBJECTIVE &&
+	if (o->policy == MX_POLICY_BACKFILL && a->status == MX_WAITING && out->blocked_by == MX_BLOCK_OBJECTIVE &&
 		c->type == a->type && c->gpus == a->gpus)
 		out->blocked_by = MX_BLOCK_RESERVATIONS;
 }

@@ -220,55 +220,43 @@ exec(PGconn *conn, const char *sql, int nparams, const char *const *params)
 	return answer(conn, PQsendQueryParams(conn, sql, nparams, NULL, params, NULL, NULL, 0));
 }
 
+/* seconds, per host (libpq's connect_timeout) */
+#define CONNECT_TIMEOUT "10"
+static bool warned_timeout = false;
+
 /*
- * PQconnectdbParams, but waited for at most answer_wait_s in all, as a
- * call is (answer()): libpq's connect_timeout bounds each host's attempt
- * only when it is set, and a --dsn may set it to 0 (no limit), or name
- * several hosts. A server that accepts the connection and never answers
- * (a stopped postmaster, a proxy whose backend is gone) kept the launcher
- * in libpq without bound, deaf to SIGTERM. The host name lookup
- * (getaddrinfo, in PQconnectStartParams and at each next host) is not
- * bounded by this: libpq does it blocking. On time-out: NULL, *late set.
+ * The launcher's connect_timeout (10 s) is a default that --dsn may
+ * override, but not with libpq's "no limit": 0, a negative value or an
+ * empty one. A server that accepts the connection and never answers (a
+ * stopped postmaster, a proxy whose backend is gone) then kept the
+ * launcher in libpq for good, deaf to SIGTERM. Only the blocking connect
+ * applies connect_timeout, to each host of a list in turn (then the next
+ * host is tried: failover), so the launcher keeps it and bounds it
+ * instead. true when dsn sets such a value.
  */
-static PGconn *
-connect_in_time(const char *const *keys, const char *const *values, bool *late)
+static bool
+unbounded_connect_timeout(const char *dsn)
 {
-	double		deadline = lx_now() + answer_wait_s;
-	PGconn	   *conn = PQconnectStartParams(keys, values, 1);
-	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+	PQconninfoOption *opts,
+			   *o;
+	bool		unbounded = false;
 
-	if (conn == NULL || PQstatus(conn) == CONNECTION_BAD)
-		return conn;
-	while (st != PGRES_POLLING_OK && st != PGRES_POLLING_FAILED)
-	{
-		struct pollfd pfd = {.fd = PQsocket(conn), .events = st == PGRES_POLLING_READING ? POLLIN : POLLOUT};
-		double		left = deadline - lx_now();
-		int			r;
-
-		if (left <= 0)
-		{
-			PQfinish(conn);
-			*late = true;
-			return NULL;
-		}
-		r = poll(&pfd, 1, (int) (left * 1000) + 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		/* ready, timed out (checked above) or an error PQconnectPoll reports */
-		if (r != 0)
-			st = PQconnectPoll(conn);
-	}
-	return conn;
+	if (dsn == NULL || dsn[0] == '\0' || (opts = PQconninfoParse(dsn, NULL)) == NULL)
+		return false;			/* no DSN, or one libpq refuses (it says why) */
+	for (o = opts; o->keyword != NULL; o++)
+		if (strcmp(o->keyword, "connect_timeout") == 0 && o->val != NULL)
+			unbounded = atoi(o->val) <= 0;
+	PQconninfoFree(opts);
+	return unbounded;
 }
 
 PGconn *
 lx_db_connect(const char *dsn, const char *node, const char *password)
 {
 	char		appname[64];
-	const char *keys[10];
-	const char *values[10];
+	const char *keys[12];
+	const char *values[12];
 	int			k = 0;
-	bool		late = false;
 	PGconn	   *conn;
 
 	snprintf(appname, sizeof(appname), "mixdnn-launcher %s", node);
@@ -276,7 +264,7 @@ lx_db_connect(const char *dsn, const char *node, const char *password)
 	keys[k] = "application_name";
 	values[k++] = appname;
 	keys[k] = "connect_timeout";
-	values[k++] = "10";
+	values[k++] = CONNECT_TIMEOUT;
 	/* A dead server or network is noticed within seconds, not hours. */
 	keys[k] = "keepalives_idle";
 	values[k++] = "10";
@@ -296,18 +284,24 @@ lx_db_connect(const char *dsn, const char *node, const char *password)
 		keys[k] = "dbname";
 		values[k++] = dsn;
 	}
+	/* a key after the DSN overrides the DSN's own */
+	if (unbounded_connect_timeout(dsn))
+	{
+		keys[k] = "connect_timeout";
+		values[k++] = CONNECT_TIMEOUT;
+		if (!warned_timeout)
+			lx_log("--dsn's connect_timeout means no limit: %s s per host instead", CONNECT_TIMEOUT);
+		warned_timeout = true;
+	}
 	keys[k] = NULL;
 	values[k] = NULL;
 
-	conn = connect_in_time(keys, values, &late);
+	conn = PQconnectdbParams(keys, values, 1);
 	if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
 	{
 		char		msg[1024];
 
-		if (late)
-			snprintf(msg, sizeof(msg), "no answer from the server within %.0f s", answer_wait_s);
-		else
-			snprintf(msg, sizeof(msg), "%s", conn ? PQerrorMessage(conn) : "out of memory");
+		snprintf(msg, sizeof(msg), "%s", conn ? PQerrorMessage(conn) : "out of memory");
 		one_line(msg);
 		lx_log("cannot connect: %s", msg);
 		PQfinish(conn);

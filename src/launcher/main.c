@@ -233,8 +233,6 @@ connect_db(void)
 				adopted;
 	lx_rc		rc;
 
-	/* the connection attempt is bounded as a call is (lx_db_connect) */
-	lx_db_set_answer_wait(answer_wait());
 	st.conn = lx_db_connect(cfg.dsn, cfg.node, cfg.password);
 	if (st.conn == NULL || !enter_installation())
 		goto retry;

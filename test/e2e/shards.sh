@@ -26,6 +26,7 @@
 # uses), 70_fork_fails.sh and 71_launcher_gone_while_waiting.sh an OS
 # account each (mxe2e_nproc, mxe2e_nproc71), 13_pytorch.sh TCP ports from
 # 29500, 80_metrics.sh TCP port PGPORT + 20000 (its shard's own),
+# 78_connect_unanswered.sh one the kernel assigns,
 # 14_foreign_keeper.sh processes of nobody, 81_gantt.sh Chromium's default
 # profile; parts' cgroups are named by installation.
 #
@@ -47,11 +48,11 @@ weight() {
 	71_launcher_gone_while_waiting) echo 44 ;;
 	52_supervisor_restart) echo 41 ;;
 	12_restart) echo 35 ;;
-	10_process_tree) echo 30 ;;
+	10_process_tree | 78_connect_unanswered) echo 30 ;;
 	06_worker | 79_stop_grace | 83_held_cancel_node_reachable) echo 26 ;;
 	04_server_restart) echo 25 ;;
 	90_fair_share) echo 24 ;;
-	47_two_launchers_one_dir | 54_keeper_handover | 78_connect_unanswered) echo 21 ;;
+	47_two_launchers_one_dir | 54_keeper_handover) echo 21 ;;
 	44_failover) echo 19 ;;
 	27_slow_lookup | 43_two_databases) echo 18 ;;
 	09_rounds_skip_locked_rows | 20_waiting_limit_concurrent | 26_client_stall | 48_notify_lock | 51_drop_while_starting) echo 17 ;;

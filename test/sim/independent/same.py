@@ -1,7 +1,8 @@
 """same.py OURS.csv INDEPENDENT.csv — prints nothing when every job starts
 at the same time (within 10 ms) on the same type and count in both
 simulator --out files, else the first difference. A job in one file only,
-a name twice or a start that is no finite number is a difference too.
+a name twice, a start that is no finite number, or no job started in
+either (nothing compared) is a difference too.
 Used by test/sim/independent.sh and tools/independent_all.sh."""
 import csv, math, sys
 def rows(path):
@@ -28,3 +29,5 @@ for name, r in ind.items():
     if (a is None) != (b is None) or (a and (abs(a[0] - b[0]) > 0.01 or a[1:] != b[1:])):
         print("%s: ours %s, independent %s" % (name, a, b))
         sys.exit(0)
+if not any(key(r) for r in ind.values()):
+    print("no job started in either run: nothing compared")
