@@ -245,7 +245,15 @@ unbounded_connect_timeout(const char *dsn)
 		return false;			/* no DSN, or one libpq refuses (it says why) */
 	for (o = opts; o->keyword != NULL; o++)
 		if (strcmp(o->keyword, "connect_timeout") == 0 && o->val != NULL)
-			unbounded = atoi(o->val) <= 0;
+		{
+			char	   *end;
+			long		v = strtol(o->val, &end, 10);
+
+			while (isspace((unsigned char) *end))
+				end++;
+			/* an integer libpq reads as no limit; what it cannot read, it refuses itself */
+			unbounded = o->val[0] == '\0' || (end != o->val && *end == '\0' && v <= 0);
+		}
 	PQconninfoFree(opts);
 	return unbounded;
 }
