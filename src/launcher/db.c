@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,13 +227,13 @@ static bool warned_timeout = false;
 
 /*
  * The launcher's connect_timeout (10 s) is a default that --dsn may
- * override, but not with libpq's "no limit": 0, a negative value or an
- * empty one. A server that accepts the connection and never answers (a
- * stopped postmaster, a proxy whose backend is gone) then kept the
- * launcher in libpq for good, deaf to SIGTERM. Only the blocking connect
- * applies connect_timeout, to each host of a list in turn (then the next
- * host is tried: failover), so the launcher keeps it and bounds it
- * instead. true when dsn sets such a value.
+ * override, but not with libpq's "no limit", an integer of 0 or less: a
+ * server that accepts the connection and never answers (a stopped
+ * postmaster, a proxy whose backend is gone) would keep the launcher in
+ * libpq for good, deaf to SIGTERM. Only the blocking connect applies
+ * connect_timeout, to each host (address) of a list in turn before the
+ * next is tried (failover), so the launcher keeps that connect and bounds
+ * it this way. true when dsn sets such a value.
  */
 static bool
 unbounded_connect_timeout(const char *dsn)
@@ -251,8 +252,8 @@ unbounded_connect_timeout(const char *dsn)
 
 			while (isspace((unsigned char) *end))
 				end++;
-			/* an integer libpq reads as no limit; what it cannot read, it refuses itself */
-			unbounded = o->val[0] == '\0' || (end != o->val && *end == '\0' && v <= 0);
+			/* an int libpq reads as no limit; what it cannot read (empty, out of range) it refuses itself */
+			unbounded = end != o->val && *end == '\0' && v <= 0 && v >= INT_MIN;
 		}
 	PQconninfoFree(opts);
 	return unbounded;

@@ -162,7 +162,7 @@ check_warm(const warm_tally *t, const char *from)
  * it, in fewer iterations; the random snapshots of test_random, queues of
  * 150 jobs, and 2000 small queues, where the first solve is repeated
  * (a stall, a false "no feasible solution") about as rarely as without
- * the previous plan (an infeasible start made it 7 in 2000).
+ * the previous plan (an infeasible start makes it 7 in 2000).
  */
 static void
 test_previous_plan_basis(void)

@@ -4,10 +4,9 @@
 # connect_timeout=0 in --dsn, libpq's "no limit": the launcher says so and
 # connects with its own 10 s per host instead, so the attempt ends (and is
 # tried again with back-off), SIGTERM ends the launcher, and a list of
-# hosts goes on to the next one. Before, it waited in libpq without bound,
-# deaf to SIGTERM. (A connection polled by the launcher itself had bounded
-# the whole attempt but lost libpq's per-host timeout: the next host of a
-# list was never tried. A review's finding; part 2.)
+# hosts goes on to the next one (part 2: libpq applies connect_timeout per
+# host only when it waits itself, so a launcher that polled the attempt
+# with one deadline of its own would never reach the second host).
 #
 # A listener on 127.0.0.1 that accepts and writes nothing stands in for
 # the server that does not answer.
@@ -30,6 +29,7 @@ except socket.timeout:
     pass
 PY
 DEAF=$!
+# the listener first: a launcher stuck on it is then freed, and stopped
 trap 'kill $DEAF 2>/dev/null; wait $DEAF 2>/dev/null; stop_all_launchers' EXIT
 wait_until 10 "[ -s '$T/deaf.port' ]"
 ok $? "(setup) a listener that never answers"
@@ -43,21 +43,23 @@ start=$(date +%s)
 "$MIXDNN_LAUNCHER" --node n1 --state-dir "$T/state-deaf" "${E2E_MIN_UID[@]}" --dsn "$deaf_dsn" \
 	>"$T/deaf.log" 2>&1 &
 L=$!
+echo "$L" >"$T/launcher-deaf.pid"	# stopped at exit (stop_all_launchers) if a check fails
 # 10 s per host; a busy machine gets slack
 wait_until 40 "grep -q 'cannot connect: .*timeout expired' '$T/deaf.log'"
 ok $? "the connection attempt ends, saying why" || diag "$(cat "$T/deaf.log")"
 took=$(($(date +%s) - start))
 ok "$([ "$took" -ge 9 ]; echo $?)" "... after the 10 s it takes instead (${took} s)"
-is "$(grep -c "connect_timeout means no limit: 10 s per host instead" "$T/deaf.log")" 1 \
-	"the launcher says it does not keep --dsn's connect_timeout=0, once"
 # the next attempt: SIGTERM ends the launcher within that bound too (+ slack)
 sleep 1
+is "$(grep -c "connect_timeout means no limit: 10 s per host instead" "$T/deaf.log")" 1 \
+	"the launcher says it does not keep --dsn's connect_timeout=0, once (the next attempt under way)"
 start=$(date +%s)
 kill -TERM "$L"
 wait_until 30 "! kill -0 $L 2>/dev/null"
 ok $? "SIGTERM during the next attempt ends the launcher ($(($(date +%s) - start)) s)" || diag "$(cat "$T/deaf.log")"
 kill -KILL "$L" 2>/dev/null	# one that did not end: the test has failed, and must not hang
 wait "$L" 2>/dev/null
+rm -f "$T/launcher-deaf.pid"
 
 # 2. the first host of two does not answer: the second, the cluster, serves
 "$MIXDNN_LAUNCHER" --node n1 --state-dir "$T/state-n1" "${E2E_MIN_UID[@]}" \
@@ -70,4 +72,7 @@ id=$(submit two-hosts hard a100 1 "true")
 wait_until 30 "[ \"\$(status_of $id)\" = completed ]"
 ok $? "... and runs its jobs"
 
+# the listener goes before the launcher is stopped: one stuck on it (the
+# check above failed) then ends at once, not when the listener gives up
+kill "$DEAF" 2>/dev/null
 done_testing
