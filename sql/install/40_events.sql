@@ -35,47 +35,7 @@ CREATE TRIGGER gpu_types_lock BEFORE INSERT OR UPDATE OR DELETE ON mixdnn.gpu_ty
 CREATE TRIGGER jobs_after_write AFTER INSERT OR UPDATE OF status ON mixdnn.jobs
 	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._job_after_write();
 
--- Keeps mixdnn.gpus in step with gpu_nodes, and deals with a node that goes down.
-CREATE FUNCTION mixdnn._node_after_write() RETURNS trigger
-	LANGUAGE plpgsql SECURITY DEFINER
-	SET search_path = pg_catalog, pg_temp
-	AS $$
-DECLARE
-	held	record;
-	retries	int := coalesce(nullif(current_setting('mixdnn.max_retries', true), '')::int, 3);
-BEGIN
-	IF TG_OP = 'INSERT' OR (TG_OP = 'UPDATE' AND NEW.gpus > OLD.gpus) THEN
-		INSERT INTO mixdnn.gpus (node, gpu_index)
-			SELECT NEW.node, i FROM generate_series(CASE WHEN TG_OP = 'INSERT' THEN 0 ELSE OLD.gpus END,
-													NEW.gpus - 1) i;
-	ELSIF TG_OP = 'UPDATE' AND NEW.gpus < OLD.gpus THEN
-		SELECT h.gpu_index, h.job_id INTO held FROM mixdnn.gpu_holds h
-			WHERE h.node = NEW.node AND h.gpu_index >= NEW.gpus LIMIT 1;
-		IF FOUND THEN
-			RAISE EXCEPTION 'node % cannot shrink to % GPUs: GPU % is held by job %',
-					NEW.node, NEW.gpus, held.gpu_index, held.job_id
-				USING ERRCODE = 'object_in_use',
-					  HINT = 'Drain the node and wait for its jobs to finish first.';
-		END IF;
-		DELETE FROM mixdnn.gpus g WHERE g.node = NEW.node AND g.gpu_index >= NEW.gpus;
-	END IF;
-
-	IF TG_OP = 'UPDATE' AND NEW.status = 'down' AND OLD.status <> 'down' THEN
-		-- Its jobs cannot go on: re-queue them while retries remain.
-		UPDATE mixdnn.jobs j
-			SET status = CASE WHEN j.attempt <= retries THEN 'planned' ELSE 'failed' END,
-				reason = CASE WHEN j.attempt <= retries
-							  THEN format('node %s went down; re-queued after attempt %s', NEW.node, j.attempt)
-							  ELSE format('node %s went down; failed after %s attempts', NEW.node, j.attempt) END
-			WHERE j.status IN ('launching', 'running')
-			  AND EXISTS (SELECT FROM mixdnn.job_parts p
-						  WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.node = NEW.node
-							AND p.state IN ('launching', 'running'));
-	END IF;
-	RETURN NULL;
-END
-$$;
-COMMENT ON FUNCTION mixdnn._node_after_write() IS 'internal trigger: keeps mixdnn.gpus in step and re-queues the jobs of a node that goes down';
+-- mixdnn._node_after_write(): 39b_node_down.sql.
 
 CREATE TRIGGER gpu_nodes_after_write AFTER INSERT OR UPDATE ON mixdnn.gpu_nodes
 	FOR EACH ROW WHEN (NOT mixdnn._loading()) EXECUTE FUNCTION mixdnn._node_after_write();

@@ -9,9 +9,11 @@
  * latch until a transaction that ran a round commits
  * (mx_worker_wake_at_commit), the next planned start or lease end comes, or
  * the poll interval passes. Each cycle, in short transactions of its own, it
- * expires lost leases (mixdnn.expire_leases(); the re-queue runs a round at
- * commit), runs the round that plan_mode worker leaves to it for every event
- * committed since its last, and launches the due jobs (mx_launch_due()).
+ * expires lost leases (mixdnn.expire_leases()) and re-queues the jobs a node
+ * set down left because their rows were held (mixdnn._requeue_down_nodes();
+ * a re-queue runs a round at commit), runs the round that plan_mode worker
+ * leaves to it for every event committed since its last, and launches the
+ * due jobs (mx_launch_due()).
  * At start-up, and after a data load (restore.c), it repairs what a crash
  * or the load may have left half-done (mixdnn._repair()).
  *
@@ -199,6 +201,25 @@ step_expire(void)
 		ereport(LOG,
 				(errmsg_plural("mixdnn worker found %d job whose launcher lease expired",
 							   "mixdnn worker found %d jobs whose launcher lease expired", lost, lost)));
+
+	/*
+	 * A node set down re-queues its jobs but skips those whose rows another
+	 * transaction held then (39b_node_down.sql): they are this sweep's,
+	 * once free. The unlocked look first, as above.
+	 */
+	if (!has_function("mixdnn._requeue_down_nodes()"))
+		return;
+	lost = spi_int("SELECT CASE WHEN EXISTS (SELECT FROM mixdnn.job_parts p "
+				   "JOIN mixdnn.gpu_nodes g ON g.node = p.node "
+				   "JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt "
+				   "WHERE g.status = 'down' AND p.state IN ('launching', 'running') "
+				   "AND j.status IN ('launching', 'running')) "
+				   "THEN mixdnn._requeue_down_nodes() ELSE 0 END", "down nodes");
+	if (lost > 0)
+		ereport(LOG,
+				(errmsg_plural("mixdnn worker re-queued %d job of a node that is down, held by another transaction when the node went down",
+							   "mixdnn worker re-queued %d jobs of nodes that are down, held by another transaction when the node went down",
+							   lost, lost)));
 }
 
 /* Every event committed since the last round, in one round. */

@@ -1,0 +1,1 @@
+../../install/39b_node_down.sql
