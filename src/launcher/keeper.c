@@ -50,6 +50,7 @@ typedef struct keeper
 	bool		cmd_done;		/* the command exited */
 	bool		part_done;		/* ... and nothing of the part is alive */
 	bool		killing;		/* SIGKILL sent to the part, and sent again each turn */
+	bool		reap_more;		/* reap() stopped at its batch: the next turn does not wait */
 	int			empty_seen;		/* checks in a row that found the part empty */
 	bool		leaving;		/* no launcher: exit once the part is done */
 	int			code;
@@ -271,6 +272,7 @@ start_command(keeper *k)
 	c.error_fd = p[1];
 	k->cmd = lx_tree_fork(&k->tree, &c.in_cgroup);
 	e = errno;
+	k->tree.born_in_cgroup = k->cmd > 0 && c.in_cgroup;
 	if (k->cmd == 0)
 	{
 		close(p[0]);
@@ -336,26 +338,47 @@ exit_code_of(int status)
 	return 255;
 }
 
-/* Reaps the command and every orphan of the part that came to the keeper. */
+/*
+ * Reaps the command and the orphans of the part that came to the keeper,
+ * REAP_BATCH at most per turn. A part that forks and orphans processes
+ * faster than they are reaped kept an unbounded loop here for as long as it
+ * did (each waitpid goes through all of the keeper's children): the
+ * keeper read no stop and ran no timer, and a part told to stop ran on for
+ * tens of seconds (e2e 82_stop_fork_storm).
+ */
+#define REAP_BATCH 256
+
+static void
+command_exited(keeper *k, int status)
+{
+	/* what it wrote before it exited is all in the pipe now */
+	if (k->errfd >= 0)
+		read_errors(k);
+	k->cmd_done = true;
+	k->code = exit_code_of(status);
+}
+
 static void
 reap(keeper *k)
 {
 	struct signalfd_siginfo si;
-	int			status;
+	int			status,
+				n = 0;
 	pid_t		pid;
 
 	while (read(k->sigfd, &si, sizeof(si)) > 0)
 		;
-	while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+	/* the command first, whatever the batch: its exit is the part's result */
+	if (k->cmd > 0 && !k->cmd_done && waitpid(k->cmd, &status, WNOHANG) == k->cmd)
+		command_exited(k, status);
+	while (n < REAP_BATCH && (pid = waitpid(-1, &status, WNOHANG)) > 0)
 	{
-		if (pid != k->cmd)
-			continue;
-		/* what it wrote before it exited is all in the pipe now */
-		if (k->errfd >= 0)
-			read_errors(k);
-		k->cmd_done = true;
-		k->code = exit_code_of(status);
+		n++;
+		if (pid == k->cmd && !k->cmd_done)
+			command_exited(k, status);
 	}
+	/* the SIGCHLDs of what is left were read above: poll() would not wake for it */
+	k->reap_more = n == REAP_BATCH;
 }
 
 /*
@@ -544,7 +567,7 @@ static int	part_timeout(const keeper *k);
 static int
 poll_timeout(const keeper *k)
 {
-	int			ms = part_timeout(k);
+	int			ms = k->reap_more ? 0 : part_timeout(k);
 
 	/* woken for the next try of the command's fork */
 	if (k->fork_at > 0)

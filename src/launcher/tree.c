@@ -151,6 +151,7 @@ lx_tree_init(lx_tree *t, const char *base, const char *name)
 {
 	t->keeper = getpid();
 	t->cgroup[0] = '\0';
+	t->born_in_cgroup = false;
 	/* Orphans of the part come to the keeper, not to init. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (base != NULL && base[0] != '\0')
@@ -694,8 +695,20 @@ lx_tree_signal(const lx_tree *t, int sig)
 		 */
 		if (sig != SIGKILL || write_file(t->cgroup, "cgroup.kill", "1") != 0)
 			signal_cgroup(t->cgroup, sig);
+		/*
+		 * A command born in the cgroup has every process of the part in
+		 * it: its account cannot move one out. A walk of the keeper's
+		 * descendants as well took a part that forks thousands of
+		 * processes tens of seconds per signal, in which the keeper's
+		 * loop ran no timer, so the grace's cgroup.kill came that late.
+		 */
+		if (t->born_in_cgroup)
+			return;
 	}
-	/* Also the descendants: a process of the part may predate the cgroup. */
+	/*
+	 * The descendants: without a cgroup, the part; with one it joined
+	 * after the fork (no clone3), the command until it joins.
+	 */
 	if (t->keeper > 0)
 		signal_descendants(t->keeper, sig);
 }

@@ -24,7 +24,9 @@
 # 57_node_down_stops_parts.sh and 79_stop_grace.sh of "sleep 3117.S",
 # "3079.S", "3080.S" with S their own process id (markers no other file
 # uses), 70_fork_fails.sh and 71_launcher_gone_while_waiting.sh an OS
-# account each (mxe2e_nproc, mxe2e_nproc71), 13_pytorch.sh TCP ports from
+# account each (mxe2e_nproc, mxe2e_nproc71), 82_stop_fork_storm.sh one
+# (mxe2e_storm) and up to 12 000 processes of it for about 20 s, well
+# within the kernel's 32 768 pids, 13_pytorch.sh TCP ports from
 # 29500, 80_metrics.sh TCP port PGPORT + 20000 (its shard's own),
 # 78_connect_unanswered.sh one the kernel assigns,
 # 14_foreign_keeper.sh processes of nobody, 81_gantt.sh Chromium's default
@@ -47,7 +49,7 @@ weight() {
 	18_lease_keeper) echo 55 ;;
 	71_launcher_gone_while_waiting) echo 44 ;;
 	52_supervisor_restart) echo 41 ;;
-	12_restart) echo 35 ;;
+	12_restart | 82_stop_fork_storm) echo 35 ;;
 	10_process_tree | 78_connect_unanswered) echo 30 ;;
 	06_worker | 79_stop_grace | 83_held_cancel_node_reachable) echo 26 ;;
 	04_server_restart) echo 25 ;;
