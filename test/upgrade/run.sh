@@ -265,9 +265,30 @@ esac
 $PSQL -d mx_up_role -c "SET client_min_messages = error" -c "ALTER EXTENSION mixdnn UPDATE" >/dev/null 2>&1
 ok $? "made a plain group role again, the update goes through"
 
+# A user's view over one of the extension's functions that the update
+# drops (0.1.0's claim(text)) stops the update (PostgreSQL records the
+# dependency without asking for EXECUTE); tools/update_blockers.sql names
+# it, and the update goes through once it is dropped. A fresh install lists
+# nothing.
+fresh_db mx_up_dep
+$PSQL -d mx_up_dep -c "SET client_min_messages = error; CREATE EXTENSION mixdnn VERSION '$oldest'" \
+	-c "CREATE SCHEMA mx_up_user" -c "CREATE VIEW mx_up_user.v AS SELECT * FROM mixdnn.claim('n1')" \
+	-c "CREATE TABLE mx_up_user.t (j mixdnn.jobs)" >/dev/null 2>&1
+blockers=$($PSQL -d mx_up_dep -tA -F' needs ' -f tools/update_blockers.sql 2>&1)
+[ "$blockers" = "table mx_up_user.t needs type mixdnn.jobs
+view mx_up_user.v needs function mixdnn.claim(text)" ]
+ok $? "tools/update_blockers.sql names a user's view and table that need the extension's objects" || echo "$blockers" | sed 's/^/# /'
+out=$($PSQL -d mx_up_dep -c "SET client_min_messages = error" -c "ALTER EXTENSION mixdnn UPDATE" 2>&1)
+[ $? != 0 ] && case $out in *"view mx_up_user.v depends on function mixdnn.claim(text)"*) true ;; *) false ;; esac
+ok $? "the update stops at the view, naming it" || echo "$out" | tail -3 | sed 's/^/# /'
+$PSQL -d mx_up_dep -c "DROP VIEW mx_up_user.v" -c "SET client_min_messages = error" -c "ALTER EXTENSION mixdnn UPDATE" >/dev/null 2>&1
+ok $? "with the view dropped, the update goes through (the table's column of type mixdnn.jobs stays)"
+[ -z "$($PSQL -d mx_up_fresh -tA -f tools/update_blockers.sql 2>&1)" ]
+ok $? "a fresh install has no blockers"
+
 $PSQL -d postgres -c "DROP DATABASE mx_up_fresh" -c "DROP DATABASE mx_up_old" -c "DROP DATABASE mx_up_data" \
 	-c "DROP DATABASE mx_up_long" -c "DROP DATABASE mx_up_model" -c "DROP DATABASE mx_up_inf" \
-	-c "DROP DATABASE mx_up_inf2" -c "DROP DATABASE mx_up_role" >/dev/null 2>&1
+	-c "DROP DATABASE mx_up_inf2" -c "DROP DATABASE mx_up_role" -c "DROP DATABASE mx_up_dep" >/dev/null 2>&1
 echo "1..$n"
 echo "upgrade: $((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]
