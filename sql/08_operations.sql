@@ -27,6 +27,22 @@ CREATE ROLE mx_regress_admin IN ROLE mixdnn_admin;
 SET ROLE mx_regress_admin;
 SET mixdnn.force_drop = on;
 RESET ROLE;
+-- Who may not drop it hears PostgreSQL's refusal, not the guard's list of
+-- active jobs or a permission error of the guard's own query.
+CREATE ROLE mx_regress_user IN ROLE mixdnn_user;
+SET ROLE mx_regress_user;
+DROP EXTENSION mixdnn;
+DROP SCHEMA mixdnn CASCADE;
+DROP OWNED BY mx_regress_admin;
+SET ROLE mx_regress_admin;
+DROP EXTENSION IF EXISTS mixdnn CASCADE;
+RESET ROLE;
+CREATE ROLE mx_regress_launcher IN ROLE mixdnn_launcher;
+SET ROLE mx_regress_launcher;
+DROP SCHEMA mixdnn CASCADE;
+RESET ROLE;
+DROP ROLE mx_regress_launcher;
+DROP ROLE mx_regress_user;
 DROP ROLE mx_regress_admin;
 SELECT extname FROM pg_extension WHERE extname = 'mixdnn';
 

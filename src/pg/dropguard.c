@@ -12,7 +12,10 @@
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "commands/event_trigger.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "nodes/parsenodes.h"
@@ -43,6 +46,44 @@ drops_mixdnn(DropStmt *stmt)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Whether the user may run this drop at all, as far as PostgreSQL checks
+ * after this trigger: the owner of what a DROP names, privileges of the
+ * roles of a DROP OWNED BY. The guard runs first, with the dropper's
+ * rights, and answered a user who may not drop mixdnn with her own active
+ * jobs, or with "permission denied" on a query of its own, instead of
+ * "must be owner" (a security review). Not for a cascade from another
+ * object: PostgreSQL drops dependents whoever owns them.
+ */
+static bool
+dropper_may(Node *parsetree)
+{
+	if (IsA(parsetree, DropStmt) && drops_mixdnn((DropStmt *) parsetree))
+	{
+		DropStmt   *stmt = (DropStmt *) parsetree;
+		Oid			oid;
+
+		if (stmt->removeType == OBJECT_EXTENSION)
+			return !OidIsValid(oid = get_extension_oid("mixdnn", true)) ||
+				pg_extension_ownercheck(oid, GetUserId());
+		return !OidIsValid(oid = get_namespace_oid("mixdnn", true)) ||
+			pg_namespace_ownercheck(oid, GetUserId());
+	}
+	if (IsA(parsetree, DropOwnedStmt))
+	{
+		ListCell   *lc;
+
+		foreach(lc, ((DropOwnedStmt *) parsetree)->roles)
+		{
+			Oid			role = get_rolespec_oid(lfirst(lc), true);
+
+			if (OidIsValid(role) && !has_privs_of_role(GetUserId(), role))
+				return false;
+		}
+	}
+	return true;
 }
 
 /*
@@ -171,6 +212,9 @@ mixdnn_guard_drop(PG_FUNCTION_ARGS)
 	/* the common drops of other objects leave at once, before any query */
 	if (IsA(trig->parsetree, DropStmt) && !drops_mixdnn((DropStmt *) trig->parsetree)
 		&& ((DropStmt *) trig->parsetree)->behavior != DROP_CASCADE)
+		PG_RETURN_NULL();
+	/* PostgreSQL refuses it next, in its own words */
+	if (!dropper_may(trig->parsetree))
 		PG_RETURN_NULL();
 
 	/* The queries below run with the dropper's rights: resolve names in pg_catalog only. */
