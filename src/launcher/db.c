@@ -327,6 +327,21 @@ lx_db_connect(const char *dsn, const char *node, const char *password)
 	return conn;
 }
 
+const char *
+lx_db_secret_option(PGconn *conn, bool password_given)
+{
+	PQconninfoOption *opts = PQconninfo(conn),
+			   *o;
+	const char *found = NULL;
+
+	for (o = opts; o != NULL && o->keyword != NULL && found == NULL; o++)
+		if (o->dispchar != NULL && strchr(o->dispchar, '*') != NULL && o->val != NULL && o->val[0] != '\0'
+			&& !(password_given && strcmp(o->keyword, "password") == 0))
+			found = strcmp(o->keyword, "sslpassword") == 0 ? "sslpassword" : "password";
+	PQconninfoFree(opts);
+	return found;
+}
+
 lx_rc
 lx_db_lock_node(PGconn *conn, const char *node)
 {

@@ -46,6 +46,14 @@ double		lx_db_lock_wait_s(PGconn *conn);
 PGconn	   *lx_db_connect(const char *dsn, const char *node, const char *password);
 
 /*
+ * The secret connection option (password, sslpassword) the connection took
+ * from its parameters, the environment or a service file, or NULL; not the
+ * password when password_given (lx_db_connect's), nor one read from a
+ * passfile, which libpq keeps apart.
+ */
+const char *lx_db_secret_option(PGconn *conn, bool password_given);
+
+/*
  * The installation's id: cluster system identifier and extension oid.
  * LX_FATAL (logged) where the extension is not installed, or has no launch
  * tokens (not updated yet: docs/operations.md, "Versions and upgrades").

@@ -225,6 +225,29 @@ enter_installation(void)
 
 static const lx_spawn_ctx *spawn_ctx(void);
 
+/*
+ * A secret the launcher did not give libpq itself: the DSN's and
+ * PGPASSWORD were refused at start (options.c), so it came from a libpq
+ * service file (service=, PGSERVICE), which may be readable by the jobs
+ * and is not among the files the launcher checks (a review read one's
+ * password from a job). --password-file's password is the only one passed.
+ */
+static void
+refuse_service_secret(PGconn *conn)
+{
+	const char *secret = lx_db_secret_option(conn, cfg.password != NULL);
+
+	if (secret == NULL)
+		return;
+	lx_log("configuration error: the connection's %s comes from a libpq service file, which the launcher "
+		   "does not check and its jobs may be able to read; %s", secret,
+		   strcmp(secret, "sslpassword") == 0
+		   ? "use a client key (sslkey) without a passphrase, that only this account can read"
+		   : "use --password-file or a passfile (PGPASSFILE) instead");
+	PQfinish(conn);
+	exit(2);
+}
+
 static void
 connect_db(void)
 {
@@ -234,6 +257,8 @@ connect_db(void)
 	lx_rc		rc;
 
 	st.conn = lx_db_connect(cfg.dsn, cfg.node, cfg.password);
+	if (st.conn != NULL)
+		refuse_service_secret(st.conn);
 	if (st.conn == NULL || !enter_installation())
 		goto retry;
 	st.lock_wait_s = lx_db_lock_wait_s(st.conn);

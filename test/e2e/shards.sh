@@ -60,7 +60,7 @@ weight() {
 	09_rounds_skip_locked_rows | 20_waiting_limit_concurrent | 26_client_stall | 48_notify_lock | 51_drop_while_starting) echo 17 ;;
 	70_fork_fails) echo 16 ;;
 	03_lost_launcher | 50_reinstall_connected) echo 15 ;;
-	60_tokenless_restored) echo 13 ;;
+	60_tokenless_restored | 85_service_password) echo 13 ;;
 	84_drop_during_step) echo 12 ;;
 	08_concurrent_writers | 42_force_drop) echo 11 ;;
 	59_keeper_without_token | 76_submission_budget_concurrent) echo 9 ;;

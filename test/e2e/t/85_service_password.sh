@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The launcher takes its password only from --password-file or a passfile,
+# files it checks (mode 0600, its own account). A libpq service file
+# (--dsn service=NAME, PGSERVICEFILE) is not one: a review's launcher
+# connected with the password of a service file of mode 0644, and a job read
+# it. Such a password (or sslpassword) is now a configuration error, exit
+# status 2; the same service without one connects.
+. "$(dirname "$0")/../lib.sh"
+
+reset_cluster
+svc=$T/pg_service.conf
+service() {	# service [EXTRA-LINE]: the service "mx" of this cluster, as the launcher's role
+	printf '[mx]\nhost=%s\nport=%s\ndbname=%s\nuser=%s\n%s' "$PGHOST" "$PGPORT" "$PGDATABASE" \
+		"$E2E_LAUNCHER_ROLE" "${1:+$1
+}" >"$svc"
+	chmod 644 "$svc"
+}
+launch() {	# launch LOG: the launcher of n1 through the service, at most 20 s
+	PGSERVICEFILE=$svc timeout 20 "$MIXDNN_LAUNCHER" --node n1 --dsn service=mx --poll-interval 2 \
+		--state-dir "$T/state-svc" "${E2E_MIN_UID[@]}" >"$1" 2>&1
+}
+
+for secret in password sslpassword; do
+	service "$secret=not-for-jobs"
+	launch "$T/$secret.log"
+	is "$?" 2 "a $secret in a service file: exit status 2, a configuration error"
+	grep -q "configuration error: the connection's $secret comes from a libpq service file" "$T/$secret.log"
+	ok $? "... saying where it came from" || diag "$(tail -3 "$T/$secret.log")"
+	! grep -q "not-for-jobs" "$T/$secret.log"
+	ok $? "... without writing it to the log"
+done
+
+service
+PGSERVICEFILE=$svc "$MIXDNN_LAUNCHER" --node n1 --dsn service=mx --poll-interval 2 \
+	--state-dir "$T/state-svc" "${E2E_MIN_UID[@]}" >"$T/none.log" 2>&1 &
+pid=$!
+wait_until 15 "grep -q 'connected to database' '$T/none.log'"
+ok $? "the same service without a password connects"
+job=$(submit svc hard a100 1 "true" '1 min')
+wait_until 20 "[ \"\$(status_of $job)\" = completed ]"
+ok $? "... and runs a job"
+kill -TERM "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+done_testing
