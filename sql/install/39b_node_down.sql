@@ -5,10 +5,11 @@
 --
 -- A job's row may be held by its owner (an open cancel, SELECT ... FOR
 -- UPDATE) for as long as she likes. The admin who sets the node down holds
--- the scheduler lock, so waiting for that row held every round and launcher
--- call, and giving up after mixdnn.lock_timeout meant the node could not be
--- taken down until she let go. So a held job is left for the worker, which
--- re-queues it at its next cycle after the row is free.
+-- the scheduler lock: waiting for that row would hold every round and
+-- launcher call, and giving up after mixdnn.lock_timeout would keep the
+-- node up until she let go. So a held job is left for the worker, which
+-- re-queues it at its first cycle after the row is free, if the node is
+-- still down then.
 
 -- Re-queues (or, past mixdnn.max_retries, fails) the launching and running
 -- jobs with a part on node, except those whose row another transaction
@@ -77,7 +78,7 @@ BEGIN
 						  WHERE p.job_id = j.job_id AND p.attempt = j.attempt AND p.node = NEW.node
 							AND p.state IN ('launching', 'running'));
 		IF left_ids IS NOT NULL THEN
-			RAISE NOTICE 'node % is down; jobs % are held by other transactions and are re-queued once they are free',
+			RAISE NOTICE 'node % is down; jobs % are held by other transactions and are re-queued once they are free, if the node is still down then',
 					NEW.node, left_ids
 				USING HINT = 'The background worker looks at each cycle (mixdnn.worker_poll_interval); without it, an admin runs SELECT mixdnn._requeue_down_nodes().';
 		END IF;

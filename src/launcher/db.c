@@ -330,16 +330,17 @@ lx_db_connect(const char *dsn, const char *node, const char *password)
 const char *
 lx_db_secret_option(PGconn *conn, bool password_given)
 {
+	static char found[64];
 	PQconninfoOption *opts = PQconninfo(conn),
 			   *o;
-	const char *found = NULL;
 
-	for (o = opts; o != NULL && o->keyword != NULL && found == NULL; o++)
+	found[0] = '\0';
+	for (o = opts; o != NULL && o->keyword != NULL && found[0] == '\0'; o++)
 		if (o->dispchar != NULL && strchr(o->dispchar, '*') != NULL && o->val != NULL && o->val[0] != '\0'
 			&& !(password_given && strcmp(o->keyword, "password") == 0))
-			found = strcmp(o->keyword, "sslpassword") == 0 ? "sslpassword" : "password";
+			snprintf(found, sizeof(found), "%s", o->keyword);
 	PQconninfoFree(opts);
-	return found;
+	return found[0] != '\0' ? found : NULL;
 }
 
 lx_rc

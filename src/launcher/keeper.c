@@ -340,11 +340,11 @@ exit_code_of(int status)
 
 /*
  * Reaps the command and the orphans of the part that came to the keeper,
- * REAP_BATCH at most per turn. A part that forks and orphans processes
- * faster than they are reaped kept an unbounded loop here for as long as it
- * did (each waitpid goes through all of the keeper's children): the
- * keeper read no stop and ran no timer, and a part told to stop ran on for
- * tens of seconds (e2e 82_stop_fork_storm).
+ * REAP_BATCH at most per turn. A part may orphan processes faster than
+ * they are reaped (each waitpid goes through all of the keeper's
+ * children): a loop until none is left would then not end while the part
+ * runs, and the keeper would read no stop and run no timer (e2e
+ * 82_stop_fork_storm).
  */
 #define REAP_BATCH 256
 

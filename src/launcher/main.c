@@ -228,9 +228,9 @@ static const lx_spawn_ctx *spawn_ctx(void);
 /*
  * A secret the launcher did not give libpq itself: the DSN's and
  * PGPASSWORD were refused at start (options.c), so it came from a libpq
- * service file (service=, PGSERVICE), which may be readable by the jobs
- * and is not among the files the launcher checks (a review read one's
- * password from a job). --password-file's password is the only one passed.
+ * service file (service=, PGSERVICE), which libpq reads whoever else may
+ * read it, and which is not among the files the launcher checks. The
+ * password of --password-file is the only one it passes.
  */
 static void
 refuse_service_secret(PGconn *conn)
@@ -241,9 +241,11 @@ refuse_service_secret(PGconn *conn)
 		return;
 	lx_log("configuration error: the connection's %s comes from a libpq service file, which the launcher "
 		   "does not check and its jobs may be able to read; %s", secret,
-		   strcmp(secret, "sslpassword") == 0
+		   strcmp(secret, "password") == 0
+		   ? "use --password-file or a passfile (PGPASSFILE) instead"
+		   : strcmp(secret, "sslpassword") == 0
 		   ? "use a client key (sslkey) without a passphrase, that only this account can read"
-		   : "use --password-file or a passfile (PGPASSFILE) instead");
+		   : "keep it in a file only this account can read");
 	PQfinish(conn);
 	exit(2);
 }

@@ -648,7 +648,8 @@ cgroup_rel(const char *dir, char *rel, size_t size)
 /*
  * Signals each pid listed in the cgroup's cgroup.procs that is still in it
  * when pinned: a process that exited since it was listed may have left
- * its pid to anyone (pidsig.h). Returns how many were listed.
+ * its pid to anyone (pidsig.h). Returns how many were listed, or -1 when
+ * it could signal none of them (no check possible, or no list).
  */
 static int
 signal_cgroup(const char *dir, int sig)
@@ -661,18 +662,18 @@ signal_cgroup(const char *dir, int sig)
 				n = 0;
 	static bool told;
 
-	/* not if no process can be checked against it; the keeper's descendants still are */
+	/* not if no process can be checked against it: the caller walks the keeper's descendants instead */
 	if (sig != 0 && !cgroup_rel(dir, rel, sizeof(rel)))
 	{
 		if (!told)
 			lx_log("cannot tell the cgroup v2 path of %s: its processes are not signalled one by one", dir);
 		told = true;
-		sig = 0;
+		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
 	f = fopen(path, "re");
 	if (f == NULL)
-		return 0;
+		return errno == ENOENT ? 0 : -1;
 	while (fscanf(f, "%d", &pid) == 1)
 	{
 		if (sig != 0)
@@ -693,16 +694,18 @@ lx_tree_signal(const lx_tree *t, int sig)
 		 * runs, and names no pid, so it cannot hit a process outside the
 		 * cgroup; without it, one pid at a time, each checked.
 		 */
+		bool		reached = true;
+
 		if (sig != SIGKILL || write_file(t->cgroup, "cgroup.kill", "1") != 0)
-			signal_cgroup(t->cgroup, sig);
+			reached = signal_cgroup(t->cgroup, sig) >= 0;
 		/*
 		 * A command born in the cgroup has every process of the part in
-		 * it: its account cannot move one out. A walk of the keeper's
-		 * descendants as well took a part that forks thousands of
-		 * processes tens of seconds per signal, in which the keeper's
-		 * loop ran no timer, so the grace's cgroup.kill came that late.
+		 * it (its account cannot move one out), so the cgroup reached them
+		 * all. A walk of the keeper's descendants costs a part of
+		 * thousands of processes seconds per signal, in which the keeper
+		 * runs no timer (its grace's SIGKILL among them).
 		 */
-		if (t->born_in_cgroup)
+		if (t->born_in_cgroup && reached)
 			return;
 	}
 	/*

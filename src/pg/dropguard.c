@@ -52,10 +52,10 @@ drops_mixdnn(DropStmt *stmt)
  * Whether the user may run this drop at all, as far as PostgreSQL checks
  * after this trigger: the owner of what a DROP names, privileges of the
  * roles of a DROP OWNED BY. The guard runs first, with the dropper's
- * rights, and answered a user who may not drop mixdnn with her own active
- * jobs, or with "permission denied" on a query of its own, instead of
- * "must be owner" (a security review). Not for a cascade from another
- * object: PostgreSQL drops dependents whoever owns them.
+ * rights: for one who may not drop mixdnn it would answer with the active
+ * jobs she can see, or fail on a table she may not read, where PostgreSQL
+ * says "must be owner". Not for a cascade from another object: PostgreSQL
+ * drops dependents whoever owns them.
  */
 static bool
 dropper_may(Node *parsetree)

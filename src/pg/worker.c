@@ -107,13 +107,14 @@ typedef enum cycle_step
 {
 	STEP_REPAIR,
 	STEP_EXPIRE,
+	STEP_DOWN,
 	STEP_PLAN,
 	STEP_LAUNCH,
 	STEP_NOTIFY,
 	STEP_PURGE
 } cycle_step;
 
-static const char *const step_names[] = {"repair", "lease expiry", "plan", "launch", "notify", "purge"};
+static const char *const step_names[] = {"repair", "lease expiry", "down nodes", "plan", "launch", "notify", "purge"};
 
 /* How often the worker purges history older than mixdnn.history_retention. */
 #define PURGE_INTERVAL_MS (3600 * 1000)
@@ -201,12 +202,19 @@ step_expire(void)
 		ereport(LOG,
 				(errmsg_plural("mixdnn worker found %d job whose launcher lease expired",
 							   "mixdnn worker found %d jobs whose launcher lease expired", lost, lost)));
+}
 
-	/*
-	 * A node set down re-queues its jobs but skips those whose rows another
-	 * transaction held then (39b_node_down.sql): they are this sweep's,
-	 * once free. The unlocked look first, as above.
-	 */
+/*
+ * A node set down re-queues its jobs but skips those whose rows another
+ * transaction held then (39b_node_down.sql): they are this step's, once
+ * free. A step of its own, so that its failure (the scheduler lock busy)
+ * takes back no repair or expiry. The unlocked look first.
+ */
+static void
+step_down(void)
+{
+	int			lost;
+
 	if (!has_function("mixdnn._requeue_down_nodes()"))
 		return;
 	lost = spi_int("SELECT CASE WHEN EXISTS (SELECT FROM mixdnn.job_parts p "
@@ -309,6 +317,9 @@ run_step(cycle_step step, long *wait_ms)
 				break;
 			case STEP_EXPIRE:
 				step_expire();
+				break;
+			case STEP_DOWN:
+				step_down();
 				break;
 			case STEP_PLAN:
 				step_plan();
@@ -529,6 +540,7 @@ run_cycle(bool *repaired, bool *loading, long *wait_ms, MemoryContext cxt)
 	if (*repaired)
 	{
 		(void) run_step_protected(STEP_EXPIRE, wait_ms, cxt);
+		(void) run_step_protected(STEP_DOWN, wait_ms, cxt);
 		if (run_step_protected(STEP_PLAN, wait_ms, cxt))
 			restore_repaired = false;
 		(void) run_step_protected(STEP_LAUNCH, wait_ms, cxt);

@@ -30,7 +30,35 @@ for secret in password sslpassword; do
 	ok $? "... without writing it to the log"
 done
 
+# connects LOG WHAT [ENV=VALUE... --] [OPTIONS...]: a launcher through the
+# service connects (and is then stopped)
+connects() {
+	local log=$1 what=$2 pid
+	shift 2
+	local envs=()
+	while [ $# -gt 0 ] && [ "$1" != -- ] && [[ $1 == *=* ]]; do envs+=("$1"); shift; done
+	[ "${1:-}" = -- ] && shift
+	env PGSERVICEFILE="$svc" "${envs[@]}" "$MIXDNN_LAUNCHER" --node n1 --dsn service=mx --poll-interval 2 \
+		--state-dir "$T/state-svc" "${E2E_MIN_UID[@]}" "$@" >"$log" 2>&1 &
+	pid=$!
+	wait_until 15 "grep -q 'connected to database' '$log'"
+	ok $? "$what" || diag "$(tail -3 "$log")"
+	! grep -q "configuration error" "$log"
+	ok $? "... with no configuration error"
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+# --password-file's password is the one libpq uses: a service's is never read then.
+printf 'from-the-password-file\n' >"$T/pw"
+chmod 600 "$T/pw"
+service "password=not-for-jobs"
+connects "$T/pwfile.log" "with --password-file, a service that has a password connects" -- --password-file "$T/pw"
+# A passfile's password libpq keeps apart from the service's: not refused.
 service
+printf '*:*:*:*:from-the-passfile\n' >"$T/pgpass"
+chmod 600 "$T/pgpass"
+connects "$T/passfile.log" "a service without a password and a passfile (PGPASSFILE) connects" PGPASSFILE="$T/pgpass" --
 PGSERVICEFILE=$svc "$MIXDNN_LAUNCHER" --node n1 --dsn service=mx --poll-interval 2 \
 	--state-dir "$T/state-svc" "${E2E_MIN_UID[@]}" >"$T/none.log" 2>&1 &
 pid=$!
