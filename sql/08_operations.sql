@@ -51,6 +51,8 @@ SELECT extname FROM pg_extension WHERE extname = 'mixdnn';
 -- the running job's history stays.
 SELECT * FROM mixdnn.purge_history();
 SELECT * FROM mixdnn.purge_history(interval '-1 day');
+-- Longer ago than a timestamp reaches: nothing is that old.
+SELECT * FROM mixdnn.purge_history(interval '1000000 years');
 SELECT j.name, count(*) AS events FROM mixdnn.job_events e JOIN mixdnn.jobs j USING (job_id) GROUP BY 1 ORDER BY 1;
 SET mixdnn.virtual_now = '2026-02-01 00:00+00';
 SELECT * FROM mixdnn.purge_history(interval '30 days');

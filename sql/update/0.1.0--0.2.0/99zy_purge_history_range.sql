@@ -1,0 +1,1 @@
+../../install/70b_purge_history.sql
