@@ -28,12 +28,16 @@ SET ROLE mx_regress_admin;
 SET mixdnn.force_drop = on;
 RESET ROLE;
 -- Who may not drop it hears PostgreSQL's refusal, not the guard's list of
--- active jobs or a permission error of the guard's own query.
-CREATE ROLE mx_regress_user IN ROLE mixdnn_user;
+-- active jobs or a permission error of the guard's own query: a user with
+-- an active job of her own (the running one, handed to her), an admin, a
+-- launcher's role.
+CREATE ROLE mx_regress_user LOGIN IN ROLE mixdnn_user;
+UPDATE mixdnn.jobs SET owner = 'mx_regress_user' WHERE name = 'run';
 SET ROLE mx_regress_user;
+SELECT name, status FROM mixdnn.jobs;
 DROP EXTENSION mixdnn;
 DROP SCHEMA mixdnn CASCADE;
-DROP OWNED BY mx_regress_admin;
+DROP OWNED BY postgres;
 SET ROLE mx_regress_admin;
 DROP EXTENSION IF EXISTS mixdnn CASCADE;
 RESET ROLE;
@@ -42,6 +46,7 @@ SET ROLE mx_regress_launcher;
 DROP SCHEMA mixdnn CASCADE;
 RESET ROLE;
 DROP ROLE mx_regress_launcher;
+UPDATE mixdnn.jobs SET owner = 'postgres' WHERE name = 'run';
 DROP ROLE mx_regress_user;
 DROP ROLE mx_regress_admin;
 SELECT extname FROM pg_extension WHERE extname = 'mixdnn';

@@ -1,6 +1,7 @@
 -- 70b_purge_history.sql — mixdnn.purge_history(), the history's
 -- retention. Also the upgrade piece 0.1.0--0.2.0/99zy (a link to this
--- file); hence CREATE OR REPLACE (43_retention.sql created it first).
+-- file); hence CREATE OR REPLACE (the piece 43_retention.sql creates it in
+-- an update from 0.1.0, which had none).
 
 -- Retention: the history of jobs finished before the cutoff goes; the jobs
 -- themselves, and their parts, stay (one row each).

@@ -272,7 +272,15 @@ start_command(keeper *k)
 	c.error_fd = p[1];
 	k->cmd = lx_tree_fork(&k->tree, &c.in_cgroup);
 	e = errno;
-	k->tree.born_in_cgroup = k->cmd > 0 && c.in_cgroup;
+	/*
+	 * A root launcher's cgroups are root's, and its jobs run as other
+	 * accounts, which cannot write a cgroup.procs there to leave. Not one
+	 * that runs jobs as its own account (--allow-same-user, its delegated
+	 * cgroups that account's), nor one that may run jobs as root
+	 * (--allow-root-jobs): their processes may leave, and the keeper's
+	 * descendants are walked too.
+	 */
+	k->tree.born_in_cgroup = k->cmd > 0 && c.in_cgroup && geteuid() == 0 && !(a->rules != NULL && a->rules->allow_root);
 	if (k->cmd == 0)
 	{
 		close(p[0]);

@@ -226,27 +226,25 @@ enter_installation(void)
 static const lx_spawn_ctx *spawn_ctx(void);
 
 /*
- * A secret the launcher did not give libpq itself: the DSN's and
- * PGPASSWORD were refused at start (options.c), so it came from a libpq
- * service file (service=, PGSERVICE), which libpq reads whoever else may
- * read it, and which is not among the files the launcher checks. The
- * password of --password-file is the only one it passes.
+ * A secret in the libpq service the DSN names: libpq reads a service file
+ * whoever else may read it, and it is not among the files the launcher
+ * checks, so its jobs might read the secret. Refused even where
+ * --password-file's password takes its place: the file still holds it.
  */
 static void
-refuse_service_secret(PGconn *conn)
+refuse_service_secret(void)
 {
-	const char *secret = lx_db_secret_option(conn, cfg.password != NULL);
+	const char *secret = lx_db_service_secret(cfg.dsn);
 
 	if (secret == NULL)
 		return;
-	lx_log("configuration error: the connection's %s comes from a libpq service file, which the launcher "
-		   "does not check and its jobs may be able to read; %s", secret,
+	lx_log("configuration error: the libpq service of --dsn holds a %s; a service file is not checked "
+		   "and the jobs may be able to read it: %s", secret,
 		   strcmp(secret, "password") == 0
 		   ? "use --password-file or a passfile (PGPASSFILE) instead"
 		   : strcmp(secret, "sslpassword") == 0
 		   ? "use a client key (sslkey) without a passphrase, that only this account can read"
 		   : "keep it in a file only this account can read");
-	PQfinish(conn);
 	exit(2);
 }
 
@@ -259,8 +257,6 @@ connect_db(void)
 	lx_rc		rc;
 
 	st.conn = lx_db_connect(cfg.dsn, cfg.node, cfg.password);
-	if (st.conn != NULL)
-		refuse_service_secret(st.conn);
 	if (st.conn == NULL || !enter_installation())
 		goto retry;
 	st.lock_wait_s = lx_db_lock_wait_s(st.conn);
@@ -869,6 +865,7 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	open_standard_fds();
 	lx_options_load(&cfg, argc, argv);
+	refuse_service_secret();
 	sigfd = lx_signals_init();
 	if (sigfd < 0)
 	{

@@ -684,6 +684,29 @@ signal_cgroup(const char *dir, int sig)
 	return n;
 }
 
+/* Whether cgroup.events says the cgroup has a process; a removed one has none. */
+static bool
+cgroup_populated(const char *dir)
+{
+	char		path[PATH_MAX + 32],
+				line[128];
+	FILE	   *f;
+	bool		populated = true;
+
+	snprintf(path, sizeof(path), "%s/cgroup.events", dir);
+	f = fopen(path, "re");
+	if (f != NULL)
+	{
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, "populated ", 10) == 0)
+				populated = line[10] != '0';
+		fclose(f);
+	}
+	else if (errno == ENOENT)
+		populated = false;		/* removed: a cgroup with processes cannot be */
+	return populated;
+}
+
 void
 lx_tree_signal(const lx_tree *t, int sig)
 {
@@ -699,11 +722,11 @@ lx_tree_signal(const lx_tree *t, int sig)
 		if (sig != SIGKILL || write_file(t->cgroup, "cgroup.kill", "1") != 0)
 			reached = signal_cgroup(t->cgroup, sig) >= 0;
 		/*
-		 * A command born in the cgroup has every process of the part in
-		 * it (its account cannot move one out), so the cgroup reached them
-		 * all. A walk of the keeper's descendants costs a part of
-		 * thousands of processes seconds per signal, in which the keeper
-		 * runs no timer (its grace's SIGKILL among them).
+		 * A command born in the cgroup (and unable to leave it: see
+		 * born_in_cgroup) has the part's processes in it, so the cgroup
+		 * reached them. A walk of the keeper's descendants as well costs a
+		 * part of thousands of processes seconds per signal, in which the
+		 * keeper runs no timer (its grace's SIGKILL among them).
 		 */
 		if (t->born_in_cgroup && reached)
 			return;
@@ -719,27 +742,8 @@ lx_tree_signal(const lx_tree *t, int sig)
 bool
 lx_tree_empty(const lx_tree *t)
 {
-	if (t->cgroup[0] != '\0')
-	{
-		char		path[PATH_MAX + 32],
-					line[128];
-		FILE	   *f;
-		bool		populated = true;
-
-		snprintf(path, sizeof(path), "%s/cgroup.events", t->cgroup);
-		f = fopen(path, "re");
-		if (f != NULL)
-		{
-			while (fgets(line, sizeof(line), f))
-				if (strncmp(line, "populated ", 10) == 0)
-					populated = line[10] != '0';
-			fclose(f);
-		}
-		else if (errno == ENOENT)
-			populated = false;	/* removed: a cgroup with processes cannot be */
-		if (populated)
-			return false;
-	}
+	if (t->cgroup[0] != '\0' && cgroup_populated(t->cgroup))
+		return false;
 	return t->keeper <= 0 || signal_descendants(t->keeper, 0) == 0;
 }
 

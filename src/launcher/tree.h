@@ -18,7 +18,8 @@ typedef struct lx_tree
 {
 	pid_t		keeper;			/* the subreaper whose descendants are the part */
 	char		cgroup[PATH_MAX];	/* the part's cgroup directory; "" = none */
-	bool		born_in_cgroup; /* the command was forked into it (clone3), so all of the part is in it */
+	bool		born_in_cgroup; /* the command was forked into it (clone3) as an account that cannot
+								 * leave it, so all of the part is in it */
 } lx_tree;
 
 /*

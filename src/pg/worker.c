@@ -10,7 +10,7 @@
  * (mx_worker_wake_at_commit), the next planned start or lease end comes, or
  * the poll interval passes. Each cycle, in short transactions of its own, it
  * expires lost leases (mixdnn.expire_leases()) and re-queues the jobs a node
- * set down left because their rows were held (mixdnn._requeue_down_nodes();
+ * set down left because their rows were held (mixdnn.requeue_down_nodes();
  * a re-queue runs a round at commit), runs the round that plan_mode worker
  * leaves to it for every event committed since its last, and launches the
  * due jobs (mx_launch_due()).
@@ -208,25 +208,20 @@ step_expire(void)
  * A node set down re-queues its jobs but skips those whose rows another
  * transaction held then (39b_node_down.sql): they are this step's, once
  * free. A step of its own, so that its failure (the scheduler lock busy)
- * takes back no repair or expiry. The unlocked look first.
+ * takes back no repair or expiry. The function looks without a lock first.
  */
 static void
 step_down(void)
 {
 	int			lost;
 
-	if (!has_function("mixdnn._requeue_down_nodes()"))
+	if (!has_function("mixdnn.requeue_down_nodes()"))
 		return;
-	lost = spi_int("SELECT CASE WHEN EXISTS (SELECT FROM mixdnn.job_parts p "
-				   "JOIN mixdnn.gpu_nodes g ON g.node = p.node "
-				   "JOIN mixdnn.jobs j ON j.job_id = p.job_id AND j.attempt = p.attempt "
-				   "WHERE g.status = 'down' AND p.state IN ('launching', 'running') "
-				   "AND j.status IN ('launching', 'running')) "
-				   "THEN mixdnn._requeue_down_nodes() ELSE 0 END", "down nodes");
+	lost = spi_int("SELECT mixdnn.requeue_down_nodes()", "down nodes");
 	if (lost > 0)
 		ereport(LOG,
-				(errmsg_plural("mixdnn worker re-queued %d job of a node that is down, held by another transaction when the node went down",
-							   "mixdnn worker re-queued %d jobs of nodes that are down, held by another transaction when the node went down",
+				(errmsg_plural("mixdnn worker re-queued or failed %d job of a node that is down, held by another transaction when the node went down",
+							   "mixdnn worker re-queued or failed %d jobs of nodes that are down, held by another transaction when the node went down",
 							   lost, lost)));
 }
 

@@ -1,4 +1,4 @@
--- Retention of the history (70_operations.sql).
+-- Retention of the history (70b_purge_history.sql, which 99zy replaces it with).
 CREATE FUNCTION mixdnn.purge_history(older_than interval DEFAULT NULL)
 	RETURNS TABLE (rounds bigint, plan_revisions bigint, events bigint)
 	LANGUAGE plpgsql VOLATILE SECURITY DEFINER

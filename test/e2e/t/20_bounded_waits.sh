@@ -177,7 +177,7 @@ r=$(timed "$T/7a" psql -X -q -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -c "UPDATE 
 within "$r" 2000
 ok $? "taking her node down succeeds within the bound, her row held ($r)"
 is "$(q "SELECT status FROM mixdnn.gpu_nodes WHERE node = '$node'")" down "... the node is down"
-grep -q "jobs $(job_named job_id a-run) are held by other transactions" "$T/7a"
+grep -q "job $(job_named job_id a-run) is held by another transaction" "$T/7a"
 ok $? "... and the admin is told which job waits for its row"
 is "$(job_named status a-run)" running "... her job, its row held, is not re-queued yet"
 release

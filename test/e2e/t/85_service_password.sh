@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The launcher takes its password only from --password-file or a passfile,
 # files it checks (mode 0600, its own account). A libpq service file
-# (--dsn service=NAME, PGSERVICEFILE) is not one: a review's launcher
-# connected with the password of a service file of mode 0644, and a job read
-# it. Such a password (or sslpassword) is now a configuration error, exit
-# status 2; the same service without one connects.
+# (--dsn service=NAME, PGSERVICEFILE) is not one, and libpq reads it
+# whoever else may: its jobs could read the password there. A password or
+# sslpassword in the service is a configuration error, exit status 2, with
+# --password-file too (the file still holds it); the same service without
+# one connects, with a passfile as well.
 . "$(dirname "$0")/../lib.sh"
 
 reset_cluster
@@ -24,7 +25,7 @@ for secret in password sslpassword; do
 	service "$secret=not-for-jobs"
 	launch "$T/$secret.log"
 	is "$?" 2 "a $secret in a service file: exit status 2, a configuration error"
-	grep -q "configuration error: the connection's $secret comes from a libpq service file" "$T/$secret.log"
+	grep -q "configuration error: the libpq service of --dsn holds a $secret" "$T/$secret.log"
 	ok $? "... saying where it came from" || diag "$(tail -3 "$T/$secret.log")"
 	! grep -q "not-for-jobs" "$T/$secret.log"
 	ok $? "... without writing it to the log"
@@ -49,11 +50,12 @@ connects() {
 	wait "$pid" 2>/dev/null
 }
 
-# --password-file's password is the one libpq uses: a service's is never read then.
 printf 'from-the-password-file\n' >"$T/pw"
 chmod 600 "$T/pw"
 service "password=not-for-jobs"
-connects "$T/pwfile.log" "with --password-file, a service that has a password connects" -- --password-file "$T/pw"
+PGSERVICEFILE=$svc timeout 20 "$MIXDNN_LAUNCHER" --node n1 --dsn service=mx --poll-interval 2 \
+	--state-dir "$T/state-svc" "${E2E_MIN_UID[@]}" --password-file "$T/pw" >"$T/pwfile.log" 2>&1
+is "$?" 2 "with --password-file too, a password in the service is a configuration error"
 # A passfile's password libpq keeps apart from the service's: not refused.
 service
 printf '*:*:*:*:from-the-passfile\n' >"$T/pgpass"
