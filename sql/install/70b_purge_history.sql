@@ -1,11 +1,10 @@
 -- 70b_purge_history.sql — mixdnn.purge_history(), the history's
--- retention. Also the upgrade piece 0.1.0--0.2.0/99zy (a link to this
--- file); hence CREATE OR REPLACE (the piece 43_retention.sql creates it in
--- an update from 0.1.0, which had none).
+-- retention. Also the upgrade piece 0.1.0--0.2.0/43_retention.sql (a link
+-- to this file), so that both create the same function.
 
 -- Retention: the history of jobs finished before the cutoff goes; the jobs
 -- themselves, and their parts, stay (one row each).
-CREATE OR REPLACE FUNCTION mixdnn.purge_history(older_than interval DEFAULT NULL)
+CREATE FUNCTION mixdnn.purge_history(older_than interval DEFAULT NULL)
 	RETURNS TABLE (rounds bigint, plan_revisions bigint, events bigint)
 	LANGUAGE plpgsql VOLATILE SECURITY DEFINER
 	SET search_path = pg_catalog, pg_temp

@@ -1,1 +1,0 @@
-../../install/70b_purge_history.sql
