@@ -327,47 +327,6 @@ lx_db_connect(const char *dsn, const char *node, const char *password)
 	return conn;
 }
 
-/* Whether the DSN or the environment names a libpq service. */
-static bool
-names_service(const char *dsn)
-{
-	PQconninfoOption *opts,
-			   *o;
-	bool		named = getenv("PGSERVICE") != NULL && getenv("PGSERVICE")[0] != '\0';
-
-	if (named || dsn == NULL || (opts = PQconninfoParse(dsn, NULL)) == NULL)
-		return named;
-	for (o = opts; o->keyword != NULL; o++)
-		if (strcmp(o->keyword, "service") == 0 && o->val != NULL && o->val[0] != '\0')
-			named = true;
-	PQconninfoFree(opts);
-	return named;
-}
-
-const char *
-lx_db_service_secret(const char *dsn)
-{
-	static char found[64];
-	const char *keys[] = {"dbname", NULL};
-	const char *values[] = {dsn, NULL};
-	PGconn	   *conn;
-	PQconninfoOption *opts,
-			   *o;
-
-	if (!names_service(dsn))
-		return NULL;
-	/* the password options the DSN and PGPASSWORD may not hold were refused at start */
-	conn = PQconnectStartParams(keys, values, 1);
-	opts = conn != NULL ? PQconninfo(conn) : NULL;
-	found[0] = '\0';
-	for (o = opts; o != NULL && o->keyword != NULL && found[0] == '\0'; o++)
-		if (o->dispchar != NULL && strchr(o->dispchar, '*') != NULL && o->val != NULL && o->val[0] != '\0')
-			snprintf(found, sizeof(found), "%s", o->keyword);
-	PQconninfoFree(opts);
-	PQfinish(conn);
-	return found[0] != '\0' ? found : NULL;
-}
-
 lx_rc
 lx_db_lock_node(PGconn *conn, const char *node)
 {

@@ -46,15 +46,6 @@ double		lx_db_lock_wait_s(PGconn *conn);
 PGconn	   *lx_db_connect(const char *dsn, const char *node, const char *password);
 
 /*
- * The secret connection option (password, sslpassword, ...) that the libpq
- * service the DSN or PGSERVICE names holds, or NULL: none, no service, or
- * none that libpq could read. libpq expands a service only when it starts
- * a connection: this starts one without a password and closes it before
- * anything is sent.
- */
-const char *lx_db_service_secret(const char *dsn);
-
-/*
  * The installation's id: cluster system identifier and extension oid.
  * LX_FATAL (logged) where the extension is not installed, or has no launch
  * tokens (not updated yet: docs/operations.md, "Versions and upgrades").

@@ -225,29 +225,6 @@ enter_installation(void)
 
 static const lx_spawn_ctx *spawn_ctx(void);
 
-/*
- * A secret in the libpq service the DSN names: libpq reads a service file
- * whoever else may read it, and it is not among the files the launcher
- * checks, so its jobs might read the secret. Refused even where
- * --password-file's password takes its place: the file still holds it.
- */
-static void
-refuse_service_secret(void)
-{
-	const char *secret = lx_db_service_secret(cfg.dsn);
-
-	if (secret == NULL)
-		return;
-	lx_log("configuration error: the libpq service of --dsn holds a %s; a service file is not checked "
-		   "and the jobs may be able to read it: %s", secret,
-		   strcmp(secret, "password") == 0
-		   ? "use --password-file or a passfile (PGPASSFILE) instead"
-		   : strcmp(secret, "sslpassword") == 0
-		   ? "use a client key (sslkey) without a passphrase, that only this account can read"
-		   : "keep it in a file only this account can read");
-	exit(2);
-}
-
 static void
 connect_db(void)
 {
@@ -865,7 +842,6 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	open_standard_fds();
 	lx_options_load(&cfg, argc, argv);
-	refuse_service_secret();
 	sigfd = lx_signals_init();
 	if (sigfd < 0)
 	{

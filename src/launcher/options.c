@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,28 +167,87 @@ read_password(const char *path)
 	return strdup(buf);
 }
 
-/* A password on the command line or in the environment is readable by others. */
+/*
+ * The first option of opts that libpq marks secret ('*': password, and
+ * sslpassword, the client key's passphrase) and that is set; NULL if none.
+ */
+static const PQconninfoOption *
+secret_option(const PQconninfoOption *opts)
+{
+	const PQconninfoOption *o;
+
+	for (o = opts; o != NULL && o->keyword != NULL; o++)
+		if (o->dispchar != NULL && strchr(o->dispchar, '*') != NULL && o->val != NULL && o->val[0] != '\0')
+			return o;
+	return NULL;
+}
+
+/* What to use instead of a secret where others may read it. */
+static const char *
+secret_advice(const char *keyword)
+{
+	if (strcmp(keyword, "password") == 0)
+		return "use --password-file or a passfile (PGPASSFILE) instead";
+	if (strcmp(keyword, "sslpassword") == 0)
+		return "use a client key (sslkey) without a passphrase, that only this account can read";
+	return "keep it in a file only this account can read";
+}
+
+/*
+ * A secret in the libpq service the DSN (or PGSERVICE) names: libpq reads a
+ * service file whoever else may read it, and it is not among the files the
+ * launcher checks, so its jobs might read the secret. Refused even where
+ * --password-file's password takes its place: the file still holds it.
+ * libpq expands a service only when it starts a connection: one is started
+ * without a password and closed before any is sent.
+ */
+static void
+refuse_service_secret(const char *dsn, const PQconninfoOption *dsn_opts)
+{
+	const char *keys[] = {"dbname", NULL};
+	const char *values[] = {dsn, NULL};
+	const PQconninfoOption *o;
+	PQconninfoOption *opts;
+	PGconn	   *conn;
+	char		keyword[64] = "";
+	const char *env = getenv("PGSERVICE");
+	bool		named = env != NULL && env[0] != '\0';
+
+	for (o = dsn_opts; !named && o != NULL && o->keyword != NULL; o++)
+		named = strcmp(o->keyword, "service") == 0 && o->val != NULL && o->val[0] != '\0';
+	if (!named)
+		return;
+	conn = PQconnectStartParams(keys, values, 1);
+	opts = conn != NULL ? PQconninfo(conn) : NULL;
+	if ((o = secret_option(opts)) != NULL)
+		snprintf(keyword, sizeof(keyword), "%s", o->keyword);
+	PQconninfoFree(opts);
+	PQfinish(conn);
+	if (keyword[0] != '\0')
+		config_error("the libpq service of --dsn holds a %s; a service file is not checked "
+					 "and the jobs may be able to read it: %s", keyword, secret_advice(keyword));
+}
+
+/*
+ * A password on the command line or in the environment is readable by
+ * others; so may one in a service file be. The DSN's and PGPASSWORD are
+ * refused first: a secret the service expands to is then the file's.
+ */
 static void
 refuse_exposed_password(const char *dsn)
 {
-	PQconninfoOption *opts,
-			   *o;
+	PQconninfoOption *opts = NULL;
+	const PQconninfoOption *o;
 
 	if (getenv("PGPASSWORD") != NULL)
 		config_error("PGPASSWORD is set: the environment of a process can be read by its jobs and "
 					 "stays in /proc; use --password-file or a passfile (PGPASSFILE) instead");
-	if (dsn == NULL)
-		return;
-	opts = PQconninfoParse(dsn, NULL);
-	if (opts == NULL)
+	if (dsn != NULL && (opts = PQconninfoParse(dsn, NULL)) == NULL)
 		config_error("--dsn is not a valid connection string");
-	/* every option libpq marks secret ('*'): password, and sslpassword, the client key's passphrase */
-	for (o = opts; o->keyword != NULL; o++)
-		if (o->dispchar != NULL && strchr(o->dispchar, '*') != NULL && o->val != NULL && o->val[0] != '\0')
-			config_error("--dsn holds a password (%s), which anyone on the node can read in the command line; %s",
-						 o->keyword, strcmp(o->keyword, "sslpassword") == 0
-						 ? "use a client key (sslkey) without a passphrase, that only this account can read"
-						 : "use --password-file or a passfile (PGPASSFILE) instead");
+	if ((o = secret_option(opts)) != NULL)
+		config_error("--dsn holds a password (%s), which anyone on the node can read in the command line; %s",
+					 o->keyword, secret_advice(o->keyword));
+	refuse_service_secret(dsn, opts);
 	PQconninfoFree(opts);
 }
 
